@@ -1,0 +1,167 @@
+//! Configuration: where the database lives, which toolsets are served, and the
+//! workflow pipelines `sync` applies.
+//!
+//! Config file: `--config PATH`, else `$CAIRN_CONFIG`, else `~/.config/cairn/config.toml`
+//! (absent is fine unless named explicitly). Database: `--db PATH`, else `$CAIRN_DB`,
+//! else `db` in the config file, else `~/.local/share/cairn/cairn.db`.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::domain::{ItemKind, Pipeline, Pipelines};
+use crate::error::{Error, Result};
+
+/// Every toolset this build serves, in the order tools are listed.
+pub const TOOLSETS: &[&str] = &["tasks"];
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub db_path: PathBuf,
+    pub toolsets: Vec<String>,
+    pub pipelines: Pipelines,
+    /// The file the configuration came from, if any; `sync` re-reads it.
+    pub file: Option<PathBuf>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    db: Option<PathBuf>,
+    toolsets: Option<Vec<String>>,
+    workflow: Option<Workflow>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Workflow {
+    task: Option<Vec<String>>,
+    feature: Option<Vec<String>>,
+}
+
+/// What the command line said; every field optional.
+#[derive(Debug, Default, Clone)]
+pub struct Overrides {
+    pub config: Option<PathBuf>,
+    pub db: Option<PathBuf>,
+    pub toolsets: Option<String>,
+}
+
+fn home() -> PathBuf {
+    std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+pub fn default_data_dir() -> PathBuf {
+    match std::env::var_os("XDG_DATA_HOME") {
+        Some(d) if !d.is_empty() => PathBuf::from(d).join("cairn"),
+        _ => home().join(".local/share/cairn"),
+    }
+}
+
+fn default_config_file() -> PathBuf {
+    match std::env::var_os("XDG_CONFIG_HOME") {
+        Some(d) if !d.is_empty() => PathBuf::from(d).join("cairn/config.toml"),
+        _ => home().join(".config/cairn/config.toml"),
+    }
+}
+
+impl Config {
+    pub fn load(o: &Overrides) -> Result<Config> {
+        let explicit = o.config.clone().or_else(|| {
+            std::env::var_os("CAIRN_CONFIG")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        });
+        let (file, path) = match explicit {
+            Some(p) => (read_file(&p)?, Some(p)),
+            None => {
+                let p = default_config_file();
+                if p.exists() {
+                    (read_file(&p)?, Some(p))
+                } else {
+                    (File::default(), None)
+                }
+            }
+        };
+        let db_path =
+            o.db.clone()
+                .or_else(|| {
+                    std::env::var_os("CAIRN_DB")
+                        .filter(|v| !v.is_empty())
+                        .map(PathBuf::from)
+                })
+                .or(file.db.clone())
+                .unwrap_or_else(|| default_data_dir().join("cairn.db"));
+        let toolsets = match (&o.toolsets, &file.toolsets) {
+            (Some(s), _) => parse_toolsets(s.split(',').map(str::to_string).collect())?,
+            (None, Some(v)) => parse_toolsets(v.clone())?,
+            (None, None) => TOOLSETS.iter().map(|s| s.to_string()).collect(),
+        };
+        let pipelines = pipelines_of(&file)?;
+        Ok(Config {
+            db_path,
+            toolsets,
+            pipelines,
+            file: path,
+        })
+    }
+
+    /// Re-reads the pipelines from the config file (for `sync`); defaults without one.
+    pub fn reload_pipelines(&self) -> Result<Pipelines> {
+        match &self.file {
+            Some(p) => pipelines_of(&read_file(p)?),
+            None => Ok(Pipelines::default()),
+        }
+    }
+}
+
+fn read_file(p: &Path) -> Result<File> {
+    let text = std::fs::read_to_string(p)
+        .map_err(|e| Error::invalid(format!("cannot read config file {}: {e}", p.display())))?;
+    toml::from_str(&text)
+        .map_err(|e| Error::invalid(format!("config file {} is not valid: {e}", p.display())))
+}
+
+fn pipelines_of(f: &File) -> Result<Pipelines> {
+    let mut p = Pipelines::default();
+    if let Some(w) = &f.workflow {
+        if let Some(t) = &w.task {
+            p.task = Pipeline::from_names(ItemKind::Task, t)?;
+        }
+        if let Some(t) = &w.feature {
+            p.feature = Pipeline::from_names(ItemKind::Feature, t)?;
+        }
+    }
+    Ok(p)
+}
+
+fn parse_toolsets(raw: Vec<String>) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for t in raw {
+        let t = t.trim().to_ascii_lowercase();
+        if t.is_empty() {
+            continue;
+        }
+        if t == "all" {
+            return Ok(TOOLSETS.iter().map(|s| s.to_string()).collect());
+        }
+        if !TOOLSETS.contains(&t.as_str()) {
+            return Err(Error::validation(
+                "toolsets",
+                format!("unknown toolset '{t}'; available: {}", TOOLSETS.join(", ")),
+            ));
+        }
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    if out.is_empty() {
+        return Err(Error::validation(
+            "toolsets",
+            format!("no toolset selected; available: {}", TOOLSETS.join(", ")),
+        ));
+    }
+    Ok(out)
+}

@@ -1,0 +1,194 @@
+//! The `cairn` command: parse arguments, set up logging on stderr, open the store,
+//! then serve MCP over stdio, run one tool, or list the tools.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use cairn::config::{Config, Overrides};
+use cairn::mcp::{dispatch, server::Server, Registry};
+use cairn::service::{workflow, App};
+use cairn::store::Store;
+use rmcp::ServiceExt;
+
+const USAGE: &str = "\
+cairn — task orchestrator MCP server with a memory of the codebase
+
+USAGE:
+    cairn [OPTIONS] serve                 serve MCP over stdio
+    cairn [OPTIONS] call TOOL ['JSON']    run one tool, print its envelope (exit 1 on failure)
+    cairn [OPTIONS] tools                 list the tools
+
+OPTIONS:
+    --db PATH           database file (else $CAIRN_DB, else config `db`, else ~/.local/share/cairn/cairn.db)
+    --config PATH       config file (else $CAIRN_CONFIG, else ~/.config/cairn/config.toml)
+    --toolsets LIST     comma-separated toolsets to serve (default: all)
+    -h, --help          this text
+    -V, --version       the version
+
+Logs go to stderr; set CAIRN_LOG=debug|info|warn|error (default warn).";
+
+enum Command {
+    Serve,
+    Call { tool: String, json: Option<String> },
+    Tools,
+}
+
+fn parse(args: Vec<String>) -> Result<(Overrides, Command), String> {
+    let mut o = Overrides::default();
+    let mut rest = Vec::new();
+    let mut it = args.into_iter();
+    while let Some(a) = it.next() {
+        let mut value = |flag: &str| it.next().ok_or_else(|| format!("{flag} needs a value"));
+        match a.as_str() {
+            "--db" => o.db = Some(PathBuf::from(value("--db")?)),
+            "--config" => o.config = Some(PathBuf::from(value("--config")?)),
+            "--toolsets" => o.toolsets = Some(value("--toolsets")?),
+            s if s.starts_with("--db=") => o.db = Some(PathBuf::from(&s[5..])),
+            s if s.starts_with("--config=") => o.config = Some(PathBuf::from(&s[9..])),
+            s if s.starts_with("--toolsets=") => o.toolsets = Some(s[11..].to_string()),
+            s if s.starts_with('-') && rest.is_empty() => {
+                return Err(format!("unknown option {s}"))
+            }
+            _ => rest.push(a),
+        }
+    }
+    let mut rest = rest.into_iter();
+    let cmd = match rest.next().as_deref() {
+        Some("serve") => Command::Serve,
+        Some("tools") => Command::Tools,
+        Some("call") => {
+            let tool = rest.next().ok_or("call needs a tool name")?;
+            Command::Call {
+                tool,
+                json: rest.next(),
+            }
+        }
+        Some(other) => return Err(format!("unknown command '{other}'")),
+        None => return Err("a command is required".into()),
+    };
+    if let Some(extra) = rest.next() {
+        return Err(format!("unexpected argument '{extra}'"));
+    }
+    Ok((o, cmd))
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
+    if args.iter().any(|a| a == "-V" || a == "--version") {
+        println!("cairn {}", env!("CARGO_PKG_VERSION"));
+        return ExitCode::SUCCESS;
+    }
+    let level = match std::env::var("CAIRN_LOG")
+        .unwrap_or_default()
+        .to_ascii_lowercase()
+        .as_str()
+    {
+        "trace" => tracing::Level::TRACE,
+        "debug" => tracing::Level::DEBUG,
+        "info" => tracing::Level::INFO,
+        "error" => tracing::Level::ERROR,
+        _ => tracing::Level::WARN,
+    };
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_max_level(level)
+        .init();
+
+    let (overrides, cmd) = match parse(args) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("cairn: {e}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("cairn: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match rt.block_on(run(overrides, cmd)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("cairn: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(o: Overrides, cmd: Command) -> Result<ExitCode, String> {
+    let config = Config::load(&o).map_err(|e| e.to_string())?;
+    let reg = Registry::new(&config.toolsets);
+    if let Command::Tools = cmd {
+        for (set, _) in cairn::mcp::TOOLSET_PURPOSES
+            .iter()
+            .filter(|(s, _)| config.toolsets.iter().any(|t| t == s))
+        {
+            println!("[{set}]");
+            for d in reg.defs.iter().filter(|d| d.toolset == *set) {
+                let first = d
+                    .description
+                    .split(". ")
+                    .next()
+                    .unwrap_or(d.description)
+                    .trim_end_matches('.');
+                println!("  {:<22} {first}", d.name);
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let store = Store::open(&config.db_path)
+        .await
+        .map_err(|e| format!("cannot open {}: {e}", config.db_path.display()))?;
+    tracing::info!(db = %config.db_path.display(), "store open");
+    let app = App::new(store, config);
+    workflow::apply_configured(&app)
+        .await
+        .map_err(|e| e.to_string())?;
+    match cmd {
+        Command::Serve => {
+            let service = Server::new(app, reg)
+                .serve(rmcp::transport::stdio())
+                .await
+                .map_err(|e| format!("MCP handshake failed: {e}"))?;
+            service
+                .waiting()
+                .await
+                .map_err(|e| format!("server stopped: {e}"))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Call { tool, json } => {
+            let raw =
+                match json.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+                    None => None,
+                    Some(s) => match serde_json::from_str::<serde_json::Value>(s) {
+                        Ok(serde_json::Value::Object(m)) => Some(m),
+                        Ok(_) => return Err(
+                            "the arguments must be a JSON object, e.g. '{\"operation\":\"get\"}'"
+                                .into(),
+                        ),
+                        Err(e) => return Err(format!("the arguments are not valid JSON: {e}")),
+                    },
+                };
+            let env = dispatch(&app, &reg, &tool, raw).await;
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&env).unwrap_or_else(|_| env.to_string())
+            );
+            Ok(if env["success"] == serde_json::Value::Bool(true) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+        Command::Tools => Ok(ExitCode::SUCCESS),
+    }
+}

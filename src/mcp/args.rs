@@ -1,0 +1,336 @@
+//! Tool arguments arrive as raw JSON and are validated here into typed values, so a
+//! wrong type, an unknown enum value or an unknown parameter becomes a
+//! `VALIDATION_ERROR` that names the parameter (instead of a JSON-RPC error).
+
+use serde_json::{Map, Value};
+
+use crate::domain::container::{clip, normalize_tags};
+use crate::domain::id;
+use crate::error::{Error, Result};
+
+/// Names and titles: 1–255 characters.
+pub const NAME_MAX: usize = 255;
+/// Summaries: 4 KB.
+pub const SUMMARY_MAX: usize = 4 * 1024;
+/// Descriptions and knowledge: 32 KB.
+pub const TEXT_MAX: usize = 32 * 1024;
+/// Section content: 64 KB.
+pub const CONTENT_MAX: usize = 64 * 1024;
+/// Search queries: 1 KB.
+pub const QUERY_MAX: usize = 1024;
+/// Any comma-separated list parameter.
+const LIST_MAX: usize = 64 * 1024;
+
+pub struct Args {
+    map: Map<String, Value>,
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+impl Args {
+    /// Wraps the raw arguments, refusing names the tool does not take (a misspelt
+    /// parameter silently ignored is worse than an error).
+    pub fn new(raw: Option<Map<String, Value>>, known: &[&str]) -> Result<Args> {
+        let map = raw.unwrap_or_default();
+        for k in map.keys() {
+            if !known.contains(&k.as_str()) {
+                let hint = known
+                    .iter()
+                    .find(|n| n.eq_ignore_ascii_case(k))
+                    .map(|n| format!(" (did you mean '{n}'?)"))
+                    .unwrap_or_default();
+                return Err(Error::validation(
+                    &clip(k, 60),
+                    format!(
+                        "unknown parameter{hint}; this tool takes: {}",
+                        known.join(", ")
+                    ),
+                ));
+            }
+        }
+        Ok(Args { map })
+    }
+
+    fn get(&self, k: &str) -> Option<&Value> {
+        self.map.get(k).filter(|v| !v.is_null())
+    }
+
+    pub fn has(&self, k: &str) -> bool {
+        self.get(k).is_some()
+    }
+
+    /// A string of at most `max` bytes, kept as given (not trimmed).
+    pub fn raw_str(&self, k: &str, max: usize) -> Result<Option<String>> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(Value::String(s)) => {
+                if s.len() > max {
+                    return Err(Error::validation(
+                        k,
+                        format!("{} bytes given, at most {max} allowed", s.len()),
+                    ));
+                }
+                Ok(Some(s.clone()))
+            }
+            Some(v) => Err(Error::validation(
+                k,
+                format!("expected a string, got {}", type_name(v)),
+            )),
+        }
+    }
+
+    /// A string trimmed of surrounding whitespace, at most `max` bytes.
+    pub fn str(&self, k: &str, max: usize) -> Result<Option<String>> {
+        Ok(self.raw_str(k, max)?.map(|s| s.trim().to_string()))
+    }
+
+    pub fn req_str(&self, k: &str, max: usize) -> Result<String> {
+        match self.str(k, max)? {
+            Some(s) if !s.is_empty() => Ok(s),
+            Some(_) => Err(Error::validation(k, "must not be empty")),
+            None => Err(Error::validation(k, "is required")),
+        }
+    }
+
+    /// A name or title: trimmed, 1–255 characters.
+    pub fn name(&self, k: &str) -> Result<Option<String>> {
+        match self.str(k, NAME_MAX * 4)? {
+            None => Ok(None),
+            Some(s) if s.is_empty() => Err(Error::validation(k, "must not be empty")),
+            Some(s) if s.chars().count() > NAME_MAX => Err(Error::validation(
+                k,
+                format!(
+                    "{} characters given, at most {NAME_MAX} allowed",
+                    s.chars().count()
+                ),
+            )),
+            Some(s) => Ok(Some(s)),
+        }
+    }
+
+    pub fn int(&self, k: &str, min: i64, max: i64) -> Result<Option<i64>> {
+        let v = match self.get(k) {
+            None => return Ok(None),
+            Some(v) => v,
+        };
+        let n = match v {
+            Value::Number(n) => n.as_i64().or_else(|| {
+                n.as_f64()
+                    .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+                    .map(|f| f as i64)
+            }),
+            _ => None,
+        };
+        match n {
+            Some(n) if (min..=max).contains(&n) => Ok(Some(n)),
+            Some(n) => Err(Error::validation(
+                k,
+                format!("{n} is out of range {min}..={max}"),
+            )),
+            None => Err(Error::validation(
+                k,
+                format!("expected an integer, got {}", type_name(v)),
+            )),
+        }
+    }
+
+    pub fn req_int(&self, k: &str, min: i64, max: i64) -> Result<i64> {
+        self.int(k, min, max)?
+            .ok_or_else(|| Error::validation(k, "is required"))
+    }
+
+    /// The `version` a caller read (≥ 1).
+    pub fn version(&self) -> Result<Option<i64>> {
+        self.int("version", 1, i64::MAX)
+    }
+
+    pub fn req_version(&self, why: &str) -> Result<i64> {
+        self.version()?.ok_or_else(|| {
+            Error::validation(
+                "version",
+                format!("is required {why}: send the version you last read"),
+            )
+        })
+    }
+
+    pub fn bool(&self, k: &str) -> Result<Option<bool>> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(v) => Err(Error::validation(
+                k,
+                format!("expected true or false, got {}", type_name(v)),
+            )),
+        }
+    }
+
+    pub fn id(&self, k: &str) -> Result<Option<String>> {
+        match self.str(k, 64)? {
+            None => Ok(None),
+            Some(s) => id::parse(k, &s).map(Some),
+        }
+    }
+
+    pub fn req_id(&self, k: &str) -> Result<String> {
+        self.id(k)?
+            .ok_or_else(|| Error::validation(k, "is required"))
+    }
+
+    /// One of `allowed` (matched case-insensitively), answered in its canonical spelling.
+    pub fn choice(&self, k: &str, allowed: &[&'static str]) -> Result<Option<&'static str>> {
+        match self.str(k, 64)? {
+            None => Ok(None),
+            Some(s) => allowed
+                .iter()
+                .find(|a| a.eq_ignore_ascii_case(&s))
+                .copied()
+                .map(Some)
+                .ok_or_else(|| {
+                    Error::validation(
+                        k,
+                        format!("'{}' is not one of {}", clip(&s, 40), allowed.join(", ")),
+                    )
+                }),
+        }
+    }
+
+    pub fn req_choice(&self, k: &str, allowed: &[&'static str]) -> Result<&'static str> {
+        self.choice(k, allowed)?.ok_or_else(|| {
+            Error::validation(k, format!("is required: one of {}", allowed.join(", ")))
+        })
+    }
+
+    /// A list given as a comma-separated string or as a JSON array of strings.
+    pub fn list(&self, k: &str) -> Result<Option<Vec<String>>> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(Value::String(s)) => {
+                if s.len() > LIST_MAX {
+                    return Err(Error::validation(
+                        k,
+                        format!("{} bytes given, at most {LIST_MAX} allowed", s.len()),
+                    ));
+                }
+                Ok(Some(
+                    s.split(',')
+                        .map(|x| x.trim().to_string())
+                        .filter(|x| !x.is_empty())
+                        .collect(),
+                ))
+            }
+            Some(Value::Array(a)) => {
+                let mut out = Vec::with_capacity(a.len());
+                let mut total = 0;
+                for v in a {
+                    match v {
+                        Value::String(s) => {
+                            total += s.len();
+                            if total > LIST_MAX {
+                                return Err(Error::validation(
+                                    k,
+                                    format!("list longer than {LIST_MAX} bytes"),
+                                ));
+                            }
+                            let s = s.trim();
+                            if !s.is_empty() {
+                                out.push(s.to_string());
+                            }
+                        }
+                        other => {
+                            return Err(Error::validation(
+                                k,
+                                format!("expected strings in the list, got {}", type_name(other)),
+                            ))
+                        }
+                    }
+                }
+                Ok(Some(out))
+            }
+            Some(v) => Err(Error::validation(
+                k,
+                format!("expected a comma-separated string, got {}", type_name(v)),
+            )),
+        }
+    }
+
+    /// A list of ids (comma-separated or array), each parsed; at most `max`.
+    pub fn ids(&self, k: &str, max: usize) -> Result<Option<Vec<String>>> {
+        let Some(raw) = self.list(k)? else {
+            return Ok(None);
+        };
+        if raw.len() > max {
+            return Err(Error::validation(
+                k,
+                format!("{} ids given, at most {max} allowed", raw.len()),
+            ));
+        }
+        raw.iter()
+            .map(|s| id::parse(k, s))
+            .collect::<Result<Vec<_>>>()
+            .map(Some)
+    }
+
+    /// Tags: comma-separated or array; normalized (trimmed, lower-cased, unique).
+    pub fn tags(&self, k: &str) -> Result<Option<Vec<String>>> {
+        match self.list(k)? {
+            None => Ok(None),
+            Some(v) => normalize_tags(k, &v).map(Some),
+        }
+    }
+
+    /// A JSON value given either as itself or as a string holding JSON.
+    pub fn json(&self, k: &str, max: usize) -> Result<Option<Value>> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(Value::String(s)) => {
+                if s.len() > max {
+                    return Err(Error::validation(
+                        k,
+                        format!("{} bytes given, at most {max} allowed", s.len()),
+                    ));
+                }
+                serde_json::from_str(s)
+                    .map(Some)
+                    .map_err(|e| Error::validation(k, format!("is not valid JSON: {e}")))
+            }
+            Some(v) => {
+                let len = v.to_string().len();
+                if len > max {
+                    return Err(Error::validation(
+                        k,
+                        format!("{len} bytes given, at most {max} allowed"),
+                    ));
+                }
+                Ok(Some(v.clone()))
+            }
+        }
+    }
+
+    /// `limit` and `offset` with their defaults.
+    pub fn page(&self, default_limit: i64) -> Result<(i64, i64)> {
+        Ok((
+            self.int("limit", 1, 500)?.unwrap_or(default_limit),
+            self.int("offset", 0, i64::from(i32::MAX))?.unwrap_or(0),
+        ))
+    }
+
+    /// Fails when any of `names` is given: they do not apply to this operation.
+    pub fn forbid(&self, names: &[&str], why: &str) -> Result<()> {
+        for n in names {
+            if self.has(n) {
+                return Err(Error::validation(n, format!("does not apply {why}")));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,117 @@
+//! The MCP face of Cairn: tool definitions and schemas, argument validation, the
+//! envelope, and the rmcp server. Only this module knows about JSON-RPC and MCP; it
+//! calls `service` and converts domain values to JSON by hand.
+
+pub mod args;
+pub mod envelope;
+pub mod json;
+pub mod schema;
+pub mod server;
+pub mod tasks;
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use futures::FutureExt;
+use rmcp::model::Tool;
+use serde_json::{Map, Value};
+
+use crate::error::Error;
+use crate::mcp::args::Args;
+use crate::mcp::schema::ToolDef;
+use crate::service::App;
+
+/// What each toolset is for, in a line; also the server's `instructions`.
+pub const TOOLSET_PURPOSES: &[(&str, &str)] = &[(
+    "tasks",
+    "projects, features and tasks with sections, templates, tags, dependencies and a workflow \
+     (get_next_task to pick work, advance/revert/terminate to move it; writes need the version you read)",
+)];
+
+/// The tools served by one server, chosen by toolset.
+pub struct Registry {
+    pub defs: Vec<&'static ToolDef>,
+    pub tools: Arc<Vec<Tool>>,
+    pub toolsets: Vec<String>,
+}
+
+impl Registry {
+    pub fn new(toolsets: &[String]) -> Registry {
+        let defs: Vec<&'static ToolDef> = tasks::TOOLS
+            .iter()
+            .copied()
+            .filter(|d| toolsets.iter().any(|t| t == d.toolset))
+            .collect();
+        let tools = Arc::new(defs.iter().map(|d| d.to_tool()).collect());
+        Registry {
+            defs,
+            tools,
+            toolsets: toolsets.to_vec(),
+        }
+    }
+
+    pub fn find(&self, name: &str) -> Option<&'static ToolDef> {
+        self.defs.iter().copied().find(|d| d.name == name)
+    }
+
+    /// A few lines telling an agent what each served toolset is for.
+    pub fn instructions(&self) -> String {
+        let mut s = String::from(
+            "Cairn: a task orchestrator with a persistent memory of the codebase. Every tool answers \
+             {success, message, data, error:{code, message, details}}; on CONFLICT re-read and retry with the current version.\n",
+        );
+        for (name, purpose) in TOOLSET_PURPOSES {
+            if self.toolsets.iter().any(|t| t == name) {
+                s.push_str(&format!("- {name}: {purpose}\n"));
+            }
+        }
+        s
+    }
+}
+
+/// Runs one tool call and answers its envelope; shared by the MCP server and `cairn call`.
+/// Never fails and never unwinds: a panic inside a tool becomes an INTERNAL_ERROR answer.
+pub async fn dispatch(
+    app: &App,
+    reg: &Registry,
+    name: &str,
+    raw: Option<Map<String, Value>>,
+) -> Value {
+    let Some(def) = reg.find(name) else {
+        let names: Vec<&str> = reg.defs.iter().map(|d| d.name).collect();
+        let e = Error::NotFound {
+            entity: "tool",
+            id: name.chars().take(80).collect(),
+        };
+        let mut v = envelope::failure(&e);
+        v["error"]["details"]["availableTools"] = Value::from(names);
+        return v;
+    };
+    let run = async {
+        let a = Args::new(raw, &def.param_names())?;
+        match def.toolset {
+            "tasks" => tasks::call(app, name, a).await,
+            _ => None,
+        }
+        .unwrap_or_else(|| Err(Error::Internal(format!("tool {name} has no handler"))))
+    };
+    match AssertUnwindSafe(run).catch_unwind().await {
+        Ok(Ok(reply)) => envelope::success(reply),
+        Ok(Err(e)) => {
+            if let Error::Internal(m) = &e {
+                tracing::error!(tool = name, error = %m, "tool failed");
+            }
+            envelope::failure(&e)
+        }
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned());
+            tracing::error!(tool = name, panic = ?what, "tool panicked");
+            envelope::failure(&Error::Internal(
+                "the tool failed unexpectedly; the error is logged on the server's stderr".into(),
+            ))
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! The rmcp server handler: initialize, tools/list and tools/call over any transport.
+//! Tool calls are answered with the envelope as JSON text and as `structuredContent`.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+
+use crate::mcp::{dispatch, Registry};
+use crate::service::App;
+
+#[derive(Clone)]
+pub struct Server {
+    app: App,
+    reg: Arc<Registry>,
+    instructions: Arc<str>,
+}
+
+impl Server {
+    pub fn new(app: App, reg: Registry) -> Server {
+        let instructions = reg.instructions().into();
+        Server {
+            app,
+            reg: Arc::new(reg),
+            instructions,
+        }
+    }
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("cairn", env!("CARGO_PKG_VERSION")))
+            .with_instructions(self.instructions.to_string())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(
+            self.reg.tools.as_ref().clone(),
+        ))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let env = dispatch(&self.app, &self.reg, &request.name, request.arguments).await;
+        let failed = env["success"] != serde_json::Value::Bool(true);
+        let mut r = if failed {
+            CallToolResult::error(vec![ContentBlock::text(env.to_string())])
+        } else {
+            CallToolResult::success(vec![ContentBlock::text(env.to_string())])
+        };
+        r.structured_content = Some(env);
+        Ok(r.into())
+    }
+}

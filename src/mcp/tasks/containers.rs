@@ -1,0 +1,371 @@
+//! `query_container` and `manage_container`: projects, features and tasks.
+
+use serde_json::{json, Value};
+
+use crate::domain::{ContainerType, ItemKind, Priority, Status};
+use crate::error::{Error, Result};
+use crate::mcp::args::{Args, QUERY_MAX, SUMMARY_MAX, TEXT_MAX};
+use crate::mcp::envelope::Reply;
+use crate::mcp::json;
+use crate::mcp::schema::{Effect, ToolDef, Ty, P};
+use crate::service::containers::{self, Container, NewContainer, Page, SearchQuery};
+use crate::service::App;
+
+const CONTAINER: Ty = Ty::Enum(&["project", "feature", "task"]);
+
+pub const QUERY_CONTAINER: ToolDef = ToolDef {
+    name: "query_container",
+    toolset: "tasks",
+    description: "Read projects, features, tasks. get: one by id (includeSections for its sections). search: filter by \
+                  query/status/priority/tags/projectId/featureId, paged. overview: a project's features with task counts, a \
+                  feature's tasks, or all projects when id is omitted.",
+    params: &[
+        P("operation", Ty::Enum(&["get", "search", "overview"]), ""),
+        P("containerType", CONTAINER, ""),
+        P("id", Ty::Id, ""),
+        P("query", Ty::Str, "Text in name/title, summary or description"),
+        P("status", Ty::Str, "Comma-separated statuses"),
+        P("priority", Ty::Str, "HIGH, MEDIUM or LOW"),
+        P("tags", Ty::Str, "Comma-separated; any matches"),
+        P("projectId", Ty::Id, ""),
+        P("featureId", Ty::Id, ""),
+        P("limit", Ty::Int, "Default 20, max 500"),
+        P("offset", Ty::Int, ""),
+        P("includeSections", Ty::Bool, ""),
+        P("includeGraphContext", Ty::Bool, "Task get: knowledge-graph context for its Context Files section"),
+    ],
+    required: &["operation", "containerType"],
+    effect: Effect::ReadOnly,
+    idempotent: true,
+};
+
+pub const MANAGE_CONTAINER: ToolDef = ToolDef {
+    name: "manage_container",
+    toolset: "tasks",
+    description: "Create, update or delete a project, feature or task. Tasks take title (name also accepted), features \
+                  and projects name. update needs the version you read; delete checks it when given and needs cascade=true \
+                  to remove children. Status changes go through advance/revert/terminate.",
+    params: &[
+        P("operation", Ty::Enum(&["create", "update", "delete"]), ""),
+        P("containerType", CONTAINER, ""),
+        P("id", Ty::Id, "For update/delete"),
+        P("name", Ty::Str, ""),
+        P("title", Ty::Str, ""),
+        P("summary", Ty::Str, ""),
+        P("description", Ty::Str, ""),
+        P("priority", Ty::Str, "HIGH, MEDIUM (default) or LOW"),
+        P("projectId", Ty::Id, ""),
+        P("featureId", Ty::Id, "Task's feature; its project is implied"),
+        P("complexity", Ty::Int, "Task 1-10, default 5"),
+        P("tags", Ty::Str, "Comma-separated; replaces on update"),
+        P("relatedTo", Ty::Str, "Comma-separated ids to link with RELATES_TO"),
+        P("version", Ty::Int, ""),
+        P("cascade", Ty::Bool, ""),
+    ],
+    required: &["operation", "containerType"],
+    effect: Effect::Destructive,
+    idempotent: false,
+};
+
+pub fn container_type(a: &Args) -> Result<ContainerType> {
+    let s = a.req_choice("containerType", &["project", "feature", "task"])?;
+    ContainerType::parse(s).ok_or_else(|| Error::validation("containerType", "unknown"))
+}
+
+pub fn priority(a: &Args) -> Result<Option<Priority>> {
+    match a.str("priority", 64)? {
+        None => Ok(None),
+        Some(s) => Priority::parse(&s).map(Some).ok_or_else(|| {
+            Error::validation("priority", format!("'{s}' is not one of HIGH, MEDIUM, LOW"))
+        }),
+    }
+}
+
+fn statuses(a: &Args, kind: Option<ItemKind>) -> Result<Vec<Status>> {
+    let Some(list) = a.list("status")? else {
+        return Ok(vec![]);
+    };
+    let Some(kind) = kind else {
+        return Err(Error::validation("status", "projects have no status"));
+    };
+    list.iter()
+        .map(|s| {
+            Status::parse(s)
+                .filter(|st| Status::all_for(kind).contains(st))
+                .ok_or_else(|| {
+                    let names: Vec<&str> =
+                        Status::all_for(kind).iter().map(|s| s.as_str()).collect();
+                    Error::validation(
+                        "status",
+                        format!(
+                            "'{s}' is not a {} status: {}",
+                            kind.as_str(),
+                            names.join(", ")
+                        ),
+                    )
+                })
+        })
+        .collect()
+}
+
+pub fn container_json(c: &Container) -> Value {
+    match c {
+        Container::Project(p) => json::project(p),
+        Container::Item(i) => json::item(i),
+    }
+}
+
+pub async fn query(app: &App, a: Args) -> Result<Reply> {
+    let op = a.req_choice("operation", &["get", "search", "overview"])?;
+    let ct = container_type(&a)?;
+    match op {
+        "get" => {
+            let id = a.req_id("id")?;
+            let c = containers::get(app, ct, &id).await?;
+            let mut data = json!({ ct.as_str(): container_json(&c) });
+            if a.bool("includeSections")?.unwrap_or(false) {
+                let s: Vec<Value> = containers::sections_of(app, &id)
+                    .await?
+                    .iter()
+                    .map(|s| json::section(s, true))
+                    .collect();
+                data["sections"] = Value::Array(s);
+            }
+            if a.bool("includeGraphContext")?.unwrap_or(false) && ct != ContainerType::Task {
+                return Err(Error::validation(
+                    "includeGraphContext",
+                    "applies to tasks only",
+                ));
+            }
+            if let Container::Item(it) = &c {
+                if ct == ContainerType::Feature {
+                    data["taskCounts"] =
+                        json::counts(&containers::task_counts(app, ct, &it.id).await?);
+                }
+            }
+            if let Container::Project(p) = &c {
+                data["taskCounts"] = json::counts(&containers::task_counts(app, ct, &p.id).await?);
+            }
+            Ok(Reply::new(format!("{} {id}", ct.as_str()), data))
+        }
+        "search" => {
+            let (limit, offset) = a.page(20)?;
+            let q = SearchQuery {
+                query: a.str("query", QUERY_MAX)?.filter(|s| !s.is_empty()),
+                statuses: statuses(&a, ct.item_kind())?,
+                priority: priority(&a)?,
+                tags: a.tags("tags")?.unwrap_or_default(),
+                project_id: a.id("projectId")?,
+                feature_id: a.id("featureId")?,
+                limit,
+                offset,
+            };
+            if ct == ContainerType::Project {
+                a.forbid(&["priority", "projectId", "featureId"], "to projects")?;
+            }
+            if ct == ContainerType::Feature {
+                a.forbid(&["featureId"], "to features")?;
+            }
+            let (items, total): (Vec<Value>, i64) = match containers::search(app, ct, &q).await? {
+                Page::Projects(p, t) => (p.iter().map(json::project).collect(), t),
+                Page::Items(i, t) => (i.iter().map(json::item).collect(), t),
+            };
+            let n = items.len();
+            Ok(Reply::new(
+                format!("{n} of {total} {}(s)", ct.as_str()),
+                json!({ "items": items, "total": total, "limit": limit, "offset": offset, "hasMore": offset + (n as i64) < total }),
+            ))
+        }
+        _ => overview(app, &a, ct).await,
+    }
+}
+
+async fn overview(app: &App, a: &Args, ct: ContainerType) -> Result<Reply> {
+    let Some(id) = a.id("id")? else {
+        if ct != ContainerType::Project {
+            return Err(Error::validation(
+                "id",
+                "is required for a feature or task overview",
+            ));
+        }
+        let q = SearchQuery {
+            query: None,
+            statuses: vec![],
+            priority: None,
+            tags: vec![],
+            project_id: None,
+            feature_id: None,
+            limit: 500,
+            offset: 0,
+        };
+        let Page::Projects(ps, total) = containers::search(app, ct, &q).await? else {
+            return Err(Error::Internal("project search answered items".into()));
+        };
+        let mut out = Vec::with_capacity(ps.len());
+        for p in &ps {
+            out.push(
+                json!({ "id": p.id, "name": p.name, "summary": p.summary, "version": p.version,
+                "taskCounts": json::counts(&containers::task_counts(app, ct, &p.id).await?) }),
+            );
+        }
+        return Ok(Reply::new(
+            format!("{total} project(s)"),
+            json!({ "projects": out, "total": total }),
+        ));
+    };
+    let c = containers::get(app, ct, &id).await?;
+    match &c {
+        Container::Project(p) => {
+            let features = containers::children(app, ItemKind::Feature, Some(&p.id), None).await?;
+            let tasks = containers::children(app, ItemKind::Task, Some(&p.id), None).await?;
+            let fs: Vec<Value> = features
+                .iter()
+                .map(|f| {
+                    let mine: Vec<(String, i64)> = count_by_status(
+                        tasks
+                            .iter()
+                            .filter(|t| t.feature_id.as_deref() == Some(&f.id)),
+                    );
+                    let mut v = json::item_ref(f);
+                    v["priority"] = json!(f.priority.as_str());
+                    v["taskCounts"] = json::counts(&mine);
+                    v
+                })
+                .collect();
+            let loose: Vec<Value> = tasks
+                .iter()
+                .filter(|t| t.feature_id.is_none())
+                .map(json::item_ref)
+                .collect();
+            Ok(Reply::new(
+                format!(
+                    "project {}: {} feature(s), {} task(s)",
+                    p.name,
+                    features.len(),
+                    tasks.len()
+                ),
+                json!({ "project": json::project(p), "features": fs, "tasksWithoutFeature": loose,
+                        "taskCounts": json::counts(&count_by_status(tasks.iter())) }),
+            ))
+        }
+        Container::Item(it) if it.kind == ItemKind::Feature => {
+            let tasks = containers::children(app, ItemKind::Task, None, Some(&it.id)).await?;
+            let ts: Vec<Value> = tasks
+                .iter()
+                .map(|t| {
+                    let mut v = json::item_ref(t);
+                    v["priority"] = json!(t.priority.as_str());
+                    v["complexity"] = json!(t.complexity);
+                    v
+                })
+                .collect();
+            Ok(Reply::new(
+                format!("feature {}: {} task(s)", it.name, tasks.len()),
+                json!({ "feature": json::item(it), "tasks": ts, "taskCounts": json::counts(&count_by_status(tasks.iter())) }),
+            ))
+        }
+        Container::Item(it) => {
+            let sections = containers::sections_of(app, &it.id).await?;
+            let s: Vec<Value> = sections
+                .iter()
+                .map(|s| json!({ "id": s.id, "title": s.title, "ordinal": s.ordinal }))
+                .collect();
+            Ok(Reply::new(
+                format!("task {}", it.name),
+                json!({ "task": json::item(it), "sections": s }),
+            ))
+        }
+    }
+}
+
+fn count_by_status<'a>(items: impl Iterator<Item = &'a crate::domain::Item>) -> Vec<(String, i64)> {
+    let mut m: std::collections::BTreeMap<&'static str, i64> = Default::default();
+    for i in items {
+        *m.entry(i.status.as_str()).or_default() += 1;
+    }
+    m.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+}
+
+fn fields(a: &Args, ct: ContainerType, creating: bool) -> Result<NewContainer> {
+    let name = match ct {
+        ContainerType::Task => a.name("title")?.or(a.name("name")?),
+        _ => a.name("name")?.or(a.name("title")?),
+    };
+    let name = match (name, creating) {
+        (Some(n), _) => n,
+        (None, true) => {
+            let k = if ct == ContainerType::Task {
+                "title"
+            } else {
+                "name"
+            };
+            return Err(Error::validation(
+                k,
+                format!("is required to create a {}", ct.as_str()),
+            ));
+        }
+        (None, false) => String::new(),
+    };
+    if ct == ContainerType::Project {
+        a.forbid(
+            &["priority", "complexity", "projectId", "featureId"],
+            "to projects",
+        )?;
+    }
+    if ct == ContainerType::Feature {
+        a.forbid(&["complexity", "featureId"], "to features")?;
+    }
+    Ok(NewContainer {
+        name,
+        summary: a.str("summary", SUMMARY_MAX)?,
+        description: a.str("description", TEXT_MAX)?,
+        priority: priority(a)?,
+        complexity: a.int("complexity", 1, 10)?,
+        project_id: a.id("projectId")?,
+        feature_id: a.id("featureId")?,
+        tags: a.tags("tags")?,
+        related_to: a.ids("relatedTo", 50)?.unwrap_or_default(),
+    })
+}
+
+pub async fn manage(app: &App, a: Args) -> Result<Reply> {
+    let op = a.req_choice("operation", &["create", "update", "delete"])?;
+    let ct = container_type(&a)?;
+    match op {
+        "create" => {
+            a.forbid(&["id", "version", "cascade"], "to create")?;
+            let n = fields(&a, ct, true)?;
+            let c = containers::create(app, ct, n).await?;
+            Ok(Reply::new(
+                format!("{} created", ct.as_str()),
+                json!({ ct.as_str(): container_json(&c) }),
+            ))
+        }
+        "update" => {
+            let id = a.req_id("id")?;
+            let version = a.req_version("for update")?;
+            a.forbid(&["cascade"], "to update")?;
+            let p = fields(&a, ct, false)?;
+            let c = containers::update(app, ct, &id, version, p).await?;
+            Ok(Reply::new(
+                format!("{} updated to version {}", ct.as_str(), c.version()),
+                json!({ ct.as_str(): container_json(&c) }),
+            ))
+        }
+        _ => {
+            let id = a.req_id("id")?;
+            let d = containers::delete(
+                app,
+                ct,
+                &id,
+                a.version()?,
+                a.bool("cascade")?.unwrap_or(false),
+            )
+            .await?;
+            Ok(Reply::new(
+                format!("{} {id} deleted", ct.as_str()),
+                json!({ "id": id, "deleted": true, "deletedFeatures": d.features, "deletedTasks": d.tasks }),
+            ))
+        }
+    }
+}

@@ -1,0 +1,393 @@
+//! Projects, features and tasks: create, read, update, delete, search, overview.
+
+use crate::domain::{id, now, ContainerType, Item, ItemKind, Priority, Project, Section, Status};
+use crate::error::{Error, Result};
+use crate::service::App;
+use crate::store::{dependency, item, lock, project, section, Conn};
+
+/// Fields of a new container; which apply depends on the type.
+#[derive(Debug, Default)]
+pub struct NewContainer {
+    pub name: String,
+    pub summary: Option<String>,
+    pub description: Option<String>,
+    pub priority: Option<Priority>,
+    pub complexity: Option<i64>,
+    pub project_id: Option<String>,
+    pub feature_id: Option<String>,
+    pub tags: Option<Vec<String>>,
+    pub related_to: Vec<String>,
+}
+
+/// Changes to a container; `None` leaves a field as it is.
+pub type Patch = NewContainer;
+
+pub enum Container {
+    Project(Project),
+    Item(Item),
+}
+
+impl Container {
+    pub fn version(&self) -> i64 {
+        match self {
+            Container::Project(p) => p.version,
+            Container::Item(i) => i.version,
+        }
+    }
+}
+
+pub async fn create(app: &App, ct: ContainerType, n: NewContainer) -> Result<Container> {
+    let mut tx = app.store.write().await?;
+    let ts = now();
+    let out = match ct.item_kind() {
+        None => {
+            if !n.related_to.is_empty() {
+                return Err(Error::validation(
+                    "relatedTo",
+                    "projects have no dependencies; relatedTo applies to features and tasks",
+                ));
+            }
+            let p = Project {
+                id: id::new_id(),
+                name: n.name,
+                summary: n.summary.unwrap_or_default(),
+                description: n.description,
+                tags: n.tags.unwrap_or_default(),
+                version: 1,
+                created_at: ts.clone(),
+                updated_at: ts,
+            };
+            project::insert(&mut tx, &p).await?;
+            Container::Project(p)
+        }
+        Some(kind) => {
+            let (project_id, feature_id) =
+                placement(&mut tx, kind, n.project_id, n.feature_id).await?;
+            let it = Item {
+                kind,
+                id: id::new_id(),
+                project_id,
+                feature_id,
+                name: n.name,
+                summary: n.summary.unwrap_or_default(),
+                description: n.description,
+                status: Status::New,
+                priority: n.priority.unwrap_or(Priority::Medium),
+                complexity: if kind == ItemKind::Task {
+                    Some(n.complexity.unwrap_or(5))
+                } else {
+                    None
+                },
+                status_reason: None,
+                tags: n.tags.unwrap_or_default(),
+                version: 1,
+                created_at: ts.clone(),
+                updated_at: ts,
+            };
+            item::insert(&mut tx, &it).await?;
+            relate(&mut tx, kind, &it.id, &n.related_to).await?;
+            Container::Item(it)
+        }
+    };
+    tx.commit().await?;
+    Ok(out)
+}
+
+/// Checks the project and feature a feature or task is placed under, and derives a
+/// task's project from its feature.
+async fn placement(
+    tx: &mut Conn,
+    kind: ItemKind,
+    project_id: Option<String>,
+    feature_id: Option<String>,
+) -> Result<(Option<String>, Option<String>)> {
+    if kind == ItemKind::Feature && feature_id.is_some() {
+        return Err(Error::validation(
+            "featureId",
+            "a feature cannot belong to a feature; give projectId",
+        ));
+    }
+    if let Some(p) = &project_id {
+        if !project::exists(tx, p).await? {
+            return Err(Error::not_found("project", p.clone()));
+        }
+    }
+    match feature_id {
+        None => Ok((project_id, None)),
+        Some(f) => {
+            let feature = item::require(tx, ItemKind::Feature, &f).await?;
+            if let (Some(given), Some(actual)) = (&project_id, &feature.project_id) {
+                if given != actual {
+                    return Err(Error::invariant(format!(
+                        "feature {f} belongs to project {actual}, not {given}: omit projectId or give the feature's project"
+                    )));
+                }
+            }
+            Ok((feature.project_id.or(project_id), Some(f)))
+        }
+    }
+}
+
+/// Adds RELATES_TO edges from `id` to each of `others` (same kind, must exist).
+async fn relate(tx: &mut Conn, kind: ItemKind, id: &str, others: &[String]) -> Result<()> {
+    let ts = now();
+    for other in others {
+        if other == id {
+            return Err(Error::validation(
+                "relatedTo",
+                "an item cannot relate to itself",
+            ));
+        }
+        item::require(tx, kind, other).await?;
+        let eid = id::new_id();
+        dependency::insert(
+            tx,
+            &dependency::NewEdge {
+                id: &eid,
+                kind,
+                from_id: Some(id),
+                to_id: other,
+                edge_type: "RELATES_TO",
+                reason: None,
+                now: &ts,
+            },
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+pub async fn update(
+    app: &App,
+    ct: ContainerType,
+    id: &str,
+    version: i64,
+    p: Patch,
+) -> Result<Container> {
+    let mut tx = app.store.write().await?;
+    let ts = now();
+    let out = match ct.item_kind() {
+        None => {
+            if !p.related_to.is_empty() {
+                return Err(Error::validation(
+                    "relatedTo",
+                    "projects have no dependencies; relatedTo applies to features and tasks",
+                ));
+            }
+            let mut cur = project::get(&mut tx, id)
+                .await?
+                .ok_or_else(|| Error::not_found("project", id))?;
+            if !p.name.is_empty() {
+                cur.name = p.name;
+            }
+            if let Some(s) = p.summary {
+                cur.summary = s;
+            }
+            if let Some(d) = p.description {
+                cur.description = Some(d);
+            }
+            if let Some(t) = p.tags {
+                cur.tags = t;
+            }
+            cur.updated_at = ts;
+            cur.version = project::update(&mut tx, &cur, version).await?;
+            Container::Project(cur)
+        }
+        Some(kind) => {
+            let mut cur = item::require(&mut tx, kind, id).await?;
+            let moved = p.project_id.is_some() || p.feature_id.is_some();
+            if moved {
+                let project_id = p.project_id.or(if p.feature_id.is_some() {
+                    None
+                } else {
+                    cur.project_id.clone()
+                });
+                let (pid, fid) = placement(
+                    &mut tx,
+                    kind,
+                    project_id,
+                    p.feature_id.or(cur.feature_id.clone()),
+                )
+                .await?;
+                cur.project_id = pid;
+                cur.feature_id = fid;
+            }
+            if !p.name.is_empty() {
+                cur.name = p.name;
+            }
+            if let Some(s) = p.summary {
+                cur.summary = s;
+            }
+            if let Some(d) = p.description {
+                cur.description = Some(d);
+            }
+            if let Some(pr) = p.priority {
+                cur.priority = pr;
+            }
+            if let Some(c) = p.complexity {
+                if kind == ItemKind::Feature {
+                    return Err(Error::validation(
+                        "complexity",
+                        "complexity applies to tasks only",
+                    ));
+                }
+                cur.complexity = Some(c);
+            }
+            if let Some(t) = p.tags {
+                cur.tags = t;
+            }
+            cur.updated_at = ts;
+            cur.version = item::update(&mut tx, &cur, version).await?;
+            if kind == ItemKind::Feature && moved {
+                item::move_feature_tasks(&mut tx, &cur.id, cur.project_id.as_deref()).await?;
+            }
+            relate(&mut tx, kind, &cur.id, &p.related_to).await?;
+            Container::Item(cur)
+        }
+    };
+    tx.commit().await?;
+    Ok(out)
+}
+
+/// What a delete removed besides the container itself.
+#[derive(Debug, Default)]
+pub struct Deleted {
+    pub features: i64,
+    pub tasks: i64,
+}
+
+pub async fn delete(
+    app: &App,
+    ct: ContainerType,
+    id: &str,
+    version: Option<i64>,
+    cascade: bool,
+) -> Result<Deleted> {
+    let mut tx = app.store.write().await?;
+    let mut d = Deleted::default();
+    let table = match ct {
+        ContainerType::Project => {
+            d.features = item::count_children(&mut tx, "features", "project_id", id).await?;
+            d.tasks = item::count_children(&mut tx, "tasks", "project_id", id).await?;
+            lock::PROJECTS
+        }
+        ContainerType::Feature => {
+            d.tasks = item::count_children(&mut tx, "tasks", "feature_id", id).await?;
+            lock::FEATURES
+        }
+        ContainerType::Task => lock::TASKS,
+    };
+    if (d.features > 0 || d.tasks > 0) && !cascade {
+        // Check existence and version first so the caller hears about those before
+        // being told to cascade.
+        if let Some(v) = version {
+            lock::check(&mut tx, table, id, v).await?;
+        }
+        return Err(Error::InvalidOperation {
+            message: format!(
+                "{} {id} still holds {} feature(s) and {} task(s): pass cascade=true to delete them too",
+                ct.as_str(),
+                d.features,
+                d.tasks
+            ),
+            details: Some(serde_json::json!({ "features": d.features, "tasks": d.tasks })),
+        });
+    }
+    lock::delete(&mut tx, table, id, version).await?;
+    tx.commit().await?;
+    Ok(d)
+}
+
+pub async fn get(app: &App, ct: ContainerType, id: &str) -> Result<Container> {
+    let mut c = app.store.read().await?;
+    get_in(&mut c, ct, id).await
+}
+
+pub async fn get_in(c: &mut Conn, ct: ContainerType, id: &str) -> Result<Container> {
+    match ct.item_kind() {
+        None => Ok(Container::Project(
+            project::get(c, id)
+                .await?
+                .ok_or_else(|| Error::not_found("project", id))?,
+        )),
+        Some(kind) => Ok(Container::Item(item::require(c, kind, id).await?)),
+    }
+}
+
+/// The sections of a container, in order.
+pub async fn sections_of(app: &App, id: &str) -> Result<Vec<Section>> {
+    let mut c = app.store.read().await?;
+    section::list(&mut c, id, &[], &[]).await
+}
+
+/// Task counts by status under a project or feature.
+pub async fn task_counts(app: &App, ct: ContainerType, id: &str) -> Result<Vec<(String, i64)>> {
+    let mut c = app.store.read().await?;
+    let column = if ct == ContainerType::Project {
+        "project_id"
+    } else {
+        "feature_id"
+    };
+    item::task_counts(&mut c, column, id).await
+}
+
+pub struct SearchQuery {
+    pub query: Option<String>,
+    pub statuses: Vec<Status>,
+    pub priority: Option<Priority>,
+    pub tags: Vec<String>,
+    pub project_id: Option<String>,
+    pub feature_id: Option<String>,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+pub enum Page {
+    Projects(Vec<Project>, i64),
+    Items(Vec<Item>, i64),
+}
+
+pub async fn search(app: &App, ct: ContainerType, q: &SearchQuery) -> Result<Page> {
+    let mut c = app.store.read().await?;
+    match ct.item_kind() {
+        None => {
+            let s = project::Search {
+                query: q.query.as_deref(),
+                tags: &q.tags,
+                limit: q.limit,
+                offset: q.offset,
+            };
+            let (rows, total) = project::search(&mut c, &s).await?;
+            Ok(Page::Projects(rows, total))
+        }
+        Some(kind) => {
+            let f = item::Filter {
+                project_id: q.project_id.as_deref(),
+                feature_id: q.feature_id.as_deref(),
+                statuses: &q.statuses,
+                priority: q.priority,
+                tags: &q.tags,
+                query: q.query.as_deref(),
+                blocked: None,
+            };
+            let (rows, total) = item::search(&mut c, kind, &f, q.limit, q.offset).await?;
+            Ok(Page::Items(rows, total))
+        }
+    }
+}
+
+/// Items under a project or feature (all of them, oldest first) for an overview.
+pub async fn children(
+    app: &App,
+    kind: ItemKind,
+    project_id: Option<&str>,
+    feature_id: Option<&str>,
+) -> Result<Vec<Item>> {
+    let mut c = app.store.read().await?;
+    let f = item::Filter {
+        project_id,
+        feature_id,
+        ..Default::default()
+    };
+    Ok(item::search(&mut c, kind, &f, i64::MAX, 0).await?.0)
+}

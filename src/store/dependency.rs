@@ -1,0 +1,161 @@
+//! Dependency edges between items of one kind: BLOCKS and RELATES_TO, and the NO_OP
+//! blocker (`from_id` NULL) for something outside Cairn.
+
+use sqlx::{AssertSqlSafe, FromRow};
+
+use crate::domain::ItemKind;
+use crate::error::Result;
+use crate::store::item::table;
+use crate::store::Conn;
+
+/// An edge as seen from one of its ends, with the other end's name and status.
+#[derive(Debug, Clone, FromRow)]
+pub struct Edge {
+    pub id: String,
+    pub from_id: Option<String>,
+    pub to_id: String,
+    #[sqlx(rename = "type")]
+    pub kind: String,
+    pub reason: Option<String>,
+    pub created_at: String,
+    /// The end that is not the item asked about (NULL for a NO_OP blocker).
+    pub other_name: Option<String>,
+    pub other_status: Option<String>,
+}
+
+pub struct NewEdge<'a> {
+    pub id: &'a str,
+    pub kind: ItemKind,
+    pub from_id: Option<&'a str>,
+    pub to_id: &'a str,
+    pub edge_type: &'a str,
+    pub reason: Option<&'a str>,
+    pub now: &'a str,
+}
+
+/// Inserts an edge; false when the same edge already exists.
+pub async fn insert(conn: &mut Conn, e: &NewEdge<'_>) -> Result<bool> {
+    let done = sqlx::query(
+        "INSERT OR IGNORE INTO dependencies (id, item_type, from_id, to_id, type, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(e.id)
+    .bind(e.kind.as_str())
+    .bind(e.from_id)
+    .bind(e.to_id)
+    .bind(e.edge_type)
+    .bind(e.reason)
+    .bind(e.now)
+    .execute(&mut *conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Sets the reason of the NO_OP blocker of `to_id` (block called again with NO_OP).
+pub async fn set_noop_reason(conn: &mut Conn, to_id: &str, reason: &str) -> Result<()> {
+    sqlx::query("UPDATE dependencies SET reason = ? WHERE to_id = ? AND from_id IS NULL AND type = 'BLOCKS'")
+        .bind(reason)
+        .bind(to_id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+pub async fn get(
+    conn: &mut Conn,
+    id: &str,
+) -> Result<Option<(String, Option<String>, String, String)>> {
+    Ok(
+        sqlx::query_as("SELECT item_type, from_id, to_id, type FROM dependencies WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&mut *conn)
+            .await?,
+    )
+}
+
+pub async fn delete(conn: &mut Conn, id: &str) -> Result<bool> {
+    Ok(sqlx::query("DELETE FROM dependencies WHERE id = ?")
+        .bind(id)
+        .execute(&mut *conn)
+        .await?
+        .rows_affected()
+        == 1)
+}
+
+/// Deletes the edge from `from_id` (None: the NO_OP blocker) to `to_id` of `edge_type`.
+pub async fn delete_between(
+    conn: &mut Conn,
+    from_id: Option<&str>,
+    to_id: &str,
+    edge_type: &str,
+) -> Result<bool> {
+    let done = sqlx::query(
+        "DELETE FROM dependencies WHERE to_id = ? AND type = ? AND ifnull(from_id, '') = ?",
+    )
+    .bind(to_id)
+    .bind(edge_type)
+    .bind(from_id.unwrap_or(""))
+    .execute(&mut *conn)
+    .await?;
+    Ok(done.rows_affected() > 0)
+}
+
+/// Edges pointing at `id` (what it depends on), with the source's name and status.
+pub async fn incoming(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<Vec<Edge>> {
+    let name = if kind == ItemKind::Task {
+        "o.title"
+    } else {
+        "o.name"
+    };
+    let sql = format!(
+        "SELECT d.id, d.from_id, d.to_id, d.type, d.reason, d.created_at, {name} AS other_name, o.status AS other_status \
+         FROM dependencies d LEFT JOIN {t} o ON o.id = d.from_id WHERE d.to_id = ? ORDER BY d.created_at, d.id",
+        t = table(kind).name
+    );
+    Ok(sqlx::query_as(AssertSqlSafe(sql))
+        .bind(id)
+        .fetch_all(&mut *conn)
+        .await?)
+}
+
+/// Edges leaving `id` (what depends on it), with the target's name and status.
+pub async fn outgoing(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<Vec<Edge>> {
+    let name = if kind == ItemKind::Task {
+        "o.title"
+    } else {
+        "o.name"
+    };
+    let sql = format!(
+        "SELECT d.id, d.from_id, d.to_id, d.type, d.reason, d.created_at, {name} AS other_name, o.status AS other_status \
+         FROM dependencies d JOIN {t} o ON o.id = d.to_id WHERE d.from_id = ? ORDER BY d.created_at, d.id",
+        t = table(kind).name
+    );
+    Ok(sqlx::query_as(AssertSqlSafe(sql))
+        .bind(id)
+        .fetch_all(&mut *conn)
+        .await?)
+}
+
+/// The open blockers of `id`: NO_OP blockers and BLOCKS sources not yet CLOSED.
+pub async fn open_blockers(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<Vec<Edge>> {
+    Ok(incoming(conn, kind, id)
+        .await?
+        .into_iter()
+        .filter(|e| {
+            e.kind == "BLOCKS"
+                && (e.from_id.is_none() || e.other_status.as_deref() != Some("CLOSED"))
+        })
+        .collect())
+}
+
+/// Whether `from_id` BLOCKS-reaches `to_id` already (so `to_id → from_id` would close a cycle).
+pub async fn reaches(conn: &mut Conn, from_id: &str, to_id: &str) -> Result<bool> {
+    let hit: Option<i64> = sqlx::query_scalar(
+        "WITH RECURSIVE r(id) AS (SELECT ? UNION SELECT d.to_id FROM dependencies d JOIN r ON d.from_id = r.id \
+         WHERE d.type = 'BLOCKS') SELECT 1 FROM r WHERE id = ? LIMIT 1",
+    )
+    .bind(from_id)
+    .bind(to_id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    Ok(hit.is_some())
+}

@@ -1,0 +1,435 @@
+//! Features and tasks: the two containers that move through a workflow. One
+//! repository serves both; `ItemKind` picks the table and the few columns that differ.
+
+use sqlx::{AssertSqlSafe, FromRow};
+
+use crate::domain::{Item, ItemKind, Priority, Status};
+use crate::error::{Error, Result};
+use crate::store::{lock, placeholders, tag, Conn};
+
+#[derive(FromRow)]
+struct Row {
+    id: String,
+    project_id: Option<String>,
+    feature_id: Option<String>,
+    name: String,
+    summary: String,
+    description: Option<String>,
+    status: String,
+    priority: i64,
+    complexity: Option<i64>,
+    status_reason: Option<String>,
+    version: i64,
+    created_at: String,
+    updated_at: String,
+}
+
+impl Row {
+    fn into_item(self, kind: ItemKind, tags: Vec<String>) -> Result<Item> {
+        let status = Status::parse(&self.status).ok_or_else(|| {
+            Error::Internal(format!(
+                "{} {} has unknown status '{}'",
+                kind.as_str(),
+                self.id,
+                self.status
+            ))
+        })?;
+        Ok(Item {
+            kind,
+            id: self.id,
+            project_id: self.project_id,
+            feature_id: self.feature_id,
+            name: self.name,
+            summary: self.summary,
+            description: self.description,
+            status,
+            priority: Priority::from_rank(self.priority),
+            complexity: self.complexity,
+            status_reason: self.status_reason,
+            tags,
+            version: self.version,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+        })
+    }
+}
+
+pub fn table(kind: ItemKind) -> lock::Table {
+    match kind {
+        ItemKind::Feature => lock::FEATURES,
+        ItemKind::Task => lock::TASKS,
+    }
+}
+
+fn select(kind: ItemKind) -> &'static str {
+    match kind {
+        ItemKind::Task => {
+            "SELECT x.id, x.project_id, x.feature_id, x.title AS name, x.summary, x.description, x.status, x.priority, \
+             x.complexity, x.status_reason, x.version, x.created_at, x.updated_at FROM tasks x"
+        }
+        ItemKind::Feature => {
+            "SELECT x.id, x.project_id, NULL AS feature_id, x.name, x.summary, x.description, x.status, x.priority, \
+             NULL AS complexity, x.status_reason, x.version, x.created_at, x.updated_at FROM features x"
+        }
+    }
+}
+
+/// SQL predicate: item `x` has a blocker that is not an item (NO_OP) or is not CLOSED.
+pub fn blocked_sql(kind: ItemKind) -> String {
+    format!(
+        "EXISTS (SELECT 1 FROM dependencies d LEFT JOIN {t} b ON b.id = d.from_id \
+         WHERE d.to_id = x.id AND d.type = 'BLOCKS' AND (d.from_id IS NULL OR b.status <> 'CLOSED'))",
+        t = table(kind).name
+    )
+}
+
+/// A LIKE pattern matching `q` anywhere, with LIKE's own wildcards escaped.
+pub fn like_pattern(q: &str) -> String {
+    let mut s = String::with_capacity(q.len() + 2);
+    s.push('%');
+    for c in q.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            s.push('\\');
+        }
+        s.push(c);
+    }
+    s.push('%');
+    s
+}
+
+pub async fn insert(conn: &mut Conn, it: &Item) -> Result<()> {
+    match it.kind {
+        ItemKind::Task => {
+            sqlx::query(
+                "INSERT INTO tasks (id, project_id, feature_id, title, summary, description, status, priority, complexity, \
+                 version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+            )
+            .bind(&it.id)
+            .bind(&it.project_id)
+            .bind(&it.feature_id)
+            .bind(&it.name)
+            .bind(&it.summary)
+            .bind(&it.description)
+            .bind(it.status.as_str())
+            .bind(it.priority.rank())
+            .bind(it.complexity.unwrap_or(5))
+            .bind(&it.created_at)
+            .bind(&it.updated_at)
+            .execute(&mut *conn)
+            .await?;
+        }
+        ItemKind::Feature => {
+            sqlx::query(
+                "INSERT INTO features (id, project_id, name, summary, description, status, priority, version, created_at, \
+                 updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+            )
+            .bind(&it.id)
+            .bind(&it.project_id)
+            .bind(&it.name)
+            .bind(&it.summary)
+            .bind(&it.description)
+            .bind(it.status.as_str())
+            .bind(it.priority.rank())
+            .bind(&it.created_at)
+            .bind(&it.updated_at)
+            .execute(&mut *conn)
+            .await?;
+        }
+    }
+    if !it.tags.is_empty() {
+        tag::set(conn, it.kind.container().upper(), &it.id, &it.tags).await?;
+    }
+    Ok(())
+}
+
+pub async fn get(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<Option<Item>> {
+    let row: Option<Row> =
+        sqlx::query_as(AssertSqlSafe(format!("{} WHERE x.id = ?", select(kind))))
+            .bind(id)
+            .fetch_optional(&mut *conn)
+            .await?;
+    match row {
+        Some(r) => {
+            let tags = tag::of(conn, id).await?;
+            Ok(Some(r.into_item(kind, tags)?))
+        }
+        None => Ok(None),
+    }
+}
+
+/// Like `get`, but a missing row is `NOT_FOUND`.
+pub async fn require(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<Item> {
+    get(conn, kind, id)
+        .await?
+        .ok_or_else(|| Error::not_found(kind.as_str(), id))
+}
+
+/// Writes the editable fields of `it` after claiming `expected`; returns the new version.
+pub async fn update(conn: &mut Conn, it: &Item, expected: i64) -> Result<i64> {
+    let v = lock::bump(conn, table(it.kind), &it.id, expected, &it.updated_at).await?;
+    match it.kind {
+        ItemKind::Task => {
+            sqlx::query(
+                "UPDATE tasks SET project_id = ?, feature_id = ?, title = ?, summary = ?, description = ?, priority = ?, \
+                 complexity = ? WHERE id = ?",
+            )
+            .bind(&it.project_id)
+            .bind(&it.feature_id)
+            .bind(&it.name)
+            .bind(&it.summary)
+            .bind(&it.description)
+            .bind(it.priority.rank())
+            .bind(it.complexity.unwrap_or(5))
+            .bind(&it.id)
+            .execute(&mut *conn)
+            .await?;
+        }
+        ItemKind::Feature => {
+            sqlx::query("UPDATE features SET project_id = ?, name = ?, summary = ?, description = ?, priority = ? WHERE id = ?")
+                .bind(&it.project_id)
+                .bind(&it.name)
+                .bind(&it.summary)
+                .bind(&it.description)
+                .bind(it.priority.rank())
+                .bind(&it.id)
+                .execute(&mut *conn)
+                .await?;
+        }
+    }
+    tag::set(conn, it.kind.container().upper(), &it.id, &it.tags).await?;
+    Ok(v)
+}
+
+/// Sets the status (and its reason, for WILL_NOT_IMPLEMENT) of a row already claimed
+/// or touched in this transaction.
+pub async fn set_status(
+    conn: &mut Conn,
+    kind: ItemKind,
+    id: &str,
+    status: Status,
+    reason: Option<&str>,
+) -> Result<()> {
+    let sql = format!(
+        "UPDATE {} SET status = ?, status_reason = ? WHERE id = ?",
+        table(kind).name
+    );
+    sqlx::query(AssertSqlSafe(sql))
+        .bind(status.as_str())
+        .bind(reason)
+        .bind(id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// Moves every item of `kind` in `from` to `to` (pipeline sync); returns how many moved.
+pub async fn move_status(
+    conn: &mut Conn,
+    kind: ItemKind,
+    from: Status,
+    to: Status,
+    now: &str,
+) -> Result<u64> {
+    let sql = format!(
+        "UPDATE {} SET status = ?, version = version + 1, updated_at = ? WHERE status = ?",
+        table(kind).name
+    );
+    Ok(sqlx::query(AssertSqlSafe(sql))
+        .bind(to.as_str())
+        .bind(now)
+        .bind(from.as_str())
+        .execute(&mut *conn)
+        .await?
+        .rows_affected())
+}
+
+/// How many items of `kind` are in each status.
+pub async fn status_counts(conn: &mut Conn, kind: ItemKind) -> Result<Vec<(String, i64)>> {
+    let sql = format!(
+        "SELECT status, COUNT(*) FROM {} GROUP BY status",
+        table(kind).name
+    );
+    Ok(sqlx::query_as(AssertSqlSafe(sql))
+        .fetch_all(&mut *conn)
+        .await?)
+}
+
+#[derive(Default)]
+pub struct Filter<'a> {
+    pub project_id: Option<&'a str>,
+    pub feature_id: Option<&'a str>,
+    pub statuses: &'a [Status],
+    pub priority: Option<Priority>,
+    pub tags: &'a [String],
+    pub query: Option<&'a str>,
+    pub blocked: Option<bool>,
+}
+
+fn where_clause(kind: ItemKind, f: &Filter<'_>, binds: &mut Vec<String>) -> String {
+    let mut w: Vec<String> = Vec::new();
+    if let Some(p) = f.project_id {
+        w.push("x.project_id = ?".into());
+        binds.push(p.into());
+    }
+    if let Some(p) = f.feature_id {
+        w.push("x.feature_id = ?".into());
+        binds.push(p.into());
+    }
+    if !f.statuses.is_empty() {
+        w.push(format!("x.status IN ({})", placeholders(f.statuses.len())));
+        binds.extend(f.statuses.iter().map(|s| s.as_str().to_string()));
+    }
+    if let Some(p) = f.priority {
+        w.push(format!("x.priority = {}", p.rank()));
+    }
+    if !f.tags.is_empty() {
+        w.push(format!(
+            "x.id IN (SELECT entity_id FROM tags WHERE tag IN ({}))",
+            placeholders(f.tags.len())
+        ));
+        binds.extend(f.tags.iter().cloned());
+    }
+    if let Some(q) = f.query {
+        let name = if kind == ItemKind::Task {
+            "x.title"
+        } else {
+            "x.name"
+        };
+        w.push(format!("({name} LIKE ? ESCAPE '\\' OR x.summary LIKE ? ESCAPE '\\' OR x.description LIKE ? ESCAPE '\\')"));
+        let p = like_pattern(q);
+        binds.extend([p.clone(), p.clone(), p]);
+    }
+    match f.blocked {
+        Some(true) => w.push(blocked_sql(kind)),
+        Some(false) => w.push(format!("NOT {}", blocked_sql(kind))),
+        None => {}
+    }
+    if w.is_empty() {
+        String::new()
+    } else {
+        format!(" WHERE {}", w.join(" AND "))
+    }
+}
+
+async fn fetch(
+    conn: &mut Conn,
+    kind: ItemKind,
+    sql: String,
+    binds: &[String],
+    tail: &[i64],
+) -> Result<Vec<Item>> {
+    let mut q = sqlx::query_as::<_, Row>(AssertSqlSafe(sql));
+    for b in binds {
+        q = q.bind(b);
+    }
+    for t in tail {
+        q = q.bind(*t);
+    }
+    let rows = q.fetch_all(&mut *conn).await?;
+    let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    let mut tags = if ids.is_empty() {
+        Default::default()
+    } else {
+        tag::load(conn, &ids).await?
+    };
+    rows.into_iter()
+        .map(|r| {
+            let t = tags.remove(&r.id).unwrap_or_default();
+            r.into_item(kind, t)
+        })
+        .collect()
+}
+
+/// Filtered page of items, oldest first, and the total count of matches.
+pub async fn search(
+    conn: &mut Conn,
+    kind: ItemKind,
+    f: &Filter<'_>,
+    limit: i64,
+    offset: i64,
+) -> Result<(Vec<Item>, i64)> {
+    let mut binds = Vec::new();
+    let w = where_clause(kind, f, &mut binds);
+    let mut count = sqlx::query_scalar::<_, i64>(AssertSqlSafe(format!(
+        "SELECT COUNT(*) FROM {} x{w}",
+        table(kind).name
+    )));
+    for b in &binds {
+        count = count.bind(b);
+    }
+    let total = count.fetch_one(&mut *conn).await?;
+    let sql = format!(
+        "{}{w} ORDER BY x.created_at, x.id LIMIT ? OFFSET ?",
+        select(kind)
+    );
+    let items = fetch(conn, kind, sql, &binds, &[limit, offset]).await?;
+    Ok((items, total))
+}
+
+/// Items in work order: priority (HIGH first), then complexity (tasks), then age.
+pub async fn ordered(
+    conn: &mut Conn,
+    kind: ItemKind,
+    f: &Filter<'_>,
+    limit: i64,
+) -> Result<Vec<Item>> {
+    let mut binds = Vec::new();
+    let w = where_clause(kind, f, &mut binds);
+    let order = match kind {
+        ItemKind::Task => "x.priority, x.complexity, x.created_at, x.id",
+        ItemKind::Feature => "x.priority, x.created_at, x.id",
+    };
+    let sql = format!("{}{w} ORDER BY {order} LIMIT ?", select(kind));
+    fetch(conn, kind, sql, &binds, &[limit]).await
+}
+
+/// Status of every task of a feature.
+pub async fn task_statuses(conn: &mut Conn, feature_id: &str) -> Result<Vec<Status>> {
+    let rows: Vec<String> = sqlx::query_scalar("SELECT status FROM tasks WHERE feature_id = ?")
+        .bind(feature_id)
+        .fetch_all(&mut *conn)
+        .await?;
+    Ok(rows.iter().filter_map(|s| Status::parse(s)).collect())
+}
+
+/// Count of tasks per status under a feature or a project.
+pub async fn task_counts(
+    conn: &mut Conn,
+    column: &'static str,
+    id: &str,
+) -> Result<Vec<(String, i64)>> {
+    let sql = format!(
+        "SELECT status, COUNT(*) FROM tasks WHERE {column} = ? GROUP BY status ORDER BY status"
+    );
+    Ok(sqlx::query_as(AssertSqlSafe(sql))
+        .bind(id)
+        .fetch_all(&mut *conn)
+        .await?)
+}
+
+pub async fn count_children(
+    conn: &mut Conn,
+    table: &'static str,
+    column: &'static str,
+    id: &str,
+) -> Result<i64> {
+    let sql = format!("SELECT COUNT(*) FROM {table} WHERE {column} = ?");
+    Ok(sqlx::query_scalar(AssertSqlSafe(sql))
+        .bind(id)
+        .fetch_one(&mut *conn)
+        .await?)
+}
+
+/// Re-homes the tasks of a feature when the feature moves to another project.
+pub async fn move_feature_tasks(
+    conn: &mut Conn,
+    feature_id: &str,
+    project_id: Option<&str>,
+) -> Result<()> {
+    sqlx::query("UPDATE tasks SET project_id = ? WHERE feature_id = ?")
+        .bind(project_id)
+        .bind(feature_id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,134 @@
+//! Optimistic locking: the one helper every repository uses to change or delete a
+//! versioned row.
+//!
+//! The caller names the version it read; the write is `WHERE id = ? AND version = ?`
+//! and bumps it. Zero rows affected means the row is gone (`NOT_FOUND`) or newer
+//! (`CONFLICT`, with the current version). Runs inside the caller's `BEGIN IMMEDIATE`
+//! transaction, so the claim and the field updates that follow commit together.
+
+use sqlx::AssertSqlSafe;
+
+use crate::error::{Error, Result};
+use crate::store::Conn;
+
+/// A versioned table and the noun its rows are called in messages.
+#[derive(Debug, Clone, Copy)]
+pub struct Table {
+    pub name: &'static str,
+    pub entity: &'static str,
+}
+
+pub const PROJECTS: Table = Table {
+    name: "projects",
+    entity: "project",
+};
+pub const FEATURES: Table = Table {
+    name: "features",
+    entity: "feature",
+};
+pub const TASKS: Table = Table {
+    name: "tasks",
+    entity: "task",
+};
+pub const SECTIONS: Table = Table {
+    name: "sections",
+    entity: "section",
+};
+pub const TEMPLATES: Table = Table {
+    name: "templates",
+    entity: "template",
+};
+
+/// Claims the row at `expected` and bumps its version; returns the new version.
+pub async fn bump(conn: &mut Conn, t: Table, id: &str, expected: i64, now: &str) -> Result<i64> {
+    let sql = format!(
+        "UPDATE {} SET version = version + 1, updated_at = ? WHERE id = ? AND version = ?",
+        t.name
+    );
+    let done = sqlx::query(AssertSqlSafe(sql))
+        .bind(now)
+        .bind(id)
+        .bind(expected)
+        .execute(&mut *conn)
+        .await?;
+    if done.rows_affected() == 1 {
+        return Ok(expected + 1);
+    }
+    Err(miss(conn, t, id, expected).await)
+}
+
+/// Bumps the version of a row changed as a consequence of another write (a feature
+/// moved by its tasks): no caller read it, so no version is checked.
+pub async fn touch(conn: &mut Conn, t: Table, id: &str, now: &str) -> Result<i64> {
+    let sql = format!(
+        "UPDATE {} SET version = version + 1, updated_at = ? WHERE id = ? RETURNING version",
+        t.name
+    );
+    let v: Option<i64> = sqlx::query_scalar(AssertSqlSafe(sql))
+        .bind(now)
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await?;
+    v.ok_or_else(|| Error::not_found(t.entity, id))
+}
+
+/// Deletes the row, checking `expected` when the caller gave one.
+pub async fn delete(conn: &mut Conn, t: Table, id: &str, expected: Option<i64>) -> Result<()> {
+    let done = match expected {
+        Some(v) => {
+            let sql = format!("DELETE FROM {} WHERE id = ? AND version = ?", t.name);
+            sqlx::query(AssertSqlSafe(sql))
+                .bind(id)
+                .bind(v)
+                .execute(&mut *conn)
+                .await?
+        }
+        None => {
+            let sql = format!("DELETE FROM {} WHERE id = ?", t.name);
+            sqlx::query(AssertSqlSafe(sql))
+                .bind(id)
+                .execute(&mut *conn)
+                .await?
+        }
+    };
+    if done.rows_affected() == 1 {
+        return Ok(());
+    }
+    Err(miss(conn, t, id, expected.unwrap_or(0)).await)
+}
+
+/// Checks that `id` exists at `expected` without changing it (used before work that
+/// must not start on a stale read).
+pub async fn check(conn: &mut Conn, t: Table, id: &str, expected: i64) -> Result<()> {
+    match current(conn, t, id).await? {
+        Some(v) if v == expected => Ok(()),
+        Some(current) => Err(Error::Conflict {
+            entity: t.entity,
+            id: id.to_string(),
+            current,
+            sent: expected,
+        }),
+        None => Err(Error::not_found(t.entity, id)),
+    }
+}
+
+async fn current(conn: &mut Conn, t: Table, id: &str) -> Result<Option<i64>> {
+    let sql = format!("SELECT version FROM {} WHERE id = ?", t.name);
+    Ok(sqlx::query_scalar(AssertSqlSafe(sql))
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await?)
+}
+
+async fn miss(conn: &mut Conn, t: Table, id: &str, sent: i64) -> Error {
+    match current(conn, t, id).await {
+        Ok(Some(current)) => Error::Conflict {
+            entity: t.entity,
+            id: id.to_string(),
+            current,
+            sent,
+        },
+        Ok(None) => Error::not_found(t.entity, id),
+        Err(e) => e,
+    }
+}
