@@ -140,7 +140,7 @@ pub struct Item {
     pub updated_at: String,
 }
 
-/// Tags are case-insensitive labels: trimmed, lower-cased, unique, in given order.
+/// Tags are case-insensitive labels: trimmed, lower-cased, unique, sorted.
 pub fn normalize_tags(parameter: &str, raw: &[String]) -> Result<Vec<String>> {
     let mut out: Vec<String> = Vec::new();
     for t in raw {
@@ -158,6 +158,7 @@ pub fn normalize_tags(parameter: &str, raw: &[String]) -> Result<Vec<String>> {
             out.push(t);
         }
     }
+    out.sort();
     if out.len() > 50 {
         return Err(Error::validation(
             parameter,

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 use crate::domain::container::{clip, normalize_tags};
 use crate::domain::id;
 use crate::error::{Error, Result};
+use crate::mcp::schema::{Ty, P};
 
 /// Names and titles: 1–255 characters.
 pub const NAME_MAX: usize = 255;
@@ -20,6 +21,65 @@ pub const CONTENT_MAX: usize = 64 * 1024;
 pub const QUERY_MAX: usize = 1024;
 /// Any comma-separated list parameter.
 const LIST_MAX: usize = 64 * 1024;
+
+/// Largest string any ordinary parameter accepts; fields with tighter bounds check
+/// them in their handler.
+pub const STRING_MAX: usize = CONTENT_MAX;
+/// Largest string for a parameter holding a bulk JSON document.
+pub const BULK_MAX: usize = 8 * 1024 * 1024;
+
+fn check_type(k: &str, ty: Ty, v: &Value) -> Result<()> {
+    let wrong = |want: &str| {
+        Err(Error::validation(
+            k,
+            format!("expected {want}, got {}", type_name(v)),
+        ))
+    };
+    let sized = |s: &str, max: usize| {
+        if s.len() > max {
+            Err(Error::validation(
+                k,
+                format!("{} bytes given, at most {max} allowed", s.len()),
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    match (ty, v) {
+        (Ty::Str, Value::String(s)) => sized(s, STRING_MAX),
+        (Ty::Bulk, Value::String(s)) => sized(s, BULK_MAX),
+        (Ty::Bulk, Value::Array(_)) => sized(&v.to_string(), BULK_MAX),
+        (Ty::Id, Value::String(s)) => id::parse(k, s).map(|_| ()),
+        (Ty::Int, Value::Number(n))
+            if n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0) =>
+        {
+            Ok(())
+        }
+        (Ty::Bool, Value::Bool(_)) => Ok(()),
+        (Ty::Enum(values), Value::String(s)) => {
+            if values.iter().any(|x| x.eq_ignore_ascii_case(s.trim())) {
+                Ok(())
+            } else {
+                Err(Error::validation(
+                    k,
+                    format!("'{}' is not one of {}", clip(s, 40), values.join(", ")),
+                ))
+            }
+        }
+        (Ty::StrOrList, Value::String(s)) => sized(s, STRING_MAX),
+        (Ty::StrOrList, Value::Array(items)) => {
+            if items.iter().all(|i| i.is_string()) {
+                sized(&v.to_string(), STRING_MAX)
+            } else {
+                wrong("an array of strings")
+            }
+        }
+        (Ty::Str | Ty::Bulk | Ty::Id | Ty::StrOrList, _) => wrong("a string"),
+        (Ty::Int, _) => wrong("an integer"),
+        (Ty::Bool, _) => wrong("true or false"),
+        (Ty::Enum(_), _) => wrong("a string"),
+    }
+}
 
 pub struct Args {
     map: Map<String, Value>,
@@ -38,12 +98,15 @@ fn type_name(v: &Value) -> &'static str {
 }
 
 impl Args {
-    /// Wraps the raw arguments, refusing names the tool does not take (a misspelt
-    /// parameter silently ignored is worse than an error).
-    pub fn new(raw: Option<Map<String, Value>>, known: &[&str]) -> Result<Args> {
+    /// Wraps the raw arguments after checking every given one against the tool's
+    /// parameters: unknown names (a misspelt parameter silently ignored is worse than an
+    /// error), wrong JSON types, unknown enum values, malformed ids and oversized
+    /// strings are refused here, before any handler logic, naming the parameter.
+    pub fn new(raw: Option<Map<String, Value>>, params: &[P]) -> Result<Args> {
         let map = raw.unwrap_or_default();
-        for k in map.keys() {
-            if !known.contains(&k.as_str()) {
+        for (k, v) in &map {
+            let Some(P(_, ty, _)) = params.iter().find(|p| p.0 == k) else {
+                let known: Vec<&str> = params.iter().map(|p| p.0).collect();
                 let hint = known
                     .iter()
                     .find(|n| n.eq_ignore_ascii_case(k))
@@ -56,6 +119,9 @@ impl Args {
                         known.join(", ")
                     ),
                 ));
+            };
+            if !v.is_null() {
+                check_type(k, *ty, v)?;
             }
         }
         Ok(Args { map })

@@ -88,7 +88,7 @@ pub async fn dispatch(
         return v;
     };
     let run = async {
-        let a = Args::new(raw, &def.param_names())?;
+        let a = Args::new(raw, def.params)?;
         match def.toolset {
             "tasks" => tasks::call(app, name, a).await,
             _ => None,

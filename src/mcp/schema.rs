@@ -19,6 +19,8 @@ pub enum Ty {
     Enum(&'static [&'static str]),
     /// An array of strings or one string.
     StrOrList,
+    /// A string holding a bulk JSON document (larger bound than `Str`).
+    Bulk,
 }
 
 /// One parameter: name, type, description ("" for none).
@@ -46,15 +48,11 @@ pub struct ToolDef {
 }
 
 impl ToolDef {
-    pub fn param_names(&self) -> Vec<&'static str> {
-        self.params.iter().map(|p| p.0).collect()
-    }
-
     pub fn input_schema(&self) -> Map<String, Value> {
         let mut props = Map::new();
         for P(name, ty, desc) in self.params {
             let mut p = match ty {
-                Ty::Str => json!({ "type": "string" }),
+                Ty::Str | Ty::Bulk => json!({ "type": "string" }),
                 Ty::Id => json!({ "type": "string", "format": "uuid" }),
                 Ty::Int => json!({ "type": "integer" }),
                 Ty::Bool => json!({ "type": "boolean" }),

@@ -4,7 +4,7 @@ use serde_json::{json, Value};
 
 use crate::domain::{ContainerType, ContentFormat};
 use crate::error::{Error, Result};
-use crate::mcp::args::{Args, CONTENT_MAX, NAME_MAX, SUMMARY_MAX};
+use crate::mcp::args::{Args, CONTENT_MAX, SUMMARY_MAX};
 use crate::mcp::envelope::Reply;
 use crate::mcp::json;
 use crate::mcp::schema::{Effect, ToolDef, Ty, P};
@@ -52,7 +52,7 @@ pub const MANAGE_SECTIONS: ToolDef = ToolDef {
         P("ordinal", Ty::Int, ""),
         P("version", Ty::Int, ""),
         P("orderedIds", Ty::Str, ""),
-        P("sections", Ty::Str, ""),
+        P("sections", Ty::Bulk, "JSON array"),
         P("sectionIds", Ty::Str, ""),
     ],
     required: &["operation"],
@@ -84,6 +84,16 @@ pub async fn query(app: &App, a: Args) -> Result<Reply> {
     ))
 }
 
+/// The fields of one element of a `sections` array.
+const BULK_ITEM: &[P] = &[
+    P("title", Ty::Str, ""),
+    P("usageDescription", Ty::Str, ""),
+    P("content", Ty::Str, ""),
+    P("contentFormat", Ty::Enum(&ContentFormat::NAMES), ""),
+    P("ordinal", Ty::Int, ""),
+    P("tags", Ty::StrOrList, ""),
+];
+
 /// One element of a `sections` JSON array for bulkCreate.
 fn bulk_item(i: usize, v: &Value) -> Result<NewSection> {
     let param = format!("sections[{i}]");
@@ -93,16 +103,8 @@ fn bulk_item(i: usize, v: &Value) -> Result<NewSection> {
             "expected an object with title and content",
         ));
     };
-    let known = [
-        "title",
-        "usageDescription",
-        "content",
-        "contentFormat",
-        "ordinal",
-        "tags",
-    ];
-    let a =
-        Args::new(Some(m.clone()), &known).map_err(|e| Error::validation(&param, e.to_string()))?;
+    let a = Args::new(Some(m.clone()), BULK_ITEM)
+        .map_err(|e| Error::validation(&param, e.to_string()))?;
     let wrap = |e: Error| Error::validation(&param, e.to_string());
     Ok(NewSection {
         title: a
@@ -217,7 +219,7 @@ pub async fn manage(app: &App, a: Args) -> Result<Reply> {
         _ => {
             let (ct, id) = entity(&a)?;
             let raw = a
-                .json("sections", BULK_MAX * (CONTENT_MAX + NAME_MAX))?
+                .json("sections", crate::mcp::args::BULK_MAX)?
                 .ok_or_else(|| Error::validation("sections", "is required"))?;
             let Value::Array(items) = raw else {
                 return Err(Error::validation(

@@ -18,19 +18,23 @@ const KIND: Ty = Ty::Enum(&["task", "feature"]);
 const fn transition(
     name: &'static str,
     description: &'static str,
-    extra: &'static [P],
+    params: &'static [P],
+    required: &'static [&'static str],
     effect: Effect,
 ) -> ToolDef {
     ToolDef {
         name,
         toolset: "tasks",
         description,
-        params: extra,
-        required: &["containerType", "id", "version"],
+        params,
+        required,
         effect,
         idempotent: false,
     }
 }
+
+const REQ: &[&str] = &["containerType", "id", "version"];
+const REQ_BLOCK: &[&str] = &["containerType", "id", "version", "blockedBy"];
 
 pub const GET_NEXT_TASK: ToolDef = ToolDef {
     name: "get_next_task",
@@ -122,6 +126,7 @@ pub const ADVANCE: ToolDef = transition(
     "Move an item one step along its pipeline (default NEW → ACTIVE → CLOSED). Refused when blocked or terminal. \
      Closing releases what it blocked; a task's first start activates its feature; the last task finishing closes it.",
     TRANSITION_PARAMS,
+    REQ,
     Effect::Destructive,
 );
 
@@ -129,6 +134,7 @@ pub const REVERT: ToolDef = transition(
     "revert",
     "Move an item one step back. Refused at NEW, when blocked, or when terminal.",
     TRANSITION_PARAMS,
+    REQ,
     Effect::Destructive,
 );
 
@@ -136,6 +142,7 @@ pub const TERMINATE: ToolDef = transition(
     "terminate",
     "End an item as WILL_NOT_IMPLEMENT, with a reason. What it blocked stays blocked (listed in the answer).",
     &[P("containerType", KIND, ""), P("id", Ty::Id, ""), P("version", Ty::Int, ""), P("reason", Ty::Str, "")],
+    REQ,
     Effect::Destructive,
 );
 
@@ -149,6 +156,7 @@ pub const BLOCK: ToolDef = transition(
         P("blockedBy", Ty::StrOrList, "Ids, or \"NO_OP\""),
         P("blockedReason", Ty::Str, ""),
     ],
+    REQ_BLOCK,
     Effect::Additive,
 );
 
@@ -161,6 +169,7 @@ pub const UNBLOCK: ToolDef = transition(
         P("version", Ty::Int, ""),
         P("blockedBy", Ty::StrOrList, "Ids, or \"NO_OP\""),
     ],
+    REQ_BLOCK,
     Effect::Destructive,
 );
 

@@ -1,0 +1,189 @@
+//! Test harness: a real `cairn serve` process on a real SQLite file in a throwaway
+//! directory, driven by rmcp's client over stdio.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use rmcp::model::{CallToolRequestParams, Tool};
+use rmcp::service::RunningService;
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{json, Value};
+use tokio::process::Command;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_cairn");
+
+/// A directory removed when dropped.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new() -> TempDir {
+        let p = std::env::temp_dir().join(format!("cairn-it-{}", uuid::Uuid::now_v7().simple()));
+        std::fs::create_dir_all(&p).expect("create temp dir");
+        TempDir(p)
+    }
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub struct Cairn {
+    pub client: RunningService<RoleClient, ()>,
+    /// The database file this server runs on.
+    #[allow(dead_code)]
+    pub db: PathBuf,
+    _dir: Option<TempDir>,
+}
+
+impl Cairn {
+    /// A server on a fresh database of its own.
+    pub async fn start() -> Cairn {
+        let dir = TempDir::new();
+        let db = dir.path().join("cairn.db");
+        let mut c = Cairn::on(&db, &[]).await;
+        c._dir = Some(dir);
+        c
+    }
+
+    /// A server on `db` with extra command-line arguments (before `serve`).
+    pub async fn on(db: &Path, extra: &[&str]) -> Cairn {
+        let db_owned = db.to_path_buf();
+        let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+        let cmd = Command::new(BIN).configure(|c| {
+            c.arg("--db").arg(&db_owned).args(&extra).arg("serve");
+            // No user config leaks into tests.
+            c.env_remove("CAIRN_CONFIG")
+                .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+                .env_remove("CAIRN_DB");
+        });
+        let (transport, _stderr) = TokioChildProcess::builder(cmd)
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn cairn");
+        let client = ().serve(transport).await.expect("MCP initialize");
+        Cairn {
+            client,
+            db: db.to_path_buf(),
+            _dir: None,
+        }
+    }
+
+    pub async fn tools(&self) -> Vec<Tool> {
+        self.client.list_all_tools().await.expect("tools/list")
+    }
+
+    /// Calls a tool and returns its envelope, checking text and structured content agree.
+    pub async fn call(&self, tool: &str, args: Value) -> Value {
+        let mut p = CallToolRequestParams::new(tool.to_string());
+        if let Value::Object(m) = args {
+            p = p.with_arguments(m);
+        }
+        let r = self
+            .client
+            .call_tool(p)
+            .await
+            .unwrap_or_else(|e| panic!("{tool}: protocol error {e}"));
+        let env = r.structured_content.clone().expect("structuredContent");
+        let text = r
+            .content
+            .first()
+            .and_then(|c| c.as_text())
+            .map(|t| t.text.clone())
+            .expect("text content");
+        let parsed: Value = serde_json::from_str(&text).expect("text content is JSON");
+        assert_eq!(parsed, env, "text and structured content differ");
+        assert_eq!(
+            r.is_error,
+            Some(env["success"] != json!(true)),
+            "isError must mirror success: {env}"
+        );
+        assert!(
+            env["metadata"]["timestamp"].is_string() && env["metadata"]["version"].is_string(),
+            "metadata: {env}"
+        );
+        env
+    }
+
+    /// Calls a tool that must succeed; returns its `data`.
+    pub async fn ok(&self, tool: &str, args: Value) -> Value {
+        let env = self.call(tool, args.clone()).await;
+        assert_eq!(env["success"], json!(true), "{tool} {args} failed: {env:#}");
+        env["data"].clone()
+    }
+
+    /// Calls a tool that must fail with `code`; returns the `error` object.
+    pub async fn err(&self, tool: &str, args: Value, code: &str) -> Value {
+        let env = self.call(tool, args.clone()).await;
+        assert_eq!(
+            env["success"],
+            json!(false),
+            "{tool} {args} should fail with {code}: {env:#}"
+        );
+        assert_eq!(env["error"]["code"], json!(code), "{tool} {args}: {env:#}");
+        assert!(!env["error"]["message"].as_str().unwrap_or("").is_empty());
+        env["error"].clone()
+    }
+
+    // Shorthands for the fixtures most tests need.
+
+    pub async fn project(&self, name: &str) -> String {
+        let d = self
+            .ok(
+                "manage_container",
+                json!({"operation":"create","containerType":"project","name":name}),
+            )
+            .await;
+        d["project"]["id"].as_str().expect("project id").to_string()
+    }
+
+    pub async fn feature(&self, project: &str, name: &str) -> String {
+        let d = self
+            .ok("manage_container", json!({"operation":"create","containerType":"feature","name":name,"projectId":project}))
+            .await;
+        d["feature"]["id"].as_str().expect("feature id").to_string()
+    }
+
+    pub async fn task(&self, args: Value) -> Value {
+        let mut a = json!({"operation":"create","containerType":"task"});
+        for (k, v) in args.as_object().expect("object").iter() {
+            a[k] = v.clone();
+        }
+        self.ok("manage_container", a).await["task"].clone()
+    }
+
+    pub async fn get(&self, kind: &str, id: &str) -> Value {
+        self.ok(
+            "query_container",
+            json!({"operation":"get","containerType":kind,"id":id}),
+        )
+        .await[kind]
+            .clone()
+    }
+
+    pub async fn version(&self, kind: &str, id: &str) -> i64 {
+        self.get(kind, id).await["version"]
+            .as_i64()
+            .expect("version")
+    }
+
+    /// Advances an item, reading its version first; returns the answer's data.
+    pub async fn advance(&self, kind: &str, id: &str) -> Value {
+        let v = self.version(kind, id).await;
+        self.ok("advance", json!({"containerType":kind,"id":id,"version":v}))
+            .await
+    }
+
+    pub async fn stop(self) {
+        let _ = self.client.cancel().await;
+    }
+}
+
+pub fn id_of(v: &Value) -> String {
+    v["id"].as_str().expect("id").to_string()
+}

@@ -1,0 +1,12 @@
+//! One integration-test binary (it builds once): every test drives the real `cairn`
+//! binary over MCP stdio with rmcp's client, on a real SQLite file.
+
+mod harness;
+
+mod bad_input;
+mod concurrency;
+mod containers;
+mod sections;
+mod templates_tags;
+mod tools_meta;
+mod workflow;

@@ -1,0 +1,213 @@
+//! The published tool list: names and parameters compatible with the port, one schema
+//! snapshot per tool, and the meta rules every tool keeps.
+
+use std::collections::HashSet;
+
+use serde_json::{json, Value};
+
+use crate::harness::Cairn;
+
+fn port_tools() -> Vec<Value> {
+    let text = include_str!("../../fixtures/port-interface.json");
+    serde_json::from_str::<Vec<Value>>(text).expect("port interface JSON")
+}
+
+/// The port's tools Cairn serves in the `tasks` toolset (the graph tools come with `graph`).
+const GRAPH_TOOLS: [&str; 3] = ["query_graph", "manage_graph", "manage_changelog"];
+
+#[tokio::test]
+async fn tools_match_port_names_parameters_and_enums() {
+    let c = Cairn::start().await;
+    let tools = c.tools().await;
+    let served: Vec<Value> = tools
+        .iter()
+        .map(|t| serde_json::to_value(t).unwrap())
+        .collect();
+    for port in port_tools() {
+        let name = port["name"].as_str().unwrap();
+        let Some(ours) = served.iter().find(|t| t["name"] == json!(name)) else {
+            assert!(
+                GRAPH_TOOLS.contains(&name),
+                "port tool {name} is not served"
+            );
+            continue;
+        };
+        let props = &ours["inputSchema"]["properties"];
+        for (param, spec) in port["inputSchema"]["properties"].as_object().unwrap() {
+            let mine = &props[param];
+            assert!(mine.is_object(), "{name}: parameter {param} missing");
+            if let Some(values) = spec["enum"].as_array() {
+                let ours: Vec<&Value> = mine["enum"]
+                    .as_array()
+                    .map(|a| a.iter().collect())
+                    .unwrap_or_default();
+                for v in values {
+                    assert!(ours.contains(&v), "{name}.{param}: enum value {v} missing");
+                }
+            } else if spec.get("anyOf").is_some() {
+                assert!(
+                    mine.get("anyOf").is_some(),
+                    "{name}.{param}: expected anyOf"
+                );
+            } else {
+                assert_eq!(mine["type"], spec["type"], "{name}.{param}: type differs");
+            }
+        }
+        let ours_req: HashSet<&str> = ours["inputSchema"]["required"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+            .unwrap_or_default();
+        let port_req: HashSet<&str> = port["inputSchema"]["required"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(
+            ours_req, port_req,
+            "{name}: required parameters differ from the port"
+        );
+    }
+    c.stop().await;
+}
+
+#[tokio::test]
+async fn every_tool_has_unique_name_description_and_annotations() {
+    let c = Cairn::start().await;
+    let tools = c.tools().await;
+    assert!(tools.len() >= 23, "only {} tools", tools.len());
+    let mut names = HashSet::new();
+    for t in &tools {
+        assert!(
+            names.insert(t.name.to_string()),
+            "duplicate tool {}",
+            t.name
+        );
+        assert!(
+            t.description.as_deref().is_some_and(|d| d.len() > 20),
+            "{} lacks a description",
+            t.name
+        );
+        let a = t
+            .annotations
+            .as_ref()
+            .unwrap_or_else(|| panic!("{} has no annotations", t.name));
+        assert!(
+            a.read_only_hint.is_some() && a.destructive_hint.is_some(),
+            "{}: annotations unset",
+            t.name
+        );
+        if a.read_only_hint == Some(true) {
+            assert_eq!(
+                a.destructive_hint,
+                Some(false),
+                "{}: read-only yet destructive",
+                t.name
+            );
+            assert!(
+                t.name.starts_with("query_")
+                    || t.name.starts_with("get_")
+                    || t.name.starts_with("list_"),
+                "{}",
+                t.name
+            );
+        }
+    }
+    c.stop().await;
+}
+
+#[tokio::test]
+async fn tool_schemas_snapshot() {
+    let c = Cairn::start().await;
+    for t in c.tools().await {
+        let v = serde_json::to_value(&t).unwrap();
+        insta::assert_json_snapshot!(format!("tool_{}", t.name), v);
+    }
+    c.stop().await;
+}
+
+#[tokio::test]
+async fn server_info_names_cairn_and_instructions_cover_toolsets() {
+    let c = Cairn::start().await;
+    let info = c.client.peer_info().expect("server info");
+    let server = info.server_info.clone().expect("serverInfo");
+    assert_eq!(server.name, "cairn");
+    assert_eq!(server.version, env!("CARGO_PKG_VERSION"));
+    let ins = info.instructions.clone().unwrap_or_default();
+    assert!(ins.contains("tasks:"), "instructions: {ins}");
+    assert!(
+        ins.lines().count() <= 12,
+        "instructions should be a few lines: {ins}"
+    );
+    c.stop().await;
+}
+
+#[tokio::test]
+async fn toolsets_flag_selects_tools_and_rejects_unknown() {
+    let dir = crate::harness::TempDir::new();
+    let db = dir.path().join("c.db");
+    let c = Cairn::on(&db, &["--toolsets", "tasks"]).await;
+    assert!(c.tools().await.iter().any(|t| t.name == "advance"));
+    c.stop().await;
+    let out = std::process::Command::new(crate::harness::BIN)
+        .args(["--db", db.to_str().unwrap(), "--toolsets", "nope", "tools"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown toolset 'nope'"));
+}
+
+#[tokio::test]
+async fn unknown_tool_is_an_error_envelope_listing_tools() {
+    let c = Cairn::start().await;
+    let e = c.err("no_such_tool", json!({}), "NOT_FOUND").await;
+    assert!(e["details"]["availableTools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t == "advance"));
+    c.stop().await;
+}
+
+#[test]
+fn cli_call_prints_envelope_and_exits_1_on_failure() {
+    let dir = crate::harness::TempDir::new();
+    let db = dir.path().join("cli.db");
+    let run = |args: &[&str]| {
+        std::process::Command::new(crate::harness::BIN)
+            .env_remove("CAIRN_CONFIG")
+            .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+            .arg("--db")
+            .arg(&db)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let ok = run(&[
+        "call",
+        "manage_container",
+        r#"{"operation":"create","containerType":"project","name":"CLI"}"#,
+    ]);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let env: Value = serde_json::from_slice(&ok.stdout).unwrap();
+    assert_eq!(env["success"], json!(true));
+    assert_eq!(env["data"]["project"]["name"], json!("CLI"));
+    let bad = run(&[
+        "call",
+        "query_container",
+        r#"{"operation":"get","containerType":"project","id":"00000000-0000-7000-8000-000000000000"}"#,
+    ]);
+    assert_eq!(bad.status.code(), Some(1));
+    let env: Value = serde_json::from_slice(&bad.stdout).unwrap();
+    assert_eq!(env["error"]["code"], json!("NOT_FOUND"));
+    let tools = run(&["tools"]);
+    let text = String::from_utf8_lossy(&tools.stdout);
+    assert!(
+        text.contains("get_next_task") && text.contains("[tasks]"),
+        "{text}"
+    );
+    // The database file was created and migrated on first start.
+    assert!(db.exists());
+}
