@@ -359,7 +359,7 @@ pub async fn search(
     }
     let total = count.fetch_one(&mut *conn).await?;
     let sql = format!(
-        "{}{w} ORDER BY x.created_at, x.id LIMIT ? OFFSET ?",
+        "{}{w} ORDER BY x.created_at, x.rowid LIMIT ? OFFSET ?",
         select(kind)
     );
     let items = fetch(conn, kind, sql, &binds, &[limit, offset]).await?;
@@ -376,8 +376,8 @@ pub async fn ordered(
     let mut binds = Vec::new();
     let w = where_clause(kind, f, &mut binds);
     let order = match kind {
-        ItemKind::Task => "x.priority, x.complexity, x.created_at, x.id",
-        ItemKind::Feature => "x.priority, x.created_at, x.id",
+        ItemKind::Task => "x.priority, x.complexity, x.created_at, x.rowid",
+        ItemKind::Feature => "x.priority, x.created_at, x.rowid",
     };
     let sql = format!("{}{w} ORDER BY {order} LIMIT ?", select(kind));
     fetch(conn, kind, sql, &binds, &[limit]).await
