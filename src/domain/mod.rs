@@ -1,6 +1,9 @@
-//! Plain types of the task orchestrator and their invariants. No SQL, no MCP.
+//! Plain types of the task orchestrator and the knowledge graph, and their
+//! invariants. No SQL, no MCP.
 
 pub mod container;
+pub mod glob;
+pub mod graph;
 pub mod id;
 pub mod section;
 pub mod workflow;

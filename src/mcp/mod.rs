@@ -4,7 +4,9 @@
 
 pub mod args;
 pub mod envelope;
+pub mod graph;
 pub mod json;
+pub mod prompts;
 pub mod schema;
 pub mod server;
 pub mod tasks;
@@ -22,11 +24,18 @@ use crate::mcp::schema::ToolDef;
 use crate::service::App;
 
 /// What each toolset is for, in a line; also the server's `instructions`.
-pub const TOOLSET_PURPOSES: &[(&str, &str)] = &[(
-    "tasks",
-    "projects, features and tasks with sections, templates, tags, dependencies and a workflow \
-     (get_next_task to pick work, advance/revert/terminate to move it; writes need the version you read)",
-)];
+pub const TOOLSET_PURPOSES: &[(&str, &str)] = &[
+    (
+        "tasks",
+        "projects, features and tasks with sections, templates, tags, dependencies and a workflow \
+         (get_next_task to pick work, advance/revert/terminate to move it; writes need the version you read)",
+    ),
+    (
+        "graph",
+        "what the team knows about the code: atoms own glob patterns over file paths, molecules group them, \
+         changelogs record why areas changed (query_graph context with the paths you will touch, before you touch them)",
+    ),
+];
 
 /// The tools served by one server, chosen by toolset.
 pub struct Registry {
@@ -39,6 +48,7 @@ impl Registry {
     pub fn new(toolsets: &[String]) -> Registry {
         let defs: Vec<&'static ToolDef> = tasks::TOOLS
             .iter()
+            .chain(graph::TOOLS.iter())
             .copied()
             .filter(|d| toolsets.iter().any(|t| t == d.toolset))
             .collect();
@@ -65,6 +75,11 @@ impl Registry {
                 s.push_str(&format!("- {name}: {purpose}\n"));
             }
         }
+        let skills: Vec<&str> = prompts::SKILLS.iter().map(|k| k.name()).collect();
+        s.push_str(&format!(
+            "Workflows to follow are served as prompts: {}.\n",
+            skills.join(", ")
+        ));
         s
     }
 }
@@ -91,6 +106,7 @@ pub async fn dispatch(
         let a = Args::new(raw, def.params)?;
         match def.toolset {
             "tasks" => tasks::call(app, name, a).await,
+            "graph" => graph::call(app, name, a).await,
             _ => None,
         }
         .unwrap_or_else(|| Err(Error::Internal(format!("tool {name} has no handler"))))

@@ -4,13 +4,14 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, Implementation, ListPromptsResult, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
-use crate::mcp::{dispatch, Registry};
+use crate::mcp::{dispatch, prompts, Registry};
 use crate::service::App;
 
 #[derive(Clone)]
@@ -33,7 +34,10 @@ impl Server {
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(ServerCapabilities::builder()
+                .enable_tools()
+                .enable_prompts()
+                .build())
             .with_server_info(Implementation::new("cairn", env!("CARGO_PKG_VERSION")))
             .with_instructions(self.instructions.to_string())
     }
@@ -46,6 +50,29 @@ impl ServerHandler for Server {
         Ok(ListToolsResult::with_all_items(
             self.reg.tools.as_ref().clone(),
         ))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Ok(ListPromptsResult::with_all_items(prompts::list()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        // An unknown prompt name is a malformed request, not a tool failure.
+        prompts::get(&request.name).map(Into::into).ok_or_else(|| {
+            let names: Vec<String> = prompts::list().into_iter().map(|p| p.name).collect();
+            McpError::invalid_params(
+                format!("no prompt named '{}'; available: {}", request.name, names.join(", ")),
+                None,
+            )
+        })
     }
 
     async fn call_tool(

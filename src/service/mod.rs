@@ -3,7 +3,9 @@
 //! about MCP or JSON; callers get domain types back.
 
 pub mod containers;
+pub mod context;
 pub mod dependencies;
+pub mod graph;
 pub mod sections;
 pub mod tags;
 pub mod templates;
@@ -12,11 +14,13 @@ pub mod workflow;
 use crate::config::Config;
 use crate::store::Store;
 
-/// Everything a use case needs: the store and the configuration it started with.
+/// Everything a use case needs: the store, the configuration it started with, and
+/// the per-process cache of compiled graph snapshots.
 #[derive(Clone)]
 pub struct App {
     pub store: Store,
     pub config: std::sync::Arc<Config>,
+    pub graph: std::sync::Arc<context::GraphCache>,
 }
 
 impl App {
@@ -24,6 +28,7 @@ impl App {
         App {
             store,
             config: std::sync::Arc::new(config),
+            graph: Default::default(),
         }
     }
 }

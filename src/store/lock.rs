@@ -39,6 +39,15 @@ pub const TEMPLATES: Table = Table {
     entity: "template",
 };
 
+pub const ATOMS: Table = Table {
+    name: "graph_atoms",
+    entity: "atom",
+};
+pub const MOLECULES: Table = Table {
+    name: "graph_molecules",
+    entity: "molecule",
+};
+
 /// Claims the row at `expected` and bumps its version; returns the new version.
 pub async fn bump(conn: &mut Conn, t: Table, id: &str, expected: i64, now: &str) -> Result<i64> {
     let sql = format!(

@@ -6,9 +6,11 @@ use crate::domain::{ContainerType, ItemKind, Priority, Status};
 use crate::error::{Error, Result};
 use crate::mcp::args::{Args, QUERY_MAX, SUMMARY_MAX, TEXT_MAX};
 use crate::mcp::envelope::Reply;
+use crate::mcp::graph::views;
 use crate::mcp::json;
 use crate::mcp::schema::{Effect, ToolDef, Ty, P};
 use crate::service::containers::{self, Container, NewContainer, Page, SearchQuery};
+use crate::service::context;
 use crate::service::App;
 
 const CONTAINER: Ty = Ty::Enum(&["project", "feature", "task"]);
@@ -131,11 +133,19 @@ pub async fn query(app: &App, a: Args) -> Result<Reply> {
                     .collect();
                 data["sections"] = Value::Array(s);
             }
-            if a.bool("includeGraphContext")?.unwrap_or(false) && ct != ContainerType::Task {
-                return Err(Error::validation(
-                    "includeGraphContext",
-                    "applies to tasks only",
-                ));
+            if a.bool("includeGraphContext")?.unwrap_or(false) {
+                let Container::Item(task) = &c else {
+                    return Err(Error::validation("includeGraphContext", "applies to tasks only"));
+                };
+                if ct != ContainerType::Task {
+                    return Err(Error::validation("includeGraphContext", "applies to tasks only"));
+                }
+                let opts = context::Options {
+                    changelog_limit: 5,
+                    max_tokens: None,
+                };
+                let tc = context::for_task(app, task, &opts).await?;
+                data["graphContext"] = views::task_context(&tc);
             }
             if let Container::Item(it) = &c {
                 if ct == ContainerType::Feature {

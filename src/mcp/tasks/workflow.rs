@@ -7,11 +7,12 @@ use crate::domain::ItemKind;
 use crate::error::{Error, Result};
 use crate::mcp::args::{Args, SUMMARY_MAX};
 use crate::mcp::envelope::Reply;
+use crate::mcp::graph::views;
 use crate::mcp::json;
 use crate::mcp::schema::{Effect, ToolDef, Ty, P};
 use crate::mcp::tasks::containers::priority;
 use crate::service::workflow::{self, blockers_json, Blocker, NextFilter, Transition};
-use crate::service::{dependencies, App};
+use crate::service::{context, dependencies, App};
 
 const KIND: Ty = Ty::Enum(&["task", "feature"]);
 
@@ -401,10 +402,17 @@ fn transition_message(verb: &str, t: &Transition) -> String {
 pub async fn advance(app: &App, a: Args) -> Result<Reply> {
     let (k, id, v) = (kind(&a)?, a.req_id("id")?, a.req_version("to advance")?);
     let t = workflow::advance(app, k, &id, v).await?;
-    Ok(Reply::new(
-        transition_message("advanced", &t),
-        transition_json(&t),
-    ))
+    let mut data = transition_json(&t);
+    // The hint reads the graph after the move committed: a failure to read it must not
+    // turn a successful advance into an error, so it is logged and left out.
+    if app.config.toolsets.iter().any(|s| s == "graph") {
+        match context::hints(app, &t.item).await {
+            Ok(Some(h)) => data["graphHints"] = views::hints(&h),
+            Ok(None) => {}
+            Err(e) => tracing::warn!(error = %e, task = %t.item.id, "graph hints unavailable"),
+        }
+    }
+    Ok(Reply::new(transition_message("advanced", &t), data))
 }
 
 pub async fn revert(app: &App, a: Args) -> Result<Reply> {

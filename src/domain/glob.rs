@@ -1,0 +1,552 @@
+//! Path globs for atoms: parsing with strict validation, matching, and an index that
+//! finds the patterns a path can match without trying every pattern of a project.
+//!
+//! Syntax: `/` separates segments; `*` matches within one segment, `?` one character,
+//! `[abc]`, `[a-z]`, `[!x]` a character class, `{a,b}` alternatives, `\x` a literal
+//! `x`; `**` as a whole segment matches any number of segments (one or more when it
+//! ends the pattern, so `src/**` matches what is under `src/`, not `src` itself).
+//! A `**` inside a segment (`src/**.rs`, `a**b`) is refused rather than read as `*`.
+
+use std::collections::HashMap;
+
+/// Bounds from the knowledge-graph spec.
+pub const MAX_PATTERNS: usize = 20;
+pub const MAX_PATTERN_LEN: usize = 512;
+/// Brace alternatives multiply; past this a pattern is refused as too broad to index.
+const MAX_EXPANSIONS: usize = 64;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Tok {
+    Lit(char),
+    Star,
+    One,
+    Class { negated: bool, ranges: Vec<(char, char)> },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Seg {
+    /// A segment without wildcards, compared as a string.
+    Lit(String),
+    Wild(Vec<Tok>),
+    /// `**`: any number of segments.
+    Any,
+}
+
+/// One brace-free alternative of a pattern, compiled.
+#[derive(Debug, Clone)]
+struct Alt {
+    segs: Vec<Seg>,
+}
+
+/// A validated glob pattern.
+#[derive(Debug, Clone)]
+pub struct Glob {
+    pub text: String,
+    alts: Vec<Alt>,
+}
+
+impl Glob {
+    /// Parses and validates one pattern; the error says what is wrong in words an
+    /// agent can act on.
+    pub fn parse(text: &str) -> Result<Glob, String> {
+        let t = text.trim();
+        if t.is_empty() {
+            return Err("a pattern is empty".into());
+        }
+        if t.len() > MAX_PATTERN_LEN {
+            return Err(format!(
+                "pattern '{}…' is {} characters, at most {MAX_PATTERN_LEN} allowed",
+                prefix(t, 40),
+                t.len()
+            ));
+        }
+        if t.starts_with('/') || t.starts_with('\\') || t.as_bytes().get(1) == Some(&b':') {
+            return Err(format!(
+                "pattern '{t}' is absolute: patterns are relative to the repository root, e.g. 'src/**'"
+            ));
+        }
+        if t.contains('\0') || t.contains('\n') {
+            return Err(format!("pattern '{}' holds a control character", prefix(t, 40)));
+        }
+        let mut alts = Vec::new();
+        for expanded in expand_braces(t)? {
+            alts.push(compile(t, &expanded)?);
+        }
+        Ok(Glob {
+            text: t.to_string(),
+            alts,
+        })
+    }
+
+    /// Whether `path` (already normalised: relative, `/`-separated) matches.
+    pub fn matches(&self, path: &str) -> bool {
+        let segs: Vec<&str> = path.split('/').collect();
+        self.alts.iter().any(|a| match_segs(&a.segs, &segs))
+    }
+
+    /// Literal segments before the first wildcard, for the most specific alternative:
+    /// the measure of how precisely this pattern names a place.
+    pub fn specificity(&self) -> usize {
+        self.alts
+            .iter()
+            .map(|a| literal_prefix(&a.segs).len())
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+fn prefix(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}
+
+/// Expands `{a,b}` alternatives (nesting allowed) into brace-free patterns.
+fn expand_braces(t: &str) -> Result<Vec<String>, String> {
+    let chars: Vec<char> = t.chars().collect();
+    // Find the first top-level '{' not escaped and not inside a class.
+    let mut i = 0;
+    let mut in_class = false;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 1,
+            '[' if !in_class => in_class = true,
+            ']' if in_class => in_class = false,
+            '{' if !in_class => {
+                let mut depth = 0;
+                let mut j = i;
+                let mut parts = Vec::new();
+                let mut start = i + 1;
+                let mut inner_class = false;
+                while j < chars.len() {
+                    match chars[j] {
+                        '\\' => j += 1,
+                        '[' if !inner_class => inner_class = true,
+                        ']' if inner_class => inner_class = false,
+                        '{' if !inner_class => depth += 1,
+                        ',' if !inner_class && depth == 1 => {
+                            parts.push(chars[start..j].iter().collect::<String>());
+                            start = j + 1;
+                        }
+                        '}' if !inner_class => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                if j >= chars.len() {
+                    return Err(format!("pattern '{t}' has an unclosed '{{'"));
+                }
+                parts.push(chars[start..j].iter().collect::<String>());
+                let head: String = chars[..i].iter().collect();
+                let tail: String = chars[j + 1..].iter().collect();
+                let mut out = Vec::new();
+                for p in parts {
+                    for rest in expand_braces(&format!("{p}{tail}"))? {
+                        out.push(format!("{head}{rest}"));
+                        if out.len() > MAX_EXPANSIONS {
+                            return Err(format!(
+                                "pattern '{t}' expands to more than {MAX_EXPANSIONS} alternatives"
+                            ));
+                        }
+                    }
+                }
+                return Ok(out);
+            }
+            '}' if !in_class => return Err(format!("pattern '{t}' has a '}}' without '{{'")),
+            _ => {}
+        }
+        i += 1;
+    }
+    Ok(vec![t.to_string()])
+}
+
+fn compile(original: &str, t: &str) -> Result<Alt, String> {
+    let mut segs = Vec::new();
+    let parts: Vec<&str> = t.split('/').collect();
+    for (n, part) in parts.iter().enumerate() {
+        if part.is_empty() {
+            // A trailing slash names a directory: read `src/` as `src/**`.
+            if n == parts.len() - 1 && n > 0 {
+                segs.push(Seg::Any);
+                continue;
+            }
+            return Err(format!("pattern '{original}' has an empty segment ('//')"));
+        }
+        if *part == ".." {
+            return Err(format!(
+                "pattern '{original}' climbs out with '..': patterns stay inside the repository"
+            ));
+        }
+        if *part == "." {
+            if n == 0 {
+                continue; // `./src/**` is `src/**`
+            }
+            return Err(format!("pattern '{original}' has a '.' segment"));
+        }
+        if *part == "**" {
+            if segs.last() != Some(&Seg::Any) {
+                segs.push(Seg::Any);
+            }
+            continue;
+        }
+        let toks = tokens(original, part)?;
+        if toks.iter().all(|k| matches!(k, Tok::Lit(_))) {
+            segs.push(Seg::Lit(
+                toks.iter()
+                    .map(|k| match k {
+                        Tok::Lit(c) => *c,
+                        _ => ' ',
+                    })
+                    .collect(),
+            ));
+        } else {
+            segs.push(Seg::Wild(toks));
+        }
+    }
+    if segs.is_empty() {
+        return Err(format!("pattern '{original}' names nothing"));
+    }
+    Ok(Alt { segs })
+}
+
+fn tokens(original: &str, part: &str) -> Result<Vec<Tok>, String> {
+    let chars: Vec<char> = part.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => {
+                let Some(c) = chars.get(i + 1) else {
+                    return Err(format!("pattern '{original}' ends with a lone '\\'"));
+                };
+                out.push(Tok::Lit(*c));
+                i += 2;
+                continue;
+            }
+            '*' => {
+                if chars.get(i + 1) == Some(&'*') {
+                    return Err(format!(
+                        "pattern '{original}': '**' must be a whole segment ('src/**/*.rs', not 'src/**.rs'); use '*' within a name"
+                    ));
+                }
+                out.push(Tok::Star)
+            }
+            '?' => out.push(Tok::One),
+            '[' => {
+                let mut j = i + 1;
+                let negated = matches!(chars.get(j), Some('!') | Some('^'));
+                if negated {
+                    j += 1;
+                }
+                let mut ranges = Vec::new();
+                let mut first = true;
+                loop {
+                    let Some(&c) = chars.get(j) else {
+                        return Err(format!("pattern '{original}' has an unclosed '['"));
+                    };
+                    if c == ']' && !first {
+                        break;
+                    }
+                    first = false;
+                    let lo = if c == '\\' {
+                        j += 1;
+                        *chars
+                            .get(j)
+                            .ok_or_else(|| format!("pattern '{original}' has an unclosed '['"))?
+                    } else {
+                        c
+                    };
+                    if chars.get(j + 1) == Some(&'-') && chars.get(j + 2).is_some_and(|c| *c != ']') {
+                        let hi = chars[j + 2];
+                        if hi < lo {
+                            return Err(format!(
+                                "pattern '{original}' has a reversed range '{lo}-{hi}'"
+                            ));
+                        }
+                        ranges.push((lo, hi));
+                        j += 3;
+                    } else {
+                        ranges.push((lo, lo));
+                        j += 1;
+                    }
+                }
+                out.push(Tok::Class { negated, ranges });
+                i = j + 1;
+                continue;
+            }
+            ']' => return Err(format!("pattern '{original}' has a ']' without '['")),
+            c => out.push(Tok::Lit(c)),
+        }
+        i += 1;
+    }
+    Ok(out)
+}
+
+fn literal_prefix(segs: &[Seg]) -> Vec<&str> {
+    segs.iter()
+        .map_while(|s| match s {
+            Seg::Lit(l) => Some(l.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn match_segs(pat: &[Seg], path: &[&str]) -> bool {
+    match pat.first() {
+        None => path.is_empty(),
+        Some(Seg::Any) => {
+            let rest = &pat[1..];
+            // A trailing `**` needs at least one segment under it.
+            let min = usize::from(rest.is_empty());
+            (min..=path.len()).any(|skip| match_segs(rest, &path[skip..]))
+        }
+        Some(seg) => match path.first() {
+            None => false,
+            Some(name) => match_one(seg, name) && match_segs(&pat[1..], &path[1..]),
+        },
+    }
+}
+
+fn match_one(seg: &Seg, name: &str) -> bool {
+    match seg {
+        Seg::Lit(l) => l == name,
+        Seg::Wild(toks) => {
+            let chars: Vec<char> = name.chars().collect();
+            match_toks(toks, &chars)
+        }
+        Seg::Any => true,
+    }
+}
+
+/// Wildcard match of one segment: greedy `*` with a single backtrack point, which is
+/// linear in practice and never exponential.
+fn match_toks(toks: &[Tok], s: &[char]) -> bool {
+    let (mut t, mut i) = (0usize, 0usize);
+    let mut star: Option<(usize, usize)> = None;
+    while i < s.len() {
+        if t < toks.len() && toks[t] != Tok::Star && tok_eq(&toks[t], s[i]) {
+            t += 1;
+            i += 1;
+        } else if t < toks.len() && toks[t] == Tok::Star {
+            star = Some((t, i));
+            t += 1;
+        } else if let Some((st, si)) = star {
+            t = st + 1;
+            i = si + 1;
+            star = Some((st, si + 1));
+        } else {
+            return false;
+        }
+    }
+    while t < toks.len() && toks[t] == Tok::Star {
+        t += 1;
+    }
+    t == toks.len()
+}
+
+fn tok_eq(t: &Tok, c: char) -> bool {
+    match t {
+        Tok::Lit(l) => *l == c,
+        Tok::One => true,
+        Tok::Class { negated, ranges } => {
+            ranges.iter().any(|(lo, hi)| (*lo..=*hi).contains(&c)) != *negated
+        }
+        Tok::Star => true,
+    }
+}
+
+/// Normalises a path given by an agent: trims, turns `\` into `/`, drops a leading
+/// `./` and repeated or trailing slashes. `None` when it cannot name a file inside a
+/// repository (absolute, climbing out with `..`, empty).
+pub fn normalize_path(raw: &str) -> Option<String> {
+    let s = raw.trim().replace('\\', "/");
+    if s.is_empty() || s.starts_with('/') || s.as_bytes().get(1) == Some(&b':') {
+        return None;
+    }
+    let mut out: Vec<&str> = Vec::new();
+    for part in s.split('/') {
+        match part {
+            "" | "." => continue,
+            ".." => return None,
+            p => out.push(p),
+        }
+    }
+    if out.is_empty() {
+        return None;
+    }
+    Some(out.join("/"))
+}
+
+/// Where one pattern came from: the owner's index and the pattern's index.
+#[derive(Debug, Clone, Copy)]
+pub struct Origin {
+    pub owner: usize,
+    pub pattern: usize,
+}
+
+/// Many owners' patterns, indexed by the literal directory prefix of each alternative,
+/// so a path is tested only against patterns whose fixed part it starts with.
+#[derive(Debug, Default)]
+pub struct Index {
+    globs: Vec<(Origin, Glob)>,
+    /// Literal prefix (segments joined by '/') → positions in `globs`.
+    by_prefix: HashMap<String, Vec<usize>>,
+    /// Patterns that start with a wildcard: tried against every path.
+    floating: Vec<usize>,
+}
+
+/// One pattern that matched a path.
+#[derive(Debug, Clone, Copy)]
+pub struct Hit {
+    pub origin: Origin,
+    pub specificity: usize,
+}
+
+impl Index {
+    pub fn add(&mut self, origin: Origin, g: Glob) {
+        let at = self.globs.len();
+        let mut keys: Vec<String> = g
+            .alts
+            .iter()
+            .map(|a| literal_prefix(&a.segs).join("/"))
+            .collect();
+        keys.sort();
+        keys.dedup();
+        for k in keys {
+            if k.is_empty() {
+                self.floating.push(at);
+            } else {
+                self.by_prefix.entry(k).or_default().push(at);
+            }
+        }
+        self.globs.push((origin, g));
+    }
+
+    /// Every pattern matching `path` (normalised), and the patterns that shared a
+    /// literal prefix with it but did not match, longest shared prefix first: the near
+    /// misses worth showing a user when a rule silently fails to match.
+    pub fn lookup(&self, path: &str) -> (Vec<Hit>, Vec<Hit>) {
+        let mut candidates: Vec<usize> = self.floating.clone();
+        let mut end = 0;
+        loop {
+            let next = path[end..].find('/').map(|i| end + i);
+            let key = &path[..next.unwrap_or(path.len())];
+            if let Some(v) = self.by_prefix.get(key) {
+                candidates.extend_from_slice(v);
+            }
+            match next {
+                Some(i) => end = i + 1,
+                None => break,
+            }
+        }
+        candidates.sort_unstable();
+        candidates.dedup();
+        let mut hits = Vec::new();
+        let mut misses = Vec::new();
+        for c in candidates {
+            let (origin, g) = &self.globs[c];
+            if g.matches(path) {
+                hits.push(Hit {
+                    origin: *origin,
+                    specificity: g.specificity(),
+                });
+            } else if g.specificity() > 0 {
+                misses.push(Hit {
+                    origin: *origin,
+                    specificity: g.specificity(),
+                });
+            }
+        }
+        misses.sort_by(|a, b| b.specificity.cmp(&a.specificity));
+        (hits, misses)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(p: &str, path: &str) -> bool {
+        Glob::parse(p).unwrap().matches(path)
+    }
+
+    #[test]
+    fn star_stays_in_one_directory_and_double_star_crosses() {
+        assert!(m("src/*.ts", "src/a.ts"));
+        assert!(!m("src/*.ts", "src/x/a.ts"));
+        assert!(m("src/**", "src/x/y/a.ts"));
+        assert!(!m("src/**", "src"));
+        assert!(m("src/**/*.ts", "src/a.ts"));
+        assert!(m("src/**/*.ts", "src/x/y/a.ts"));
+        assert!(m("**/*.md", "README.md"));
+        assert!(m("src/", "src/a"));
+        assert!(m("./src/a.c", "src/a.c"));
+    }
+
+    #[test]
+    fn classes_braces_and_escapes() {
+        assert!(m("src/[ab].c", "src/a.c"));
+        assert!(!m("src/[!ab].c", "src/a.c"));
+        assert!(m("src/[a-c]x", "src/bx"));
+        assert!(m("src/{a,b}/*.rs", "src/b/x.rs"));
+        assert!(m("src/stripe-*.{ts,tsx}", "src/stripe-x.tsx"));
+        assert!(m("a\\*b", "a*b"));
+        assert!(!m("a\\*b", "axb"));
+        assert!(m("a?c", "abc"));
+    }
+
+    #[test]
+    fn malformed_patterns_are_refused() {
+        for bad in [
+            "src/**.rs", "a**b", "/abs/x", "../x", "a/../b", "a//b", "src/[ab", "src/{a,b",
+            "a}b", "", "C:/x", "a\\",
+        ] {
+            assert!(Glob::parse(bad).is_err(), "{bad} should be refused");
+        }
+    }
+
+    #[test]
+    fn specificity_counts_literal_segments_before_the_first_wildcard() {
+        assert_eq!(Glob::parse("src/pages/checkout/**").unwrap().specificity(), 3);
+        assert_eq!(Glob::parse("src/*.ts").unwrap().specificity(), 1);
+        assert_eq!(Glob::parse("**/*.ts").unwrap().specificity(), 0);
+        assert_eq!(Glob::parse("docs/x.md").unwrap().specificity(), 2);
+    }
+
+    #[test]
+    fn index_finds_the_same_matches_as_trying_every_pattern() {
+        let pats = [
+            "src/a/**", "src/a/*.ts", "src/*.ts", "**/*.md", "docs/x.md", "src/{a,b}/c/**",
+            "src/b/[xy].ts", "lib/**/util-*.rs",
+        ];
+        let mut idx = Index::default();
+        for (i, p) in pats.iter().enumerate() {
+            idx.add(Origin { owner: i, pattern: 0 }, Glob::parse(p).unwrap());
+        }
+        for path in [
+            "src/a/x.ts", "src/a/b/c.ts", "src/x.ts", "README.md", "docs/x.md", "src/b/c/d.rs",
+            "src/b/x.ts", "lib/q/r/util-a.rs", "other/file.c",
+        ] {
+            let mut got: Vec<usize> = idx.lookup(path).0.iter().map(|h| h.origin.owner).collect();
+            got.sort();
+            let want: Vec<usize> = pats
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| m(p, path))
+                .map(|(i, _)| i)
+                .collect();
+            assert_eq!(got, want, "{path}");
+        }
+    }
+
+    #[test]
+    fn paths_are_normalised_or_refused() {
+        assert_eq!(normalize_path("./src//a.ts").as_deref(), Some("src/a.ts"));
+        assert_eq!(normalize_path("src\\a.ts").as_deref(), Some("src/a.ts"));
+        assert_eq!(normalize_path("/etc/passwd"), None);
+        assert_eq!(normalize_path("../x"), None);
+    }
+}

@@ -1,0 +1,316 @@
+//! Graph values turned into the JSON agents read, by hand, so a rename in the domain
+//! cannot silently change the public answer.
+
+use serde_json::{json, Map, Value};
+
+use crate::domain::graph::{Atom, ChangelogEntry, Molecule};
+use crate::service::context::{Context, ContextAtom, ContextMolecule, Hints, Omitted, TaskContext};
+use crate::service::graph::{Node, NodeView, Resolved};
+
+pub fn entry(e: &ChangelogEntry) -> Value {
+    json!({
+        "id": e.id,
+        "parentType": e.parent_type.as_str(),
+        "parentId": e.parent_id,
+        "taskId": e.task_id,
+        "summary": e.summary,
+        "createdAt": e.created_at,
+    })
+}
+
+/// A changelog entry inside its parent: the parent is implied.
+fn inline_entry(e: &ChangelogEntry) -> Value {
+    json!({ "taskId": e.task_id, "summary": e.summary, "createdAt": e.created_at })
+}
+
+fn related(r: &[Resolved], key: &str) -> Value {
+    Value::Array(
+        r.iter()
+            .map(|(x, name)| {
+                let mut m = Map::new();
+                m.insert(key.into(), json!(x.id));
+                match name {
+                    Some(n) => {
+                        m.insert("name".into(), json!(n));
+                    }
+                    // The target was deleted after the link was written.
+                    None => {
+                        m.insert("missing".into(), json!(true));
+                    }
+                }
+                m.insert("reason".into(), json!(x.reason));
+                Value::Object(m)
+            })
+            .collect(),
+    )
+}
+
+fn atom_fields(a: &Atom) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("id".into(), json!(a.id));
+    m.insert("projectId".into(), json!(a.project_id));
+    m.insert("moleculeId".into(), json!(a.molecule_id));
+    m.insert("name".into(), json!(a.name));
+    m.insert("paths".into(), json!(a.paths));
+    m.insert("knowledge".into(), json!(a.knowledge));
+    m.insert("createdByTaskId".into(), json!(a.created_by_task_id));
+    m.insert("lastTaskId".into(), json!(a.last_task_id));
+    m.insert("version".into(), json!(a.version));
+    m.insert("createdAt".into(), json!(a.created_at));
+    m.insert("updatedAt".into(), json!(a.updated_at));
+    m
+}
+
+fn molecule_fields(x: &Molecule) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("id".into(), json!(x.id));
+    m.insert("projectId".into(), json!(x.project_id));
+    m.insert("name".into(), json!(x.name));
+    m.insert("knowledge".into(), json!(x.knowledge));
+    m.insert("createdByTaskId".into(), json!(x.created_by_task_id));
+    m.insert("lastTaskId".into(), json!(x.last_task_id));
+    m.insert("version".into(), json!(x.version));
+    m.insert("createdAt".into(), json!(x.created_at));
+    m.insert("updatedAt".into(), json!(x.updated_at));
+    m
+}
+
+pub fn node_name(n: &Node) -> &str {
+    match n {
+        Node::Atom(a) => &a.name,
+        Node::Molecule(m) => &m.name,
+    }
+}
+
+/// A node as a write answers it: its stored fields, related ids unresolved.
+pub fn bare_node(n: &Node) -> Value {
+    match n {
+        Node::Atom(a) => {
+            let mut m = atom_fields(a);
+            m.insert(
+                "relatedAtoms".into(),
+                Value::Array(a.related.iter().map(|r| json!({"atomId": r.id, "reason": r.reason})).collect()),
+            );
+            Value::Object(m)
+        }
+        Node::Molecule(x) => {
+            let mut m = molecule_fields(x);
+            m.insert(
+                "relatedMolecules".into(),
+                Value::Array(x.related.iter().map(|r| json!({"moleculeId": r.id, "reason": r.reason})).collect()),
+            );
+            Value::Object(m)
+        }
+    }
+}
+
+/// A node as `get` and `search` answer it: related names resolved, changelog inline,
+/// and for a molecule `get` its member atoms in brief.
+pub fn node(v: &NodeView, with_members: bool) -> Value {
+    let mut m = match &v.node {
+        Node::Atom(a) => {
+            let mut m = atom_fields(a);
+            m.insert("relatedAtoms".into(), related(&v.related, "atomId"));
+            m
+        }
+        Node::Molecule(x) => {
+            let mut m = molecule_fields(x);
+            m.insert("relatedMolecules".into(), related(&v.related, "moleculeId"));
+            if with_members {
+                m.insert(
+                    "atoms".into(),
+                    Value::Array(
+                        v.members
+                            .iter()
+                            .map(|a| json!({ "id": a.id, "name": a.name, "paths": a.paths, "version": a.version }))
+                            .collect(),
+                    ),
+                );
+            }
+            m
+        }
+    };
+    m.insert(
+        "changelog".into(),
+        Value::Array(v.changelog.iter().map(inline_entry).collect()),
+    );
+    Value::Object(m)
+}
+
+fn context_atom(a: &ContextAtom, with_specificity: bool) -> Value {
+    let mut m = Map::new();
+    m.insert("id".into(), json!(a.atom.id));
+    m.insert("name".into(), json!(a.atom.name));
+    m.insert("knowledge".into(), json!(a.atom.knowledge));
+    m.insert("paths".into(), json!(a.atom.paths));
+    m.insert(
+        "matchedPaths".into(),
+        Value::Array(a.matched.iter().map(|(p, _)| json!(p)).collect()),
+    );
+    let mut by = Map::new();
+    for (p, pats) in &a.matched {
+        by.insert(p.clone(), json!(pats));
+    }
+    m.insert("matchedBy".into(), Value::Object(by));
+    m.insert("relatedAtoms".into(), related(&a.related, "atomId"));
+    m.insert(
+        "changelog".into(),
+        Value::Array(a.changelog.iter().map(inline_entry).collect()),
+    );
+    if with_specificity {
+        m.insert("specificity".into(), json!(a.specificity));
+    }
+    m.insert("version".into(), json!(a.atom.version));
+    Value::Object(m)
+}
+
+fn context_molecule(cm: &ContextMolecule, with_specificity: bool) -> Value {
+    let mut m = Map::new();
+    m.insert("id".into(), json!(cm.molecule.id));
+    m.insert("name".into(), json!(cm.molecule.name));
+    if cm.knowledge_omitted {
+        m.insert("knowledgeOmitted".into(), json!(true));
+    } else {
+        m.insert("knowledge".into(), json!(cm.molecule.knowledge));
+        m.insert("relatedMolecules".into(), related(&cm.related, "moleculeId"));
+    }
+    m.insert("version".into(), json!(cm.molecule.version));
+    m.insert(
+        "atoms".into(),
+        Value::Array(
+            cm.atoms
+                .iter()
+                .map(|a| context_atom(a, with_specificity))
+                .collect(),
+        ),
+    );
+    Value::Object(m)
+}
+
+fn omitted(o: &[Omitted]) -> Value {
+    Value::Array(
+        o.iter()
+            .map(|x| json!({ "id": x.id, "name": x.name, "specificity": x.specificity, "estimatedTokens": x.tokens }))
+            .collect(),
+    )
+}
+
+pub fn context(c: &Context) -> Value {
+    let with_spec = c.budget.is_some();
+    let mut m = Map::new();
+    m.insert(
+        "molecules".into(),
+        Value::Array(
+            c.molecules
+                .iter()
+                .map(|x| context_molecule(x, with_spec))
+                .collect(),
+        ),
+    );
+    m.insert(
+        "orphanAtoms".into(),
+        Value::Array(
+            c.orphan_atoms
+                .iter()
+                .map(|a| context_atom(a, with_spec))
+                .collect(),
+        ),
+    );
+    m.insert("unmatchedPaths".into(), json!(c.unmatched_paths));
+    if !c.near_misses.is_empty() {
+        let mut nm = Map::new();
+        for (p, misses) in &c.near_misses {
+            nm.insert(
+                p.clone(),
+                Value::Array(
+                    misses
+                        .iter()
+                        .map(|x| json!({ "atomId": x.atom_id, "atomName": x.atom_name, "pattern": x.pattern }))
+                        .collect(),
+                ),
+            );
+        }
+        m.insert("nearMisses".into(), Value::Object(nm));
+    }
+    if let Some(b) = &c.budget {
+        m.insert(
+            "budget".into(),
+            json!({
+                "maxTokens": b.max_tokens,
+                "estimatedTokens": b.estimated_tokens,
+                "omittedAtoms": omitted(&b.omitted_atoms),
+                "omittedMoleculeKnowledge": omitted(&b.omitted_molecule_knowledge),
+            }),
+        );
+    }
+    Value::Object(m)
+}
+
+pub fn context_message(c: &Context) -> String {
+    let atoms: usize =
+        c.molecules.iter().map(|m| m.atoms.len()).sum::<usize>() + c.orphan_atoms.len();
+    let total = c.paths.len() + c.unmatched_paths.iter().filter(|p| !c.paths.contains(p)).count();
+    let mut s = format!(
+        "{atoms} atom(s) in {} molecule(s) cover {} of {total} path(s)",
+        c.molecules.len(),
+        total - c.unmatched_paths.len(),
+    );
+    if !c.unmatched_paths.is_empty() {
+        s.push_str(&format!(
+            "; {} unmatched (knowledge gaps)",
+            c.unmatched_paths.len()
+        ));
+    }
+    if let Some(b) = &c.budget {
+        let left = b.omitted_atoms.len() + b.omitted_molecule_knowledge.len();
+        if left > 0 {
+            s.push_str(&format!(
+                "; {left} item(s) left out to stay within {} tokens",
+                b.max_tokens
+            ));
+        }
+    }
+    s
+}
+
+/// `graphHints` on `advance`, in the spec's words, plus the atoms the task's Context
+/// Files touch (with the version an update needs) and the paths no atom covers.
+pub fn hints(h: &Hints) -> Value {
+    let mut v = json!({
+        "message": "Task completed. Consider updating the knowledge graph.",
+        "suggestedActions": [
+            "Update atom knowledge for areas affected by this task",
+            "Update atom paths if files were moved or new directories created",
+            "Append changelog entries for significant changes"
+        ],
+    });
+    if !h.atoms.is_empty() {
+        v["matchedAtoms"] = Value::Array(
+            h.atoms
+                .iter()
+                .map(|(id, name, version)| json!({ "id": id, "name": name, "version": version }))
+                .collect(),
+        );
+    }
+    if !h.unmatched_paths.is_empty() {
+        v["unmatchedPaths"] = json!(h.unmatched_paths);
+        v["suggestedActions"]
+            .as_array_mut()
+            .map(|a| a.push(json!("Create atoms for unmatchedPaths: areas with no knowledge yet")));
+    }
+    v
+}
+
+/// `graphContext` on a task `get`: the paths read from its Context Files and what the
+/// graph knows about them.
+pub fn task_context(tc: &TaskContext) -> Value {
+    let mut v = match &tc.context {
+        Some(c) => context(c),
+        None => json!({ "molecules": [], "orphanAtoms": [], "unmatchedPaths": [] }),
+    };
+    v["paths"] = json!(tc.paths);
+    if let Some(n) = &tc.note {
+        v["note"] = json!(n);
+    }
+    v
+}

@@ -1,0 +1,525 @@
+//! Path context: which atoms (and through them which molecules) cover a set of file
+//! paths. Each project's atoms are compiled once into a pattern index and kept in
+//! memory; before reuse the cached copy is checked against the project's graph
+//! generation, a counter the database bumps with every atom or molecule write, so a
+//! write by another server process on the same file is seen on the next call.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use crate::domain::glob::{self, Glob, Index, Origin};
+use crate::domain::graph::{context_paths, Atom, ChangelogEntry, Molecule, NodeKind, Related};
+use crate::domain::{Item, ItemKind, Status};
+use crate::error::{Error, Result};
+use crate::service::graph::Resolved;
+use crate::service::App;
+use crate::store::{graph, item, section};
+
+/// At most this many paths per context call.
+pub const PATHS_MAX: usize = 500;
+/// Near misses listed per unmatched path.
+const NEAR_MISSES_MAX: usize = 5;
+
+/// One project's graph as of one generation, with its compiled pattern index.
+pub struct Snapshot {
+    pub generation: i64,
+    atoms: Vec<Atom>,
+    molecules: Vec<Molecule>,
+    atom_pos: HashMap<String, usize>,
+    molecule_pos: HashMap<String, usize>,
+    index: Index,
+}
+
+impl Snapshot {
+    fn build(generation: i64, atoms: Vec<Atom>, molecules: Vec<Molecule>) -> Snapshot {
+        let mut index = Index::default();
+        for (owner, a) in atoms.iter().enumerate() {
+            for (pattern, p) in a.paths.iter().enumerate() {
+                // Patterns were validated on write; one that no longer parses (written
+                // by an older build) is skipped rather than failing every lookup.
+                if let Ok(g) = Glob::parse(p) {
+                    index.add(Origin { owner, pattern }, g);
+                }
+            }
+        }
+        Snapshot {
+            generation,
+            atom_pos: atoms.iter().enumerate().map(|(i, a)| (a.id.clone(), i)).collect(),
+            molecule_pos: molecules
+                .iter()
+                .enumerate()
+                .map(|(i, m)| (m.id.clone(), i))
+                .collect(),
+            atoms,
+            molecules,
+            index,
+        }
+    }
+
+    fn atom_name(&self, id: &str) -> Option<String> {
+        self.atom_pos.get(id).map(|i| self.atoms[*i].name.clone())
+    }
+
+    fn molecule_name(&self, id: &str) -> Option<String> {
+        self.molecule_pos
+            .get(id)
+            .map(|i| self.molecules[*i].name.clone())
+    }
+}
+
+/// Compiled snapshots by project, shared by every call of one server process.
+#[derive(Default)]
+pub struct GraphCache {
+    projects: Mutex<HashMap<String, Arc<Snapshot>>>,
+}
+
+impl GraphCache {
+    fn cached(&self, project_id: &str) -> Option<Arc<Snapshot>> {
+        self.projects
+            .lock()
+            .ok()
+            .and_then(|m| m.get(project_id).cloned())
+    }
+
+    fn put(&self, project_id: &str, s: Arc<Snapshot>) {
+        if let Ok(mut m) = self.projects.lock() {
+            // Keep the newer of two racing builds.
+            let newer = m
+                .get(project_id)
+                .is_none_or(|old| old.generation <= s.generation);
+            if newer {
+                m.insert(project_id.to_string(), s);
+            }
+        }
+    }
+}
+
+/// The project's snapshot, rebuilt only when its generation moved.
+pub async fn snapshot(app: &App, project_id: &str) -> Result<Arc<Snapshot>> {
+    let cached = app.graph.cached(project_id);
+    if let Some(s) = &cached {
+        let mut c = app.store.read().await?;
+        if graph::generation(&mut c, project_id).await? == s.generation {
+            return Ok(s.clone());
+        }
+    }
+    // Read the generation and the rows in one read transaction, so the snapshot is
+    // labelled with the generation it actually reflects.
+    let mut tx = app.store.pool().begin().await?;
+    let generation = graph::generation(&mut tx, project_id).await?;
+    let (atoms, molecules) = graph::load_project(&mut tx, project_id).await?;
+    tx.commit().await?;
+    let s = Arc::new(Snapshot::build(generation, atoms, molecules));
+    app.graph.put(project_id, s.clone());
+    tracing::debug!(project = project_id, generation, "graph snapshot rebuilt");
+    Ok(s)
+}
+
+pub struct Options {
+    pub changelog_limit: i64,
+    pub max_tokens: Option<i64>,
+}
+
+/// One matched atom.
+pub struct ContextAtom {
+    pub atom: Atom,
+    /// Requested paths this atom matched, in request order, each with the patterns of
+    /// the atom that matched it.
+    pub matched: Vec<(String, Vec<String>)>,
+    /// Literal segments before the first wildcard of the most specific matching pattern.
+    pub specificity: usize,
+    pub related: Vec<Resolved>,
+    pub changelog: Vec<ChangelogEntry>,
+    pub tokens: usize,
+}
+
+pub struct ContextMolecule {
+    pub molecule: Molecule,
+    pub related: Vec<Resolved>,
+    pub atoms: Vec<ContextAtom>,
+    /// Set when a token budget left the molecule's knowledge out.
+    pub knowledge_omitted: bool,
+}
+
+/// A pattern that shares an unmatched path's fixed prefix but did not match it.
+pub struct NearMiss {
+    pub atom_id: String,
+    pub atom_name: String,
+    pub pattern: String,
+}
+
+pub struct Omitted {
+    pub id: String,
+    pub name: String,
+    pub specificity: usize,
+    pub tokens: usize,
+}
+
+pub struct Budget {
+    pub max_tokens: usize,
+    pub estimated_tokens: usize,
+    pub omitted_atoms: Vec<Omitted>,
+    pub omitted_molecule_knowledge: Vec<Omitted>,
+}
+
+pub struct Context {
+    pub paths: Vec<String>,
+    pub molecules: Vec<ContextMolecule>,
+    pub orphan_atoms: Vec<ContextAtom>,
+    pub unmatched_paths: Vec<String>,
+    pub near_misses: Vec<(String, Vec<NearMiss>)>,
+    pub budget: Option<Budget>,
+    pub generation: i64,
+}
+
+/// Tokens estimated as characters / 4, plus a little for the JSON around each field.
+fn tokens_of(chars: usize) -> usize {
+    chars.div_ceil(4)
+}
+
+fn atom_tokens(a: &ContextAtom) -> usize {
+    let mut n = 60 + a.atom.name.len() + a.atom.knowledge.len() + a.atom.paths.iter().map(|p| p.len() + 3).sum::<usize>();
+    for (p, pats) in &a.matched {
+        n += 2 * p.len() + 8 + pats.iter().map(|x| x.len() + 3).sum::<usize>();
+    }
+    for (r, name) in &a.related {
+        n += 60 + r.reason.len() + name.as_ref().map_or(0, String::len);
+    }
+    for e in &a.changelog {
+        n += 120 + e.summary.len();
+    }
+    tokens_of(n)
+}
+
+fn resolve(related: &[Related], name: impl Fn(&str) -> Option<String>) -> Vec<Resolved> {
+    related.iter().map(|r| (r.clone(), name(&r.id))).collect()
+}
+
+/// Matches `raw_paths` against every atom pattern of the project.
+pub async fn context(
+    app: &App,
+    project_id: &str,
+    raw_paths: &[String],
+    opts: &Options,
+) -> Result<Context> {
+    if raw_paths.len() > PATHS_MAX {
+        return Err(Error::validation(
+            "paths",
+            format!("{} paths given, at most {PATHS_MAX} per call", raw_paths.len()),
+        ));
+    }
+    {
+        let mut c = app.store.read().await?;
+        if !crate::store::project::exists(&mut c, project_id).await? {
+            return Err(Error::not_found("project", project_id));
+        }
+    }
+    let snap = snapshot(app, project_id).await?;
+
+    // Requested paths, normalised and de-duplicated in request order.
+    let mut paths: Vec<String> = Vec::new();
+    let mut unmatched: Vec<String> = Vec::new();
+    for raw in raw_paths {
+        match glob::normalize_path(raw) {
+            Some(p) if !paths.contains(&p) => paths.push(p),
+            Some(_) => {}
+            None => {
+                let r = raw.trim().to_string();
+                if !r.is_empty() && !unmatched.contains(&r) {
+                    unmatched.push(r);
+                }
+            }
+        }
+    }
+
+    // atom position → (path → patterns) and best specificity.
+    let mut hits: HashMap<usize, (Vec<(String, Vec<String>)>, usize)> = HashMap::new();
+    let mut near_misses = Vec::new();
+    for p in &paths {
+        let (found, misses) = snap.index.lookup(p);
+        if found.is_empty() {
+            unmatched.push(p.clone());
+            let mut nm: Vec<NearMiss> = Vec::new();
+            for o in misses.iter().map(|h| h.origin).take(NEAR_MISSES_MAX) {
+                let a = &snap.atoms[o.owner];
+                nm.push(NearMiss {
+                    atom_id: a.id.clone(),
+                    atom_name: a.name.clone(),
+                    pattern: a.paths[o.pattern].clone(),
+                });
+            }
+            if !nm.is_empty() {
+                near_misses.push((p.clone(), nm));
+            }
+            continue;
+        }
+        for h in found {
+            let a = &snap.atoms[h.origin.owner];
+            let e = hits.entry(h.origin.owner).or_default();
+            e.1 = e.1.max(h.specificity);
+            let pattern = a.paths[h.origin.pattern].clone();
+            match e.0.iter_mut().find(|(q, _)| q == p) {
+                Some((_, pats)) => {
+                    if !pats.contains(&pattern) {
+                        pats.push(pattern)
+                    }
+                }
+                None => e.0.push((p.clone(), vec![pattern])),
+            }
+        }
+    }
+
+    // Snapshot atoms are sorted by name, id: walking positions in order keeps the
+    // answer deterministic.
+    let mut positions: Vec<usize> = hits.keys().copied().collect();
+    positions.sort_unstable();
+    let ids: Vec<&str> = positions.iter().map(|i| snap.atoms[*i].id.as_str()).collect();
+    let mut logs = if opts.changelog_limit > 0 {
+        let mut c = app.store.read().await?;
+        graph::recent_changelog(&mut c, NodeKind::Atom, &ids, opts.changelog_limit).await?
+    } else {
+        HashMap::new()
+    };
+    let mut matched: Vec<ContextAtom> = positions
+        .iter()
+        .map(|i| {
+            let a = snap.atoms[*i].clone();
+            let (m, spec) = hits.remove(i).unwrap_or_default();
+            let mut ca = ContextAtom {
+                related: resolve(&a.related, |id| snap.atom_name(id)),
+                changelog: logs.remove(&a.id).unwrap_or_default(),
+                atom: a,
+                matched: m,
+                specificity: spec,
+                tokens: 0,
+            };
+            ca.tokens = atom_tokens(&ca);
+            ca
+        })
+        .collect();
+
+    // The token budget keeps the most specific atoms first, then molecule knowledge.
+    let mut budget = None;
+    let mut dropped_knowledge: Vec<String> = Vec::new();
+    if let Some(max) = opts.max_tokens {
+        let max = max.max(0) as usize;
+        let mut used = tokens_of(40 + unmatched.iter().map(|p| p.len() + 3).sum::<usize>());
+        let mut order: Vec<usize> = (0..matched.len()).collect();
+        order.sort_by(|a, b| {
+            matched[*b]
+                .specificity
+                .cmp(&matched[*a].specificity)
+                .then(a.cmp(b))
+        });
+        let mut keep = vec![false; matched.len()];
+        let mut omitted_atoms = Vec::new();
+        for i in order {
+            let a = &matched[i];
+            // A molecule's frame (id, name) is paid once, by its first atom kept.
+            if used + a.tokens <= max {
+                used += a.tokens;
+                keep[i] = true;
+            } else {
+                omitted_atoms.push(Omitted {
+                    id: a.atom.id.clone(),
+                    name: a.atom.name.clone(),
+                    specificity: a.specificity,
+                    tokens: a.tokens,
+                });
+            }
+        }
+        let mut i = 0;
+        matched.retain(|_| {
+            i += 1;
+            keep[i - 1]
+        });
+        let mut mols: Vec<&str> = matched
+            .iter()
+            .filter_map(|a| a.atom.molecule_id.as_deref())
+            .collect();
+        mols.sort_unstable();
+        mols.dedup();
+        let mut omitted_mk = Vec::new();
+        // Molecule frames first (name and id are cheap and needed to place atoms)...
+        for m in &mols {
+            if let Some(pos) = snap.molecule_pos.get(*m) {
+                used += tokens_of(60 + snap.molecules[*pos].name.len());
+            }
+        }
+        // ...then their knowledge, most specific molecules first.
+        let mut by_spec: Vec<(usize, usize)> = mols
+            .iter()
+            .filter_map(|m| {
+                let pos = *snap.molecule_pos.get(*m)?;
+                let spec = matched
+                    .iter()
+                    .filter(|a| a.atom.molecule_id.as_deref() == Some(m))
+                    .map(|a| a.specificity)
+                    .max()
+                    .unwrap_or(0);
+                Some((pos, spec))
+            })
+            .collect();
+        by_spec.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        for (pos, spec) in by_spec {
+            let m = &snap.molecules[pos];
+            let t = tokens_of(m.knowledge.len() + m.related.iter().map(|r| 80 + r.reason.len()).sum::<usize>());
+            if used + t <= max {
+                used += t;
+            } else {
+                dropped_knowledge.push(m.id.clone());
+                omitted_mk.push(Omitted {
+                    id: m.id.clone(),
+                    name: m.name.clone(),
+                    specificity: spec,
+                    tokens: t,
+                });
+            }
+        }
+        budget = Some(Budget {
+            max_tokens: max,
+            estimated_tokens: used,
+            omitted_atoms,
+            omitted_molecule_knowledge: omitted_mk,
+        });
+    }
+
+    // Group by molecule, molecules by name (snapshot order), atoms by name within.
+    let mut by_molecule: HashMap<String, Vec<ContextAtom>> = HashMap::new();
+    let mut orphans = Vec::new();
+    for a in matched {
+        match a.atom.molecule_id.clone() {
+            Some(m) if snap.molecule_pos.contains_key(&m) => {
+                by_molecule.entry(m).or_default().push(a)
+            }
+            _ => orphans.push(a),
+        }
+    }
+    let mut molecules = Vec::new();
+    for m in &snap.molecules {
+        if let Some(atoms) = by_molecule.remove(&m.id) {
+            let omitted = dropped_knowledge.contains(&m.id);
+            let mut molecule = m.clone();
+            if omitted {
+                molecule.knowledge = String::new();
+            }
+            molecules.push(ContextMolecule {
+                related: if omitted {
+                    vec![]
+                } else {
+                    resolve(&m.related, |id| snap.molecule_name(id))
+                },
+                molecule,
+                atoms,
+                knowledge_omitted: omitted,
+            });
+        }
+    }
+    Ok(Context {
+        paths,
+        molecules,
+        orphan_atoms: orphans,
+        unmatched_paths: unmatched,
+        near_misses,
+        budget,
+        generation: snap.generation,
+    })
+}
+
+/// What `includeGraphContext` found for a task.
+pub struct TaskContext {
+    /// The paths read from its Context Files section(s).
+    pub paths: Vec<String>,
+    pub context: Option<Context>,
+    /// Why there is no context, when there is none.
+    pub note: Option<String>,
+}
+
+/// Reads the task's "Context Files" section(s) and runs `context` on their paths.
+pub async fn for_task(app: &App, task: &Item, opts: &Options) -> Result<TaskContext> {
+    let sections = {
+        let mut c = app.store.read().await?;
+        section::list(&mut c, &task.id, &[], &[]).await?
+    };
+    let files: Vec<_> = sections
+        .iter()
+        .filter(|s| s.title.trim().eq_ignore_ascii_case("context files"))
+        .collect();
+    if files.is_empty() {
+        return Ok(TaskContext {
+            paths: vec![],
+            context: None,
+            note: Some(
+                "the task has no 'Context Files' section: add one (manage_sections) listing the paths it touches, one per line"
+                    .into(),
+            ),
+        });
+    }
+    let mut paths: Vec<String> = Vec::new();
+    for s in files {
+        for p in context_paths(&s.content) {
+            if !paths.contains(&p) {
+                paths.push(p);
+            }
+        }
+    }
+    paths.truncate(PATHS_MAX);
+    let Some(project_id) = task.project_id.as_deref() else {
+        return Ok(TaskContext {
+            paths,
+            context: None,
+            note: Some("the task belongs to no project, and the knowledge graph lives in projects".into()),
+        });
+    };
+    let note = paths
+        .is_empty()
+        .then(|| "the Context Files section names no paths".to_string());
+    let context = context(app, project_id, &paths, opts).await?;
+    Ok(TaskContext {
+        paths,
+        context: Some(context),
+        note,
+    })
+}
+
+/// The hint `advance` answers with when a task reaches a terminal state other than
+/// WILL_NOT_IMPLEMENT: which atoms its Context Files touch (with the versions an
+/// update needs) and which paths no atom covers.
+pub struct Hints {
+    pub atoms: Vec<(String, String, i64)>,
+    pub unmatched_paths: Vec<String>,
+}
+
+pub async fn hints(app: &App, task: &Item) -> Result<Option<Hints>> {
+    if task.kind != ItemKind::Task || task.status != Status::Closed {
+        return Ok(None);
+    }
+    let opts = Options {
+        changelog_limit: 0,
+        max_tokens: None,
+    };
+    let tc = for_task(app, task, &opts).await?;
+    let mut h = Hints {
+        atoms: vec![],
+        unmatched_paths: vec![],
+    };
+    if let Some(c) = tc.context {
+        for a in c
+            .molecules
+            .iter()
+            .flat_map(|m| m.atoms.iter())
+            .chain(c.orphan_atoms.iter())
+        {
+            h.atoms
+                .push((a.atom.id.clone(), a.atom.name.clone(), a.atom.version));
+        }
+        h.unmatched_paths = c.unmatched_paths;
+    }
+    Ok(Some(h))
+}
+
+/// Re-reads a task (used by the hint after a transition committed).
+pub async fn task(app: &App, id: &str) -> Result<Item> {
+    let mut c = app.store.read().await?;
+    item::require(&mut c, ItemKind::Task, id).await
+}

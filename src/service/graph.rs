@@ -1,0 +1,526 @@
+//! Knowledge-graph use cases: creating, changing and deleting atoms and molecules
+//! with the spec's rules (same-project membership, valid globs, version checks), the
+//! changelog, and the reads behind `query_graph` get and search.
+
+use std::collections::HashMap;
+
+use serde_json::json;
+
+use crate::domain::glob::{Glob, MAX_PATTERNS};
+use crate::domain::graph::{append_knowledge, Atom, ChangelogEntry, Molecule, NodeKind, Related};
+use crate::domain::{id, now, ItemKind};
+use crate::error::{Error, Result};
+use crate::service::App;
+use crate::store::graph::{self, Filter};
+use crate::store::{item, lock, project, Conn};
+
+/// Knowledge is bounded at 32 KB, appended text included.
+pub const KNOWLEDGE_MAX: usize = 32 * 1024;
+/// Related lists hold at most this many entries.
+pub const RELATED_MAX: usize = 50;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KnowledgeMode {
+    Overwrite,
+    Append,
+}
+
+/// Fields of a create; which apply depends on the node kind.
+pub struct NewNode {
+    pub project_id: String,
+    pub name: String,
+    pub knowledge: String,
+    pub paths: Option<Vec<String>>,
+    pub molecule_id: Option<String>,
+    pub related: Vec<Related>,
+    pub created_by_task_id: String,
+}
+
+/// Fields of an update; `None` leaves a field as it is. `molecule_id: Some(None)`
+/// detaches an atom from its molecule.
+pub struct Patch {
+    pub name: Option<String>,
+    pub knowledge: Option<String>,
+    pub mode: KnowledgeMode,
+    pub paths: Option<Vec<String>>,
+    pub molecule_id: Option<Option<String>>,
+    pub related: Option<Vec<Related>>,
+    pub last_task_id: String,
+}
+
+/// Checks an atom's patterns: 1–20 valid, relative globs without `..`, at most 512
+/// characters each. An empty list breaks the atom's boundary: an invariant, not a typo.
+pub fn check_paths(paths: &[String]) -> Result<Vec<String>> {
+    if paths.is_empty() {
+        return Err(Error::invariant(
+            "an atom needs at least one path pattern: an atom without paths has no boundary",
+        ));
+    }
+    if paths.len() > MAX_PATTERNS {
+        return Err(Error::validation(
+            "paths",
+            format!("{} patterns given, at most {MAX_PATTERNS} allowed", paths.len()),
+        ));
+    }
+    let mut out: Vec<String> = Vec::with_capacity(paths.len());
+    for p in paths {
+        let g = Glob::parse(p).map_err(|e| Error::validation("paths", e))?;
+        if !out.contains(&g.text) {
+            out.push(g.text);
+        }
+    }
+    Ok(out)
+}
+
+async fn require_task(c: &mut Conn, param: &str, task_id: &str) -> Result<()> {
+    if item::get(c, ItemKind::Task, task_id).await?.is_none() {
+        return Err(Error::NotFound {
+            entity: "task",
+            id: format!("{task_id} (given as {param})"),
+        });
+    }
+    Ok(())
+}
+
+async fn require_project(c: &mut Conn, project_id: &str) -> Result<()> {
+    if !project::exists(c, project_id).await? {
+        return Err(Error::not_found("project", project_id));
+    }
+    Ok(())
+}
+
+/// The molecule exists and lives in `project_id`.
+async fn check_molecule(c: &mut Conn, molecule_id: &str, project_id: &str) -> Result<()> {
+    let m = graph::require_molecule(c, molecule_id).await?;
+    if m.project_id != project_id {
+        return Err(Error::Invariant {
+            message: format!(
+                "molecule {molecule_id} belongs to project {}, not {project_id}: an atom and its molecule share a project",
+                m.project_id
+            ),
+            details: Some(json!({ "moleculeProjectId": m.project_id, "projectId": project_id })),
+        });
+    }
+    Ok(())
+}
+
+/// Every related id exists in `project_id`, is not `self_id`, and appears once.
+async fn check_related(
+    c: &mut Conn,
+    kind: NodeKind,
+    param: &str,
+    related: &[Related],
+    project_id: &str,
+    self_id: Option<&str>,
+) -> Result<()> {
+    if related.len() > RELATED_MAX {
+        return Err(Error::validation(
+            param,
+            format!("{} entries given, at most {RELATED_MAX} allowed", related.len()),
+        ));
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    for r in related {
+        if Some(r.id.as_str()) == self_id {
+            return Err(Error::validation(
+                param,
+                format!("{} {} cannot be related to itself", kind.as_str(), r.id),
+            ));
+        }
+        if seen.contains(&r.id.as_str()) {
+            return Err(Error::validation(
+                param,
+                format!("{} is listed twice", r.id),
+            ));
+        }
+        seen.push(&r.id);
+    }
+    let ids: Vec<String> = related.iter().map(|r| r.id.clone()).collect();
+    let found = graph::projects_of(c, kind, &ids).await?;
+    for id in &ids {
+        match found.get(id) {
+            None => {
+                return Err(Error::NotFound {
+                    entity: kind.as_str(),
+                    id: format!("{id} (in {param})"),
+                })
+            }
+            Some(p) if p != project_id => {
+                return Err(Error::Invariant {
+                    message: format!(
+                        "{} {id} in {param} belongs to project {p}, not {project_id}: related {}s share a project",
+                        kind.as_str(),
+                        kind.as_str()
+                    ),
+                    details: Some(json!({ "id": id, "projectId": p })),
+                })
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+pub enum Node {
+    Atom(Atom),
+    Molecule(Molecule),
+}
+
+pub async fn create(app: &App, kind: NodeKind, n: NewNode) -> Result<Node> {
+    let mut tx = app.store.write().await?;
+    require_project(&mut tx, &n.project_id).await?;
+    require_task(&mut tx, "createdByTaskId", &n.created_by_task_id).await?;
+    let ts = now();
+    let node = match kind {
+        NodeKind::Atom => {
+            let paths = match &n.paths {
+                Some(p) => check_paths(p)?,
+                None => {
+                    return Err(Error::validation(
+                        "paths",
+                        "is required to create an atom: a JSON array of glob patterns, e.g. [\"src/payments/**\"]",
+                    ))
+                }
+            };
+            if let Some(m) = &n.molecule_id {
+                check_molecule(&mut tx, m, &n.project_id).await?;
+            }
+            check_related(&mut tx, kind, "relatedAtoms", &n.related, &n.project_id, None).await?;
+            let a = Atom {
+                id: id::new_id(),
+                project_id: n.project_id,
+                molecule_id: n.molecule_id,
+                name: n.name,
+                paths,
+                knowledge: n.knowledge,
+                related: n.related,
+                last_task_id: n.created_by_task_id.clone(),
+                created_by_task_id: n.created_by_task_id,
+                version: 1,
+                created_at: ts.clone(),
+                updated_at: ts,
+            };
+            graph::insert_atom(&mut tx, &a).await?;
+            Node::Atom(a)
+        }
+        NodeKind::Molecule => {
+            check_related(&mut tx, kind, "relatedMolecules", &n.related, &n.project_id, None)
+                .await?;
+            let m = Molecule {
+                id: id::new_id(),
+                project_id: n.project_id,
+                name: n.name,
+                knowledge: n.knowledge,
+                related: n.related,
+                last_task_id: n.created_by_task_id.clone(),
+                created_by_task_id: n.created_by_task_id,
+                version: 1,
+                created_at: ts.clone(),
+                updated_at: ts,
+            };
+            graph::insert_molecule(&mut tx, &m).await?;
+            Node::Molecule(m)
+        }
+    };
+    tx.commit().await?;
+    Ok(node)
+}
+
+fn new_knowledge(old: &str, p: &Patch, ts: &str) -> Result<Option<String>> {
+    let Some(k) = &p.knowledge else {
+        return Ok(None);
+    };
+    let next = match p.mode {
+        KnowledgeMode::Overwrite => k.clone(),
+        KnowledgeMode::Append => append_knowledge(old, k, ts, &p.last_task_id),
+    };
+    if next.len() > KNOWLEDGE_MAX {
+        return Err(Error::validation(
+            "knowledge",
+            format!(
+                "appending makes the knowledge {} bytes, at most {KNOWLEDGE_MAX} allowed: overwrite it with a condensed version",
+                next.len()
+            ),
+        ));
+    }
+    Ok(Some(next))
+}
+
+pub async fn update(app: &App, kind: NodeKind, id: &str, version: i64, p: Patch) -> Result<Node> {
+    let mut tx = app.store.write().await?;
+    let ts = now();
+    let node = match kind {
+        NodeKind::Atom => {
+            let mut a = graph::require_atom(&mut tx, id).await?;
+            lock::check(&mut tx, lock::ATOMS, id, version).await?;
+            require_task(&mut tx, "lastTaskId", &p.last_task_id).await?;
+            if let Some(paths) = &p.paths {
+                a.paths = check_paths(paths)?;
+            }
+            if let Some(m) = &p.molecule_id {
+                if let Some(m) = m {
+                    check_molecule(&mut tx, m, &a.project_id).await?;
+                }
+                a.molecule_id = m.clone();
+            }
+            if let Some(r) = p.related.clone() {
+                check_related(&mut tx, kind, "relatedAtoms", &r, &a.project_id, Some(id)).await?;
+                a.related = r;
+            }
+            if let Some(k) = new_knowledge(&a.knowledge, &p, &ts)? {
+                a.knowledge = k;
+            }
+            if let Some(n) = p.name {
+                a.name = n;
+            }
+            a.last_task_id = p.last_task_id;
+            a.updated_at = ts;
+            a.version = graph::update_atom(&mut tx, &a, version).await?;
+            Node::Atom(a)
+        }
+        NodeKind::Molecule => {
+            let mut m = graph::require_molecule(&mut tx, id).await?;
+            lock::check(&mut tx, lock::MOLECULES, id, version).await?;
+            require_task(&mut tx, "lastTaskId", &p.last_task_id).await?;
+            if let Some(r) = p.related.clone() {
+                check_related(&mut tx, kind, "relatedMolecules", &r, &m.project_id, Some(id))
+                    .await?;
+                m.related = r;
+            }
+            if let Some(k) = new_knowledge(&m.knowledge, &p, &ts)? {
+                m.knowledge = k;
+            }
+            if let Some(n) = p.name {
+                m.name = n;
+            }
+            m.last_task_id = p.last_task_id;
+            m.updated_at = ts;
+            m.version = graph::update_molecule(&mut tx, &m, version).await?;
+            Node::Molecule(m)
+        }
+    };
+    tx.commit().await?;
+    Ok(node)
+}
+
+/// What a delete removed or detached.
+pub struct Deleted {
+    /// Member atoms deleted with their molecule (cascade).
+    pub deleted_atoms: Vec<String>,
+    /// Member atoms left without a molecule (no cascade).
+    pub orphaned_atoms: Vec<String>,
+}
+
+pub async fn delete(
+    app: &App,
+    kind: NodeKind,
+    id: &str,
+    version: i64,
+    cascade: bool,
+    last_task_id: Option<&str>,
+) -> Result<Deleted> {
+    let mut tx = app.store.write().await?;
+    if let Some(t) = last_task_id {
+        require_task(&mut tx, "lastTaskId", t).await?;
+    }
+    let t = graph::table(kind);
+    lock::check(&mut tx, t, id, version).await?;
+    let mut d = Deleted {
+        deleted_atoms: vec![],
+        orphaned_atoms: vec![],
+    };
+    if kind == NodeKind::Molecule {
+        if cascade {
+            d.deleted_atoms = graph::delete_members(&mut tx, id).await?;
+        } else {
+            d.orphaned_atoms = graph::orphan_members(&mut tx, id, last_task_id, &now()).await?;
+        }
+    }
+    lock::delete(&mut tx, t, id, Some(version)).await?;
+    tx.commit().await?;
+    Ok(d)
+}
+
+pub async fn append_changelog(
+    app: &App,
+    kind: NodeKind,
+    parent_id: &str,
+    task_id: &str,
+    summary: String,
+) -> Result<ChangelogEntry> {
+    let mut tx = app.store.write().await?;
+    match kind {
+        NodeKind::Atom => {
+            graph::require_atom(&mut tx, parent_id).await?;
+        }
+        NodeKind::Molecule => {
+            graph::require_molecule(&mut tx, parent_id).await?;
+        }
+    }
+    require_task(&mut tx, "taskId", task_id).await?;
+    let e = ChangelogEntry {
+        id: id::new_id(),
+        parent_type: kind,
+        parent_id: parent_id.to_string(),
+        task_id: task_id.to_string(),
+        summary,
+        created_at: now(),
+    };
+    graph::insert_changelog(&mut tx, &e).await?;
+    tx.commit().await?;
+    Ok(e)
+}
+
+pub async fn changelog(
+    app: &App,
+    kind: NodeKind,
+    parent_id: &str,
+    limit: i64,
+    offset: i64,
+) -> Result<(Vec<ChangelogEntry>, i64)> {
+    let mut c = app.store.read().await?;
+    let exists = match kind {
+        NodeKind::Atom => graph::get_atom(&mut c, parent_id).await?.is_some(),
+        NodeKind::Molecule => graph::get_molecule(&mut c, parent_id).await?.is_some(),
+    };
+    if !exists {
+        return Err(Error::not_found(kind.as_str(), parent_id));
+    }
+    graph::changelog(&mut c, kind, parent_id, limit, offset).await
+}
+
+/// A related entry with the name of what it points at (`None` when that was deleted).
+pub type Resolved = (Related, Option<String>);
+
+/// One atom or molecule as `get` and `search` answer it.
+pub struct NodeView {
+    pub node: Node,
+    pub related: Vec<Resolved>,
+    pub changelog: Vec<ChangelogEntry>,
+    /// Molecules: their member atoms, by name.
+    pub members: Vec<Atom>,
+}
+
+async fn names(c: &mut Conn, kind: NodeKind, ids: Vec<String>) -> Result<HashMap<String, String>> {
+    graph::names_of(c, kind, &ids).await
+}
+
+async fn resolve(c: &mut Conn, kind: NodeKind, r: &[Related]) -> Result<Vec<Resolved>> {
+    let n = names(c, kind, r.iter().map(|x| x.id.clone()).collect()).await?;
+    Ok(r.iter().map(|x| (x.clone(), n.get(&x.id).cloned())).collect())
+}
+
+pub async fn get(app: &App, kind: NodeKind, id: &str, changelog_limit: i64) -> Result<NodeView> {
+    let mut c = app.store.read().await?;
+    let (node, related, members) = match kind {
+        NodeKind::Atom => {
+            let a = graph::require_atom(&mut c, id).await?;
+            let r = resolve(&mut c, kind, &a.related).await?;
+            (Node::Atom(a), r, vec![])
+        }
+        NodeKind::Molecule => {
+            let m = graph::require_molecule(&mut c, id).await?;
+            let r = resolve(&mut c, kind, &m.related).await?;
+            let members = graph::members(&mut c, id).await?;
+            (Node::Molecule(m), r, members)
+        }
+    };
+    let changelog = if changelog_limit > 0 {
+        graph::changelog(&mut c, kind, id, changelog_limit, 0).await?.0
+    } else {
+        vec![]
+    };
+    Ok(NodeView {
+        node,
+        related,
+        changelog,
+        members,
+    })
+}
+
+pub struct SearchQuery {
+    pub project_id: Option<String>,
+    pub molecule_id: Option<String>,
+    pub orphans_only: bool,
+    pub query: Option<String>,
+    pub changelog_limit: i64,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+pub async fn search(app: &App, kind: NodeKind, q: &SearchQuery) -> Result<(Vec<NodeView>, i64)> {
+    let mut c = app.store.read().await?;
+    if let Some(p) = &q.project_id {
+        require_project(&mut c, p).await?;
+    }
+    if let Some(m) = &q.molecule_id {
+        graph::require_molecule(&mut c, m).await?;
+    }
+    let f = Filter {
+        project_id: q.project_id.as_deref(),
+        molecule_id: q.molecule_id.as_deref(),
+        orphans_only: q.orphans_only,
+        query: q.query.as_deref(),
+    };
+    let (nodes, total): (Vec<(Node, Vec<Related>)>, i64) = match kind {
+        NodeKind::Atom => {
+            let (a, t) = graph::search_atoms(&mut c, &f, q.limit, q.offset).await?;
+            (
+                a.into_iter()
+                    .map(|a| {
+                        let r = a.related.clone();
+                        (Node::Atom(a), r)
+                    })
+                    .collect(),
+                t,
+            )
+        }
+        NodeKind::Molecule => {
+            let (m, t) = graph::search_molecules(&mut c, &f, q.limit, q.offset).await?;
+            (
+                m.into_iter()
+                    .map(|m| {
+                        let r = m.related.clone();
+                        (Node::Molecule(m), r)
+                    })
+                    .collect(),
+                t,
+            )
+        }
+    };
+    let all_related: Vec<String> = nodes
+        .iter()
+        .flat_map(|(_, r)| r.iter().map(|x| x.id.clone()))
+        .collect();
+    let n = names(&mut c, kind, all_related).await?;
+    let ids: Vec<&str> = nodes
+        .iter()
+        .map(|(node, _)| match node {
+            Node::Atom(a) => a.id.as_str(),
+            Node::Molecule(m) => m.id.as_str(),
+        })
+        .collect();
+    let mut logs = graph::recent_changelog(&mut c, kind, &ids, q.changelog_limit).await?;
+    let views = nodes
+        .into_iter()
+        .map(|(node, related)| {
+            let id = match &node {
+                Node::Atom(a) => a.id.clone(),
+                Node::Molecule(m) => m.id.clone(),
+            };
+            NodeView {
+                related: related
+                    .into_iter()
+                    .map(|r| {
+                        let name = n.get(&r.id).cloned();
+                        (r, name)
+                    })
+                    .collect(),
+                changelog: logs.remove(&id).unwrap_or_default(),
+                node,
+                members: vec![],
+            }
+        })
+        .collect();
+    Ok((views, total))
+}

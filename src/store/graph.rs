@@ -1,0 +1,540 @@
+//! Molecules, atoms and their changelog. Paths and related lists are stored as JSON
+//! text, as the knowledge-graph spec lays them out; they are parsed here so callers
+//! see plain vectors.
+
+use std::collections::HashMap;
+
+use serde_json::{json, Value};
+use sqlx::{AssertSqlSafe, FromRow};
+
+use crate::domain::graph::{Atom, ChangelogEntry, Molecule, NodeKind, Related};
+use crate::error::{Error, Result};
+use crate::store::item::like_pattern;
+use crate::store::{lock, placeholders, Conn};
+
+pub fn table(kind: NodeKind) -> lock::Table {
+    match kind {
+        NodeKind::Atom => lock::ATOMS,
+        NodeKind::Molecule => lock::MOLECULES,
+    }
+}
+
+fn related_to_json(r: &[Related], key: &str) -> String {
+    Value::Array(
+        r.iter()
+            .map(|x| json!({ key: x.id, "reason": x.reason }))
+            .collect(),
+    )
+    .to_string()
+}
+
+/// Parses a stored related list; a row written by another tool with a bad list reads
+/// as empty rather than failing every query that touches it.
+fn related_from_json(s: &str, key: &str) -> Vec<Related> {
+    let Ok(Value::Array(a)) = serde_json::from_str::<Value>(s) else {
+        return vec![];
+    };
+    a.iter()
+        .filter_map(|v| {
+            Some(Related {
+                id: v.get(key)?.as_str()?.to_string(),
+                reason: v
+                    .get("reason")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+            })
+        })
+        .collect()
+}
+
+fn paths_from_json(s: &str) -> Vec<String> {
+    serde_json::from_str::<Vec<String>>(s).unwrap_or_default()
+}
+
+#[derive(FromRow)]
+struct AtomRow {
+    id: String,
+    project_id: String,
+    molecule_id: Option<String>,
+    name: String,
+    paths: String,
+    knowledge: String,
+    related_atoms: String,
+    created_by_task_id: String,
+    last_task_id: String,
+    version: i64,
+    created_at: String,
+    updated_at: String,
+}
+
+impl From<AtomRow> for Atom {
+    fn from(r: AtomRow) -> Atom {
+        Atom {
+            paths: paths_from_json(&r.paths),
+            related: related_from_json(&r.related_atoms, "atomId"),
+            id: r.id,
+            project_id: r.project_id,
+            molecule_id: r.molecule_id,
+            name: r.name,
+            knowledge: r.knowledge,
+            created_by_task_id: r.created_by_task_id,
+            last_task_id: r.last_task_id,
+            version: r.version,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+        }
+    }
+}
+
+#[derive(FromRow)]
+struct MoleculeRow {
+    id: String,
+    project_id: String,
+    name: String,
+    knowledge: String,
+    related_molecules: String,
+    created_by_task_id: String,
+    last_task_id: String,
+    version: i64,
+    created_at: String,
+    updated_at: String,
+}
+
+impl From<MoleculeRow> for Molecule {
+    fn from(r: MoleculeRow) -> Molecule {
+        Molecule {
+            related: related_from_json(&r.related_molecules, "moleculeId"),
+            id: r.id,
+            project_id: r.project_id,
+            name: r.name,
+            knowledge: r.knowledge,
+            created_by_task_id: r.created_by_task_id,
+            last_task_id: r.last_task_id,
+            version: r.version,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+        }
+    }
+}
+
+const ATOM_COLS: &str = "id, project_id, molecule_id, name, paths, knowledge, related_atoms, \
+                         created_by_task_id, last_task_id, version, created_at, updated_at";
+const MOLECULE_COLS: &str = "id, project_id, name, knowledge, related_molecules, \
+                             created_by_task_id, last_task_id, version, created_at, updated_at";
+
+pub async fn insert_atom(conn: &mut Conn, a: &Atom) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO graph_atoms (id, project_id, molecule_id, name, paths, knowledge, related_atoms, \
+         created_by_task_id, last_task_id, version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+    )
+    .bind(&a.id)
+    .bind(&a.project_id)
+    .bind(&a.molecule_id)
+    .bind(&a.name)
+    .bind(json!(a.paths).to_string())
+    .bind(&a.knowledge)
+    .bind(related_to_json(&a.related, "atomId"))
+    .bind(&a.created_by_task_id)
+    .bind(&a.last_task_id)
+    .bind(&a.created_at)
+    .bind(&a.updated_at)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Writes the fields of `a` over the stored row after claiming `expected`.
+pub async fn update_atom(conn: &mut Conn, a: &Atom, expected: i64) -> Result<i64> {
+    let v = lock::bump(conn, lock::ATOMS, &a.id, expected, &a.updated_at).await?;
+    sqlx::query(
+        "UPDATE graph_atoms SET molecule_id = ?, name = ?, paths = ?, knowledge = ?, related_atoms = ?, \
+         last_task_id = ? WHERE id = ?",
+    )
+    .bind(&a.molecule_id)
+    .bind(&a.name)
+    .bind(json!(a.paths).to_string())
+    .bind(&a.knowledge)
+    .bind(related_to_json(&a.related, "atomId"))
+    .bind(&a.last_task_id)
+    .bind(&a.id)
+    .execute(&mut *conn)
+    .await?;
+    Ok(v)
+}
+
+pub async fn insert_molecule(conn: &mut Conn, m: &Molecule) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO graph_molecules (id, project_id, name, knowledge, related_molecules, \
+         created_by_task_id, last_task_id, version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+    )
+    .bind(&m.id)
+    .bind(&m.project_id)
+    .bind(&m.name)
+    .bind(&m.knowledge)
+    .bind(related_to_json(&m.related, "moleculeId"))
+    .bind(&m.created_by_task_id)
+    .bind(&m.last_task_id)
+    .bind(&m.created_at)
+    .bind(&m.updated_at)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+pub async fn update_molecule(conn: &mut Conn, m: &Molecule, expected: i64) -> Result<i64> {
+    let v = lock::bump(conn, lock::MOLECULES, &m.id, expected, &m.updated_at).await?;
+    sqlx::query(
+        "UPDATE graph_molecules SET name = ?, knowledge = ?, related_molecules = ?, last_task_id = ? WHERE id = ?",
+    )
+    .bind(&m.name)
+    .bind(&m.knowledge)
+    .bind(related_to_json(&m.related, "moleculeId"))
+    .bind(&m.last_task_id)
+    .bind(&m.id)
+    .execute(&mut *conn)
+    .await?;
+    Ok(v)
+}
+
+pub async fn get_atom(conn: &mut Conn, id: &str) -> Result<Option<Atom>> {
+    let r: Option<AtomRow> = sqlx::query_as(AssertSqlSafe(format!(
+        "SELECT {ATOM_COLS} FROM graph_atoms WHERE id = ?"
+    )))
+    .bind(id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    Ok(r.map(Atom::from))
+}
+
+pub async fn require_atom(conn: &mut Conn, id: &str) -> Result<Atom> {
+    get_atom(conn, id)
+        .await?
+        .ok_or_else(|| Error::not_found("atom", id))
+}
+
+pub async fn get_molecule(conn: &mut Conn, id: &str) -> Result<Option<Molecule>> {
+    let r: Option<MoleculeRow> = sqlx::query_as(AssertSqlSafe(format!(
+        "SELECT {MOLECULE_COLS} FROM graph_molecules WHERE id = ?"
+    )))
+    .bind(id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    Ok(r.map(Molecule::from))
+}
+
+pub async fn require_molecule(conn: &mut Conn, id: &str) -> Result<Molecule> {
+    get_molecule(conn, id)
+        .await?
+        .ok_or_else(|| Error::not_found("molecule", id))
+}
+
+/// Atoms of a molecule, by name.
+pub async fn members(conn: &mut Conn, molecule_id: &str) -> Result<Vec<Atom>> {
+    let rows: Vec<AtomRow> = sqlx::query_as(AssertSqlSafe(format!(
+        "SELECT {ATOM_COLS} FROM graph_atoms WHERE molecule_id = ? ORDER BY name, id"
+    )))
+    .bind(molecule_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(rows.into_iter().map(Atom::from).collect())
+}
+
+/// The project each of `ids` belongs to, for the ids that exist.
+pub async fn projects_of(
+    conn: &mut Conn,
+    kind: NodeKind,
+    ids: &[String],
+) -> Result<HashMap<String, String>> {
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let sql = format!(
+        "SELECT id, project_id FROM {} WHERE id IN ({})",
+        table(kind).name,
+        placeholders(ids.len())
+    );
+    let mut q = sqlx::query_as::<_, (String, String)>(AssertSqlSafe(sql));
+    for id in ids {
+        q = q.bind(id);
+    }
+    Ok(q.fetch_all(&mut *conn).await?.into_iter().collect())
+}
+
+/// The names of those of `ids` that exist.
+pub async fn names_of(
+    conn: &mut Conn,
+    kind: NodeKind,
+    ids: &[String],
+) -> Result<HashMap<String, String>> {
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let sql = format!(
+        "SELECT id, name FROM {} WHERE id IN ({})",
+        table(kind).name,
+        placeholders(ids.len())
+    );
+    let mut q = sqlx::query_as::<_, (String, String)>(AssertSqlSafe(sql));
+    for id in ids {
+        q = q.bind(id);
+    }
+    Ok(q.fetch_all(&mut *conn).await?.into_iter().collect())
+}
+
+/// What a search may filter on.
+pub struct Filter<'a> {
+    pub project_id: Option<&'a str>,
+    pub molecule_id: Option<&'a str>,
+    pub orphans_only: bool,
+    pub query: Option<&'a str>,
+}
+
+fn where_clause(f: &Filter<'_>, binds: &mut Vec<String>, atoms: bool) -> String {
+    let mut w = Vec::new();
+    if let Some(p) = f.project_id {
+        w.push("project_id = ?");
+        binds.push(p.to_string());
+    }
+    if atoms {
+        if let Some(m) = f.molecule_id {
+            w.push("molecule_id = ?");
+            binds.push(m.to_string());
+        }
+        if f.orphans_only {
+            w.push("molecule_id IS NULL");
+        }
+    }
+    if let Some(q) = f.query {
+        // Every word must appear in the name or the knowledge (or the patterns).
+        for word in q.split_whitespace().take(16) {
+            let p = like_pattern(word);
+            if atoms {
+                w.push("(name LIKE ? ESCAPE '\\' OR knowledge LIKE ? ESCAPE '\\' OR paths LIKE ? ESCAPE '\\')");
+                binds.push(p.clone());
+            } else {
+                w.push("(name LIKE ? ESCAPE '\\' OR knowledge LIKE ? ESCAPE '\\')");
+            }
+            binds.push(p.clone());
+            binds.push(p);
+        }
+    }
+    if w.is_empty() {
+        String::new()
+    } else {
+        format!(" WHERE {}", w.join(" AND "))
+    }
+}
+
+/// A page of atoms by name, and the total count.
+pub async fn search_atoms(
+    conn: &mut Conn,
+    f: &Filter<'_>,
+    limit: i64,
+    offset: i64,
+) -> Result<(Vec<Atom>, i64)> {
+    let mut binds = Vec::new();
+    let w = where_clause(f, &mut binds, true);
+    let mut count =
+        sqlx::query_scalar::<_, i64>(AssertSqlSafe(format!("SELECT COUNT(*) FROM graph_atoms{w}")));
+    for b in &binds {
+        count = count.bind(b);
+    }
+    let total = count.fetch_one(&mut *conn).await?;
+    let sql = format!("SELECT {ATOM_COLS} FROM graph_atoms{w} ORDER BY name, id LIMIT ? OFFSET ?");
+    let mut q = sqlx::query_as::<_, AtomRow>(AssertSqlSafe(sql));
+    for b in &binds {
+        q = q.bind(b);
+    }
+    let rows = q.bind(limit).bind(offset).fetch_all(&mut *conn).await?;
+    Ok((rows.into_iter().map(Atom::from).collect(), total))
+}
+
+pub async fn search_molecules(
+    conn: &mut Conn,
+    f: &Filter<'_>,
+    limit: i64,
+    offset: i64,
+) -> Result<(Vec<Molecule>, i64)> {
+    let mut binds = Vec::new();
+    let w = where_clause(f, &mut binds, false);
+    let mut count = sqlx::query_scalar::<_, i64>(AssertSqlSafe(format!(
+        "SELECT COUNT(*) FROM graph_molecules{w}"
+    )));
+    for b in &binds {
+        count = count.bind(b);
+    }
+    let total = count.fetch_one(&mut *conn).await?;
+    let sql =
+        format!("SELECT {MOLECULE_COLS} FROM graph_molecules{w} ORDER BY name, id LIMIT ? OFFSET ?");
+    let mut q = sqlx::query_as::<_, MoleculeRow>(AssertSqlSafe(sql));
+    for b in &binds {
+        q = q.bind(b);
+    }
+    let rows = q.bind(limit).bind(offset).fetch_all(&mut *conn).await?;
+    Ok((rows.into_iter().map(Molecule::from).collect(), total))
+}
+
+/// Every atom and molecule of a project: what the context matcher is built from.
+pub async fn load_project(conn: &mut Conn, project_id: &str) -> Result<(Vec<Atom>, Vec<Molecule>)> {
+    let atoms: Vec<AtomRow> = sqlx::query_as(AssertSqlSafe(format!(
+        "SELECT {ATOM_COLS} FROM graph_atoms WHERE project_id = ? ORDER BY name, id"
+    )))
+    .bind(project_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    let molecules: Vec<MoleculeRow> = sqlx::query_as(AssertSqlSafe(format!(
+        "SELECT {MOLECULE_COLS} FROM graph_molecules WHERE project_id = ? ORDER BY name, id"
+    )))
+    .bind(project_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok((
+        atoms.into_iter().map(Atom::from).collect(),
+        molecules.into_iter().map(Molecule::from).collect(),
+    ))
+}
+
+/// The project's graph generation: bumped by triggers on every atom or molecule write.
+pub async fn generation(conn: &mut Conn, project_id: &str) -> Result<i64> {
+    Ok(
+        sqlx::query_scalar::<_, i64>("SELECT generation FROM graph_generations WHERE project_id = ?")
+            .bind(project_id)
+            .fetch_optional(&mut *conn)
+            .await?
+            .unwrap_or(0),
+    )
+}
+
+/// Detaches every atom of a molecule, touching each (version, `updated_at`, and
+/// `last_task_id` when a task is named). Returns the ids detached.
+pub async fn orphan_members(
+    conn: &mut Conn,
+    molecule_id: &str,
+    last_task_id: Option<&str>,
+    now: &str,
+) -> Result<Vec<String>> {
+    let ids: Vec<String> =
+        sqlx::query_scalar("SELECT id FROM graph_atoms WHERE molecule_id = ? ORDER BY name, id")
+            .bind(molecule_id)
+            .fetch_all(&mut *conn)
+            .await?;
+    for id in &ids {
+        lock::touch(conn, lock::ATOMS, id, now).await?;
+        sqlx::query(
+            "UPDATE graph_atoms SET molecule_id = NULL, last_task_id = COALESCE(?, last_task_id) WHERE id = ?",
+        )
+        .bind(last_task_id)
+        .bind(id)
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok(ids)
+}
+
+/// Deletes every atom of a molecule (their changelog goes with them, by trigger).
+pub async fn delete_members(conn: &mut Conn, molecule_id: &str) -> Result<Vec<String>> {
+    let ids: Vec<String> =
+        sqlx::query_scalar("DELETE FROM graph_atoms WHERE molecule_id = ? RETURNING id")
+            .bind(molecule_id)
+            .fetch_all(&mut *conn)
+            .await?;
+    Ok(ids)
+}
+
+#[derive(FromRow)]
+struct ChangelogRow {
+    id: String,
+    parent_type: String,
+    parent_id: String,
+    task_id: String,
+    summary: String,
+    created_at: String,
+}
+
+impl From<ChangelogRow> for ChangelogEntry {
+    fn from(r: ChangelogRow) -> Self {
+        ChangelogEntry {
+            id: r.id,
+            parent_type: NodeKind::parse(&r.parent_type).unwrap_or(NodeKind::Atom),
+            parent_id: r.parent_id,
+            task_id: r.task_id,
+            summary: r.summary,
+            created_at: r.created_at,
+        }
+    }
+}
+
+pub async fn insert_changelog(conn: &mut Conn, e: &ChangelogEntry) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO graph_changelog (id, parent_type, parent_id, task_id, summary, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    )
+    .bind(&e.id)
+    .bind(e.parent_type.as_str())
+    .bind(&e.parent_id)
+    .bind(&e.task_id)
+    .bind(&e.summary)
+    .bind(&e.created_at)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// A page of one parent's history, newest first, and the total count. Ids are time
+/// ordered, so they break ties between entries written in the same millisecond.
+pub async fn changelog(
+    conn: &mut Conn,
+    kind: NodeKind,
+    parent_id: &str,
+    limit: i64,
+    offset: i64,
+) -> Result<(Vec<ChangelogEntry>, i64)> {
+    let total: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM graph_changelog WHERE parent_type = ? AND parent_id = ?",
+    )
+    .bind(kind.as_str())
+    .bind(parent_id)
+    .fetch_one(&mut *conn)
+    .await?;
+    let rows: Vec<ChangelogRow> = sqlx::query_as(
+        "SELECT id, parent_type, parent_id, task_id, summary, created_at FROM graph_changelog \
+         WHERE parent_type = ? AND parent_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?",
+    )
+    .bind(kind.as_str())
+    .bind(parent_id)
+    .bind(limit)
+    .bind(offset)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok((rows.into_iter().map(ChangelogEntry::from).collect(), total))
+}
+
+/// The newest `n` entries of each of `ids`, in one query.
+pub async fn recent_changelog(
+    conn: &mut Conn,
+    kind: NodeKind,
+    ids: &[&str],
+    n: i64,
+) -> Result<HashMap<String, Vec<ChangelogEntry>>> {
+    let mut out: HashMap<String, Vec<ChangelogEntry>> = HashMap::new();
+    if ids.is_empty() || n <= 0 {
+        return Ok(out);
+    }
+    for chunk in ids.chunks(500) {
+        let sql = format!(
+            "SELECT id, parent_type, parent_id, task_id, summary, created_at FROM ( \
+               SELECT *, ROW_NUMBER() OVER (PARTITION BY parent_id ORDER BY created_at DESC, id DESC) AS rn \
+               FROM graph_changelog WHERE parent_type = ? AND parent_id IN ({})) \
+             WHERE rn <= ? ORDER BY parent_id, created_at DESC, id DESC",
+            placeholders(chunk.len())
+        );
+        let mut q = sqlx::query_as::<_, ChangelogRow>(AssertSqlSafe(sql)).bind(kind.as_str());
+        for id in chunk {
+            q = q.bind(*id);
+        }
+        for r in q.bind(n).fetch_all(&mut *conn).await? {
+            out.entry(r.parent_id.clone()).or_default().push(r.into());
+        }
+    }
+    Ok(out)
+}
