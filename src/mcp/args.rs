@@ -25,6 +25,8 @@ const LIST_MAX: usize = 64 * 1024;
 /// Largest string any ordinary parameter accepts; fields with tighter bounds check
 /// them in their handler.
 pub const STRING_MAX: usize = CONTENT_MAX;
+/// Largest small JSON document (patterns, related lists).
+pub const JSON_MAX: usize = 64 * 1024;
 /// Largest string for a parameter holding a bulk JSON document.
 pub const BULK_MAX: usize = 8 * 1024 * 1024;
 
@@ -49,6 +51,8 @@ fn check_type(k: &str, ty: Ty, v: &Value) -> Result<()> {
         (Ty::Str, Value::String(s)) => sized(s, STRING_MAX),
         (Ty::Bulk, Value::String(s)) => sized(s, BULK_MAX),
         (Ty::Bulk, Value::Array(_)) => sized(&v.to_string(), BULK_MAX),
+        (Ty::Json, Value::String(s)) => sized(s, JSON_MAX),
+        (Ty::Json, Value::Array(_) | Value::Object(_)) => sized(&v.to_string(), JSON_MAX),
         (Ty::Id, Value::String(s)) => id::parse(k, s).map(|_| ()),
         (Ty::Int, Value::Number(n))
             if n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0) =>
@@ -75,6 +79,7 @@ fn check_type(k: &str, ty: Ty, v: &Value) -> Result<()> {
             }
         }
         (Ty::Str | Ty::Bulk | Ty::Id | Ty::StrOrList, _) => wrong("a string"),
+        (Ty::Json, _) => wrong("a JSON array, or a string holding one"),
         (Ty::Int, _) => wrong("an integer"),
         (Ty::Bool, _) => wrong("true or false"),
         (Ty::Enum(_), _) => wrong("a string"),

@@ -21,6 +21,9 @@ pub enum Ty {
     StrOrList,
     /// A string holding a bulk JSON document (larger bound than `Str`).
     Bulk,
+    /// A small JSON document (a list of patterns or links), given as a string holding
+    /// it (as the port publishes it) or as the JSON value itself.
+    Json,
 }
 
 /// One parameter: name, type, description ("" for none).
@@ -52,7 +55,7 @@ impl ToolDef {
         let mut props = Map::new();
         for P(name, ty, desc) in self.params {
             let mut p = match ty {
-                Ty::Str | Ty::Bulk => json!({ "type": "string" }),
+                Ty::Str | Ty::Bulk | Ty::Json => json!({ "type": "string" }),
                 Ty::Id => json!({ "type": "string", "format": "uuid" }),
                 Ty::Int => json!({ "type": "integer" }),
                 Ty::Bool => json!({ "type": "boolean" }),

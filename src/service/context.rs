@@ -217,20 +217,23 @@ pub async fn context(
     let snap = snapshot(app, project_id).await?;
 
     // Requested paths, normalised and de-duplicated in request order.
+    // Paths that cannot name a file in a repository (absolute, `..`) match nothing
+    // and are reported unmatched, in request order with the rest.
     let mut paths: Vec<String> = Vec::new();
-    let mut unmatched: Vec<String> = Vec::new();
+    let mut outside: Vec<String> = Vec::new();
     for raw in raw_paths {
         match glob::normalize_path(raw) {
             Some(p) if !paths.contains(&p) => paths.push(p),
             Some(_) => {}
             None => {
                 let r = raw.trim().to_string();
-                if !r.is_empty() && !unmatched.contains(&r) {
-                    unmatched.push(r);
+                if !r.is_empty() && !outside.contains(&r) {
+                    outside.push(r);
                 }
             }
         }
     }
+    let mut unmatched: Vec<String> = Vec::new();
 
     // atom position → (path → patterns) and best specificity.
     let mut hits: HashMap<usize, (Vec<(String, Vec<String>)>, usize)> = HashMap::new();
@@ -267,6 +270,12 @@ pub async fn context(
                 None => e.0.push((p.clone(), vec![pattern])),
             }
         }
+    }
+
+    if !outside.is_empty() {
+        let order = |p: &String| raw_paths.iter().position(|r| r.trim() == p || glob::normalize_path(r).as_ref() == Some(p));
+        unmatched.extend(outside);
+        unmatched.sort_by_key(order);
     }
 
     // Snapshot atoms are sorted by name, id: walking positions in order keeps the

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use crate::domain::graph::{NodeKind, Related};
 use crate::domain::id;
 use crate::error::{Error, Result};
-use crate::mcp::args::{Args, QUERY_MAX, SUMMARY_MAX};
+use crate::mcp::args::{Args, JSON_MAX, QUERY_MAX, SUMMARY_MAX};
 use crate::mcp::envelope::Reply;
 use crate::mcp::schema::{Effect, ToolDef, Ty, P};
 use crate::service::context::{self, Options};
@@ -57,12 +57,12 @@ pub const MANAGE_GRAPH: ToolDef = ToolDef {
         P("id", Ty::Id, "For update/delete"),
         P("projectId", Ty::Id, "For create"),
         P("name", Ty::Str, ""),
-        P("paths", Ty::Str, "Atom: JSON array of glob patterns, e.g. [\"src/pay/**\",\"src/pay-*.ts\"]"),
+        P("paths", Ty::Json, "Atom: JSON array of glob patterns, e.g. [\"src/pay/**\",\"src/pay-*.ts\"]"),
         P("knowledge", Ty::Str, "At most 32 KB"),
         P("knowledgeMode", Ty::Enum(&["overwrite", "append"]), "Update: default overwrite"),
         P("moleculeId", Ty::Str, "Atom's molecule; \"\" to detach"),
-        P("relatedAtoms", Ty::Str, "JSON array of {atomId, reason}; replaces"),
-        P("relatedMolecules", Ty::Str, "JSON array of {moleculeId, reason}; replaces"),
+        P("relatedAtoms", Ty::Json, "JSON array of {atomId, reason}; replaces"),
+        P("relatedMolecules", Ty::Json, "JSON array of {moleculeId, reason}; replaces"),
         P("createdByTaskId", Ty::Id, ""),
         P("lastTaskId", Ty::Id, ""),
         P("version", Ty::Int, ""),
@@ -216,7 +216,7 @@ async fn query(app: &App, a: Args) -> Result<Reply> {
 /// A related list: a JSON array (or a string holding one) of `{<key>, reason}`; a bare
 /// id string is accepted as an entry without a reason.
 fn related(a: &Args, param: &str, key: &str) -> Result<Option<Vec<Related>>> {
-    let Some(v) = a.json(param, 64 * 1024)? else {
+    let Some(v) = a.json(param, JSON_MAX)? else {
         return Ok(None);
     };
     let Value::Array(items) = v else {
@@ -277,7 +277,7 @@ fn related(a: &Args, param: &str, key: &str) -> Result<Option<Vec<Related>>> {
 
 /// Patterns: a JSON array of strings (or a string holding one).
 fn patterns(a: &Args) -> Result<Option<Vec<String>>> {
-    let Some(v) = a.json("paths", 32 * 1024).map_err(|_| {
+    let Some(v) = a.json("paths", JSON_MAX).map_err(|_| {
         Error::validation(
             "paths",
             "must be a JSON array of glob patterns, e.g. [\"src/payments/**\", \"docs/payments.md\"]",

@@ -1,0 +1,765 @@
+//! The knowledge graph through MCP: atoms and molecules with every rule of the spec,
+//! the changelog, path context (snapshots of a fixture graph), the orchestrator
+//! hooks, the cache across processes, and the skills served as prompts.
+
+use serde_json::{json, Value};
+
+use crate::harness::{id_of, Cairn, TempDir};
+
+/// A project with one task to attribute graph writes to.
+struct Fixture {
+    c: Cairn,
+    project: String,
+    task: String,
+}
+
+impl Fixture {
+    async fn new() -> Fixture {
+        let c = Cairn::start().await;
+        let project = c.project("Shop").await;
+        let task = id_of(&c.task(json!({"title":"Map the code","projectId":project})).await);
+        Fixture { c, project, task }
+    }
+
+    async fn molecule(&self, name: &str, knowledge: &str) -> Value {
+        self.c
+            .ok(
+                "manage_graph",
+                json!({"operation":"create","entityType":"molecule","projectId":self.project,"name":name,
+                       "knowledge":knowledge,"createdByTaskId":self.task}),
+            )
+            .await["molecule"]
+            .clone()
+    }
+
+    async fn atom(&self, name: &str, paths: &[&str], molecule: Option<&str>, knowledge: &str) -> Value {
+        let mut a = json!({"operation":"create","entityType":"atom","projectId":self.project,"name":name,
+                           "paths":json!(paths).to_string(),"knowledge":knowledge,"createdByTaskId":self.task});
+        if let Some(m) = molecule {
+            a["moleculeId"] = json!(m);
+        }
+        self.c.ok("manage_graph", a).await["atom"].clone()
+    }
+
+    async fn context(&self, paths: &str) -> Value {
+        self.c
+            .ok(
+                "query_graph",
+                json!({"operation":"context","projectId":self.project,"paths":paths}),
+            )
+            .await
+    }
+
+    fn create_atom_args(&self, paths: Value) -> Value {
+        json!({"operation":"create","entityType":"atom","projectId":self.project,"name":"A",
+               "paths":paths,"createdByTaskId":self.task})
+    }
+}
+
+fn names(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The payments fixture from the spec: two molecules, overlapping atoms, an orphan.
+async fn payments(f: &Fixture) -> (String, String, String, String, String) {
+    let pay = id_of(&f.molecule("Payment Domain", "Communicates with Stripe, idempotent webhooks").await);
+    let pages = id_of(&f.molecule("Pages", "Shared layout; route guards in middleware").await);
+    let gateway = id_of(
+        &f.atom(
+            "Stripe Integration",
+            &["src/payments/gateway/**", "src/payments/stripe-*.ts"],
+            Some(&pay),
+            "Gateway wraps the Stripe SDK; retries are the caller's job",
+        )
+        .await,
+    );
+    let hooks = f
+        .atom(
+            "Webhook Handlers",
+            &["src/payments/webhook-*.ts", "src/payments/handlers/**"],
+            Some(&pay),
+            "8 handlers, all extend BaseWebhookHandler",
+        )
+        .await;
+    let hooks_id = id_of(&hooks);
+    f.c.ok(
+        "manage_graph",
+        json!({"operation":"update","entityType":"atom","id":hooks_id,"version":1,"lastTaskId":f.task,
+               "relatedAtoms":json!([{"atomId":gateway,"reason":"webhooks call gateway for processing"}]).to_string()}),
+    )
+    .await;
+    let checkout = id_of(
+        &f.atom("Checkout Page", &["src/pages/checkout/**"], Some(&pages), "Uses the cart store")
+            .await,
+    );
+    let retry = id_of(
+        &f.atom("Retry Utilities", &["src/shared/retry-*.ts"], None, "Generic exponential backoff")
+            .await,
+    );
+    (pay, gateway, hooks_id, checkout, retry)
+}
+
+#[tokio::test]
+async fn context_matches_globs_groups_by_molecule_and_reports_gaps() {
+    let f = Fixture::new().await;
+    payments(&f).await;
+    let d = f
+        .context(
+            "src/payments/webhook-handler.ts, src/payments/stripe-gateway.ts,\nsrc/shared/retry-utils.ts, \
+             src/payments/new-handler.ts, src/pages/checkout/cart/Cart.tsx, src/payments/gateway/deep/x.ts, \
+             src/payments/sub/stripe-x.ts, /etc/passwd",
+        )
+        .await;
+    insta::assert_json_snapshot!("graph_context_payments", d, {
+        ".**.id" => "[id]", ".**.atomId" => "[id]", ".**.moleculeId" => "[id]", ".**.createdAt" => "[ts]",
+        ".**.taskId" => "[id]"
+    });
+    // `*` stays inside one directory: stripe-*.ts does not reach into sub/.
+    let un: Vec<&str> = d["unmatchedPaths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(un.contains(&"src/payments/sub/stripe-x.ts"));
+    assert!(un.contains(&"src/payments/new-handler.ts"));
+    assert!(un.contains(&"/etc/passwd"));
+    // `**` crosses directories.
+    let pay = &d["molecules"][1];
+    assert_eq!(pay["name"], json!("Payment Domain"));
+    let stripe = &pay["atoms"][0];
+    assert_eq!(stripe["name"], json!("Stripe Integration"));
+    assert_eq!(
+        stripe["matchedBy"]["src/payments/gateway/deep/x.ts"],
+        json!(["src/payments/gateway/**"])
+    );
+    assert_eq!(
+        pay["atoms"][1]["relatedAtoms"][0]["name"],
+        json!("Stripe Integration")
+    );
+    assert_eq!(names(&d["orphanAtoms"]), vec!["Retry Utilities"]);
+    f.c.stop().await;
+}
+
+#[tokio::test]
+async fn a_file_matching_several_atoms_surfaces_all_of_them() {
+    let f = Fixture::new().await;
+    let m = id_of(&f.molecule("Shared", "").await);
+    f.atom("Auth", &["src/shared/email-client.ts", "src/auth/**"], Some(&m), "auth").await;
+    f.atom("Payments", &["src/shared/*.ts"], Some(&m), "payments").await;
+    f.atom("Everything TS", &["**/*.ts"], None, "lint rules").await;
+    let d = f.context("src/shared/email-client.ts").await;
+    assert_eq!(names(&d["molecules"][0]["atoms"]), vec!["Auth", "Payments"]);
+    assert_eq!(names(&d["orphanAtoms"]), vec!["Everything TS"]);
+    assert_eq!(d["unmatchedPaths"], json!([]));
+    f.c.stop().await;
+}
+
+#[tokio::test]
+async fn max_tokens_keeps_the_most_specific_atoms_and_says_what_it_left_out() {
+    let f = Fixture::new().await;
+    let m = id_of(&f.molecule("Area", &"molecule knowledge ".repeat(200)).await);
+    let big = "x".repeat(4000);
+    f.atom("Broad", &["src/**"], Some(&m), &big).await;
+    f.atom("Narrow", &["src/a/b/**"], Some(&m), &big).await;
+    f.atom("Middle", &["src/a/*.ts", "src/a/b/*.ts"], Some(&m), &big).await;
+    let full = f.context("src/a/b/c.ts").await;
+    assert_eq!(names(&full["molecules"][0]["atoms"]), vec!["Broad", "Middle", "Narrow"]);
+    assert!(full.get("budget").is_none(), "no budget without maxTokens");
+    let d = f
+        .c
+        .ok(
+            "query_graph",
+            json!({"operation":"context","projectId":f.project,"paths":"src/a/b/c.ts","maxTokens":2300}),
+        )
+        .await;
+    // Specificity: Narrow 3 (src/a/b), Middle 3 (src/a/b/*.ts), Broad 1. Two fit.
+    assert_eq!(names(&d["molecules"][0]["atoms"]), vec!["Middle", "Narrow"]);
+    let b = &d["budget"];
+    assert_eq!(names(&b["omittedAtoms"]), vec!["Broad"]);
+    assert_eq!(b["omittedAtoms"][0]["specificity"], json!(1));
+    assert_eq!(names(&b["omittedMoleculeKnowledge"]), vec!["Area"]);
+    assert_eq!(d["molecules"][0]["knowledgeOmitted"], json!(true));
+    assert!(b["estimatedTokens"].as_u64().unwrap() <= 2300);
+    // The answer itself stays near the budget (characters / 4).
+    let chars = d.to_string().len();
+    assert!(chars / 4 <= 2300 + 200, "answer is {chars} characters");
+    f.c.stop().await;
+}
+
+#[tokio::test]
+async fn near_misses_show_the_pattern_that_almost_matched() {
+    let f = Fixture::new().await;
+    f.atom("Checkout", &["src/pages/checkout/*.tsx"], None, "").await;
+    let d = f.context("src/pages/checkout/hooks/useCart.ts").await;
+    assert_eq!(d["unmatchedPaths"], json!(["src/pages/checkout/hooks/useCart.ts"]));
+    assert_eq!(
+        d["nearMisses"]["src/pages/checkout/hooks/useCart.ts"][0]["pattern"],
+        json!("src/pages/checkout/*.tsx")
+    );
+    f.c.stop().await;
+}
+
+#[tokio::test]
+async fn malformed_and_unsafe_patterns_are_refused_with_the_reason() {
+    let f = Fixture::new().await;
+    let cases: Vec<(Value, &str, &str)> = vec![
+        (json!("[\"src/**.rs\"]"), "VALIDATION_ERROR", "whole segment"),
+        (json!("[\"a**b\"]"), "VALIDATION_ERROR", "whole segment"),
+        (json!("[\"/etc/**\"]"), "VALIDATION_ERROR", "absolute"),
+        (json!("[\"../outside/**\"]"), "VALIDATION_ERROR", ".."),
+        (json!("[\"src/../../x\"]"), "VALIDATION_ERROR", ".."),
+        (json!("[\"src/[ab\"]"), "VALIDATION_ERROR", "unclosed"),
+        (json!("[\"src/{a,b\"]"), "VALIDATION_ERROR", "unclosed"),
+        (json!("[\"\"]"), "VALIDATION_ERROR", "empty"),
+        (json!(format!("[\"{}\"]", "a".repeat(513))), "VALIDATION_ERROR", "512"),
+        (json!(json!((0..21).map(|i| format!("src/{i}/**")).collect::<Vec<_>>()).to_string()), "VALIDATION_ERROR", "at most 20"),
+        (json!("src/**"), "VALIDATION_ERROR", "JSON array"),
+        (json!("[1, 2]"), "VALIDATION_ERROR", "not a string"),
+        (json!("[]"), "INVARIANT_VIOLATION", "at least one path"),
+    ];
+    for (paths, code, words) in cases {
+        let e = f.c.err("manage_graph", f.create_atom_args(paths.clone()), code).await;
+        let msg = e["message"].as_str().unwrap();
+        assert!(msg.contains(words), "{paths}: '{msg}' should say '{words}'");
+    }
+    let mut no_paths = f.create_atom_args(json!("[]"));
+    no_paths.as_object_mut().unwrap().remove("paths");
+    f.c.err("manage_graph", no_paths, "VALIDATION_ERROR").await;
+    // Nothing was written by any refused call.
+    let s = f
+        .c
+        .ok("query_graph", json!({"operation":"search","entityType":"atom","projectId":f.project}))
+        .await;
+    assert_eq!(s["total"], json!(0));
+    f.c.stop().await;
+}
+
+#[tokio::test]
+async fn text_bounds_names_related_lists_and_tasks_are_checked() {
+    let f = Fixture::new().await;
+    let ok = |extra: Value| {
+        let mut a = f.create_atom_args(json!("[\"src/**\"]"));
+        for (k, v) in extra.as_object().unwrap() {
+            a[k] = v.clone();
+        }
+        a
+    };
+    f.c.err("manage_graph", ok(json!({"name":""})), "VALIDATION_ERROR").await;
+    f.c.err("manage_graph", ok(json!({"name":"n".repeat(256)})), "VALIDATION_ERROR").await;
+    f.c.err("manage_graph", ok(json!({"knowledge":"k".repeat(32 * 1024 + 1)})), "VALIDATION_ERROR").await;
+    // Knowledge is trimmed and 32 KB fits.
+    let a = f.c.ok("manage_graph", ok(json!({"knowledge":format!("  {}  ", "k".repeat(32 * 1024 - 4))}))).await;
+    assert_eq!(a["atom"]["knowledge"].as_str().unwrap().len(), 32 * 1024 - 4);
+    let first = id_of(&a["atom"]);
+    f.c.err("manage_graph", ok(json!({"relatedAtoms":"not json"})), "VALIDATION_ERROR").await;
+    f.c.err("manage_graph", ok(json!({"relatedAtoms":"{\"atomId\":\"x\"}"})), "VALIDATION_ERROR").await;
+    let many: Vec<Value> = (0..51).map(|_| json!({"atomId": first})).collect();
+    f.c.err("manage_graph", ok(json!({"relatedAtoms": json!(many).to_string()})), "VALIDATION_ERROR").await;
+    let ghost = "0192f000-0000-7000-8000-00000000dead";
+    f.c.err("manage_graph", ok(json!({"relatedAtoms": json!([{"atomId":ghost}]).to_string()})), "NOT_FOUND").await;
+    f.c.err("manage_graph", ok(json!({"createdByTaskId": ghost})), "NOT_FOUND").await;
+    f.c.err("manage_graph", ok(json!({"moleculeId": ghost})), "NOT_FOUND").await;
+    f.c.err("manage_graph", ok(json!({"projectId": ghost})), "NOT_FOUND").await;
+    let mut no_task = ok(json!({}));
+    no_task.as_object_mut().unwrap().remove("createdByTaskId");
+    f.c.err("manage_graph", no_task, "VALIDATION_ERROR").await;
+    // Related ids given as an array value work too, and resolve to names on get.
+    let b = f.c.ok("manage_graph", ok(json!({"name":"B","relatedAtoms":[{"atomId":first,"reason":"uses"}]}))).await;
+    let g = f.c.ok("query_graph", json!({"operation":"get","entityType":"atom","id":id_of(&b["atom"])})).await;
+    assert_eq!(g["atom"]["relatedAtoms"][0]["name"], json!("A"));
+    // A self-reference is refused.
+    let bid = id_of(&b["atom"]);
+    f.c.err(
+        "manage_graph",
+        json!({"operation":"update","entityType":"atom","id":bid,"version":1,"lastTaskId":f.task,
+               "relatedAtoms":json!([{"atomId":bid}]).to_string()}),
+        "VALIDATION_ERROR",
+    )
+    .await;
+    f.c.stop().await;
+}
+
+#[tokio::test]
+async fn cross_project_membership_is_an_invariant_violation() {
+    let f = Fixture::new().await;
+    let other = f.c.project("Other").await;
+    let other_task = id_of(&f.c.task(json!({"title":"t","projectId":other})).await);
+    let foreign_mol = f
+        .c
+        .ok("manage_graph", json!({"operation":"create","entityType":"molecule","projectId":other,"name":"M",
+                                   "createdByTaskId":other_task}))
+        .await["molecule"]
+        .clone();
+    let foreign_atom = f
+        .c
+        .ok("manage_graph", json!({"operation":"create","entityType":"atom","projectId":other,"name":"X",
+                                   "paths":"[\"x/**\"]","createdByTaskId":other_task}))
+        .await["atom"]
+        .clone();
+    let mut a = f.create_atom_args(json!("[\"src/**\"]"));
+    a["moleculeId"] = json!(id_of(&foreign_mol));
+    let e = f.c.err("manage_graph", a, "INVARIANT_VIOLATION").await;
+    assert!(e["message"].as_str().unwrap().contains("share a project"));
+    let mut a = f.create_atom_args(json!("[\"src/**\"]"));
+    a["relatedAtoms"] = json!(json!([{"atomId": id_of(&foreign_atom), "reason": "r"}]).to_string());
+    f.c.err("manage_graph", a, "INVARIANT_VIOLATION").await;
+    let m = f.molecule("Mine", "").await;
+    f.c.err(
+        "manage_graph",
+        json!({"operation":"update","entityType":"molecule","id":id_of(&m),"version":1,"lastTaskId":f.task,
+               "relatedMolecules":json!([{"moleculeId":id_of(&foreign_mol)}]).to_string()}),
+        "INVARIANT_VIOLATION",
+    )
+    .await;
+    f.c.stop().await;
+}
+
+#[tokio::test]
+async fn updates_and_deletes_need_the_version_and_conflict_with_the_current_one() {
+    let f = Fixture::new().await;
+    let a = f.atom("A", &["src/a/**"], None, "first").await;
+    let id = id_of(&a);
+    let up = |v: Option<i64>| {
+        let mut x = json!({"operation":"update","entityType":"atom","id":id,"lastTaskId":f.task,"knowledge":"second"});
+        if let Some(v) = v {
+            x["version"] = json!(v);
+        }
+        x
+    };
+    let e = f.c.err("manage_graph", up(None), "VALIDATION_ERROR").await;
+    assert_eq!(e["details"]["parameter"], json!("version"));
+    let u = f.c.ok("manage_graph", up(Some(1))).await;
+    assert_eq!(u["atom"]["version"], json!(2));
+    assert_eq!(u["atom"]["knowledge"], json!("second"));
+    let e = f.c.err("manage_graph", up(Some(1)), "CONFLICT").await;
+    assert_eq!(e["details"]["currentVersion"], json!(2));
+    assert_eq!(e["details"]["sentVersion"], json!(1));
+    // update needs lastTaskId, and must change something.
+    f.c.err("manage_graph", json!({"operation":"update","entityType":"atom","id":id,"version":2,"knowledge":"x"}), "VALIDATION_ERROR").await;
+    f.c.err("manage_graph", json!({"operation":"update","entityType":"atom","id":id,"version":2,"lastTaskId":f.task}), "VALIDATION_ERROR").await;
+    // delete needs the version too.
+    f.c.err("manage_graph", json!({"operation":"delete","entityType":"atom","id":id}), "VALIDATION_ERROR").await;
+    let e = f.c.err("manage_graph", json!({"operation":"delete","entityType":"atom","id":id,"version":1}), "CONFLICT").await;
+    assert_eq!(e["details"]["currentVersion"], json!(2));
+    f.c.ok("manage_graph", json!({"operation":"delete","entityType":"atom","id":id,"version":2})).await;
+    f.c.err("query_graph", json!({"operation":"get","entityType":"atom","id":id}), "NOT_FOUND").await;
+    f.c.err("manage_graph", json!({"operation":"delete","entityType":"atom","id":id,"version":2}), "NOT_FOUND").await;
+    f.c.stop().await;
+}
+
+#[tokio::test]
+async fn append_writes_a_dated_separator_naming_the_task() {
+    let f = Fixture::new().await;
+    let a = f.atom("A", &["src/a/**"], None, "Base knowledge.").await;
+    let u = f
+        .c
+        .ok(
+            "manage_graph",
+            json!({"operation":"update","entityType":"atom","id":id_of(&a),"version":1,"lastTaskId":f.task,
+                   "knowledge":"Handlers are idempotent.","knowledgeMode":"append"}),
+        )
+        .await;
+    let k = u["atom"]["knowledge"].as_str().unwrap();
+    let (head, tail) = k.split_once("\n\n---[").expect("separator");
+    assert_eq!(head, "Base knowledge.");
+    let (stamp, rest) = tail.split_once(" task:").unwrap();
+    assert!(stamp.ends_with('Z') && stamp.contains('T'), "{stamp}");
+    assert_eq!(rest, format!("{}]---\nHandlers are idempotent.", f.task));
+    assert_eq!(u["atom"]["lastTaskId"], json!(f.task));
+    // Append past 32 KB is refused, overwrite still works.
+    f.c.err(
+        "manage_graph",
+        json!({"operation":"update","entityType":"atom","id":id_of(&a),"version":2,"lastTaskId":f.task,
+               "knowledge":"k".repeat(32 * 1024 - 10),"knowledgeMode":"append"}),
+        "VALIDATION_ERROR",
+    )
+    .await;
+    f.c.stop().await;
+}
+
+#[tokio::test]
+async fn deleting_a_molecule_orphans_or_cascades_its_atoms() {
+    let f = Fixture::new().await;
+    let later = id_of(&f.c.task(json!({"title":"Reorganise","projectId":f.project})).await);
+    let m = id_of(&f.molecule("M", "").await);
+    let a = id_of(&f.atom("A", &["a/**"], Some(&m), "").await);
+    let b = id_of(&f.atom("B", &["b/**"], Some(&m), "").await);
+    for (kind, id) in [("molecule", &m), ("atom", &a)] {
+        f.c.ok("manage_changelog", json!({"operation":"append","parentType":kind,"parentId":id,"taskId":f.task,"summary":"made"})).await;
+    }
+    let d = f
+        .c
+        .ok("manage_graph", json!({"operation":"delete","entityType":"molecule","id":m,"version":1,"lastTaskId":later}))
+        .await;
+    assert_eq!(d["orphanedAtoms"], json!([a, b]));
+    let ga = f.c.ok("query_graph", json!({"operation":"get","entityType":"atom","id":a})).await;
+    assert_eq!(ga["atom"]["moleculeId"], json!(null));
+    assert_eq!(ga["atom"]["lastTaskId"], json!(later));
+    assert_eq!(ga["atom"]["version"], json!(2), "orphaning touches the atom");
+    assert_eq!(ga["atom"]["changelog"].as_array().unwrap().len(), 1, "the atom keeps its history");
+    f.c.err("manage_changelog", json!({"operation":"search","parentType":"molecule","parentId":m}), "NOT_FOUND").await;
+    let orphans = f
+        .c
+        .ok("query_graph", json!({"operation":"search","entityType":"atom","projectId":f.project,"orphansOnly":true}))
+        .await;
+    assert_eq!(orphans["total"], json!(2));
+
+    let m2 = id_of(&f.molecule("M2", "").await);
+    let c2 = id_of(&f.atom("C", &["c/**"], Some(&m2), "").await);
+    f.c.ok("manage_changelog", json!({"operation":"append","parentType":"atom","parentId":c2,"taskId":f.task,"summary":"made"})).await;
+    let d = f
+        .c
+        .ok("manage_graph", json!({"operation":"delete","entityType":"molecule","id":m2,"version":1,"cascade":true}))
+        .await;
+    assert_eq!(d["deletedAtoms"], json!([c2]));
+    f.c.err("query_graph", json!({"operation":"get","entityType":"atom","id":c2}), "NOT_FOUND").await;
+    f.c.err("manage_changelog", json!({"operation":"search","parentType":"atom","parentId":c2}), "NOT_FOUND").await;
+    f.c.stop().await;
+}
+
+#[tokio::test]
+async fn reassigning_and_detaching_an_atoms_molecule() {
+    let f = Fixture::new().await;
+    let m1 = id_of(&f.molecule("One", "").await);
+    let m2 = id_of(&f.molecule("Two", "").await);
+    let a = id_of(&f.atom("A", &["a/**"], Some(&m1), "").await);
+    let u = f
+        .c
+        .ok("manage_graph", json!({"operation":"update","entityType":"atom","id":a,"version":1,"lastTaskId":f.task,"moleculeId":m2}))
+        .await;
+    assert_eq!(u["atom"]["moleculeId"], json!(m2));
+    let g = f.c.ok("query_graph", json!({"operation":"get","entityType":"molecule","id":m2})).await;
+    assert_eq!(names(&g["molecule"]["atoms"]), vec!["A"]);
+    let u = f
+        .c
+        .ok("manage_graph", json!({"operation":"update","entityType":"atom","id":a,"version":2,"lastTaskId":f.task,"moleculeId":""}))
+        .await;
+    assert_eq!(u["atom"]["moleculeId"], json!(null));
+    f.c.err("manage_graph", json!({"operation":"update","entityType":"molecule","id":m1,"version":1,"lastTaskId":f.task,"paths":"[\"x\"]"}), "VALIDATION_ERROR").await;
+    f.c.stop().await;
+}
+
+#[tokio::test]
+async fn search_filters_by_text_molecule_and_orphans_with_pages() {
+    let f = Fixture::new().await;
+    let (pay, ..) = payments(&f).await;
+    let s = |extra: Value| {
+        let mut a = json!({"operation":"search","entityType":"atom","projectId":f.project});
+        for (k, v) in extra.as_object().unwrap() {
+            a[k] = v.clone();
+        }
+        a
+    };
+    let all = f.c.ok("query_graph", s(json!({}))).await;
+    assert_eq!(all["total"], json!(4));
+    assert_eq!(names(&all["items"]), vec!["Checkout Page", "Retry Utilities", "Stripe Integration", "Webhook Handlers"]);
+    let q = f.c.ok("query_graph", s(json!({"query":"stripe SDK"}))).await;
+    assert_eq!(names(&q["items"]), vec!["Stripe Integration"]);
+    let by_mol = f.c.ok("query_graph", s(json!({"moleculeId":pay}))).await;
+    assert_eq!(by_mol["total"], json!(2));
+    let orphans = f.c.ok("query_graph", s(json!({"orphansOnly":true}))).await;
+    assert_eq!(names(&orphans["items"]), vec!["Retry Utilities"]);
+    let page = f.c.ok("query_graph", s(json!({"limit":3,"offset":2}))).await;
+    assert_eq!(names(&page["items"]), vec!["Stripe Integration", "Webhook Handlers"]);
+    assert_eq!(page["hasMore"], json!(false));
+    // LIKE wildcards in the query are literal.
+    let none = f.c.ok("query_graph", s(json!({"query":"%"}))).await;
+    assert_eq!(none["total"], json!(0));
+    let mols = f
+        .c
+        .ok("query_graph", json!({"operation":"search","entityType":"molecule","projectId":f.project,"query":"stripe"}))
+        .await;
+    assert_eq!(names(&mols["items"]), vec!["Payment Domain"]);
+    f.c.err("query_graph", json!({"operation":"search","entityType":"atom"}), "VALIDATION_ERROR").await;
+    f.c.err("query_graph", s(json!({"orphansOnly":true,"moleculeId":pay})), "VALIDATION_ERROR").await;
+    f.c.stop().await;
+}
+
+#[tokio::test]
+async fn changelog_is_append_only_newest_first_and_paged() {
+    let f = Fixture::new().await;
+    let a = id_of(&f.atom("A", &["a/**"], None, "").await);
+    for i in 0..7 {
+        f.c.ok("manage_changelog", json!({"operation":"append","parentType":"atom","parentId":a,"taskId":f.task,"summary":format!("change {i}")}))
+            .await;
+    }
+    let p = f
+        .c
+        .ok("manage_changelog", json!({"operation":"search","parentType":"atom","parentId":a,"limit":3,"offset":1}))
+        .await;
+    let s: Vec<&str> = p["items"].as_array().unwrap().iter().map(|e| e["summary"].as_str().unwrap()).collect();
+    assert_eq!(s, vec!["change 5", "change 4", "change 3"]);
+    assert_eq!(p["total"], json!(7));
+    assert_eq!(p["hasMore"], json!(true));
+    // Shallow: get shows the newest 5 by default, changelogLimit changes it, and
+    // includeChangelog=false leaves it out.
+    let g = f.c.ok("query_graph", json!({"operation":"get","entityType":"atom","id":a})).await;
+    assert_eq!(g["atom"]["changelog"].as_array().unwrap().len(), 5);
+    assert_eq!(g["atom"]["changelog"][0]["summary"], json!("change 6"));
+    let g = f.c.ok("query_graph", json!({"operation":"get","entityType":"atom","id":a,"changelogLimit":2})).await;
+    assert_eq!(g["atom"]["changelog"].as_array().unwrap().len(), 2);
+    let g = f.c.ok("query_graph", json!({"operation":"get","entityType":"atom","id":a,"includeChangelog":false})).await;
+    assert_eq!(g["atom"]["changelog"], json!([]));
+    // The rules: parent and task must exist, summary 1 byte..4 KB.
+    let ghost = "0192f000-0000-7000-8000-00000000dead";
+    let ap = |parent: &str, task: &str, summary: &str| {
+        json!({"operation":"append","parentType":"atom","parentId":parent,"taskId":task,"summary":summary})
+    };
+    f.c.err("manage_changelog", ap(ghost, &f.task, "x"), "NOT_FOUND").await;
+    f.c.err("manage_changelog", ap(&a, ghost, "x"), "NOT_FOUND").await;
+    f.c.err("manage_changelog", ap(&a, &f.task, "   "), "VALIDATION_ERROR").await;
+    f.c.err("manage_changelog", ap(&a, &f.task, &"s".repeat(4097)), "VALIDATION_ERROR").await;
+    f.c.ok("manage_changelog", ap(&a, &f.task, &"s".repeat(4096))).await;
+    // Entries cannot be edited: there is no such operation.
+    f.c.err("manage_changelog", json!({"operation":"update","parentType":"atom","parentId":a}), "VALIDATION_ERROR").await;
+    f.c.stop().await;
+}
+
+#[tokio::test]
+async fn deleting_a_project_removes_its_graph() {
+    let f = Fixture::new().await;
+    let (pay, gateway, ..) = payments(&f).await;
+    f.c.ok("manage_changelog", json!({"operation":"append","parentType":"atom","parentId":gateway,"taskId":f.task,"summary":"x"})).await;
+    let v = f.c.version("project", &f.project).await;
+    f.c.ok("manage_container", json!({"operation":"delete","containerType":"project","id":f.project,"version":v,"cascade":true}))
+        .await;
+    f.c.err("query_graph", json!({"operation":"get","entityType":"molecule","id":pay}), "NOT_FOUND").await;
+    f.c.err("query_graph", json!({"operation":"get","entityType":"atom","id":gateway}), "NOT_FOUND").await;
+    f.c.err("query_graph", json!({"operation":"context","projectId":f.project,"paths":"src/a.ts"}), "NOT_FOUND").await;
+    // No graph row survives its project, the changelog included.
+    use sqlx::sqlite::SqliteConnectOptions;
+    use sqlx::ConnectOptions;
+    let mut conn = SqliteConnectOptions::new().filename(&f.c.db).connect().await.unwrap();
+    for t in ["graph_changelog", "graph_atoms", "graph_molecules", "graph_generations"] {
+        let n: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT COUNT(*) FROM {t}")))
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+        assert_eq!(n, 0, "{t} keeps {n} row(s)");
+    }
+    f.c.stop().await;
+}
+
+#[tokio::test]
+async fn context_sees_writes_made_by_another_server_on_the_same_file() {
+    let dir = TempDir::new();
+    let db = dir.path().join("shared.db");
+    let a = Cairn::on(&db, &[]).await;
+    let b = Cairn::on(&db, &[]).await;
+    let project = a.project("P").await;
+    let task = id_of(&a.task(json!({"title":"t","projectId":project})).await);
+    let args = json!({"operation":"context","projectId":project,"paths":"src/x/y.ts"});
+    async fn ctx_of(c: &Cairn, args: &Value) -> Value {
+        c.ok("query_graph", args.clone()).await
+    }
+    let ctx = |c| ctx_of(c, &args);
+    // A caches an empty graph; B writes; A must see B's atom.
+    assert_eq!(ctx(&a).await["unmatchedPaths"], json!(["src/x/y.ts"]));
+    let atom = b
+        .ok("manage_graph", json!({"operation":"create","entityType":"atom","projectId":project,"name":"X",
+                                   "paths":"[\"src/x/**\"]","createdByTaskId":task}))
+        .await["atom"]
+        .clone();
+    assert_eq!(names(&ctx(&a).await["orphanAtoms"]), vec!["X"]);
+    // B narrows the pattern; A's cached matcher must not keep the old one.
+    b.ok("manage_graph", json!({"operation":"update","entityType":"atom","id":id_of(&atom),"version":1,
+                                "lastTaskId":task,"paths":"[\"src/x/*.rs\"]"}))
+        .await;
+    assert_eq!(ctx(&a).await["unmatchedPaths"], json!(["src/x/y.ts"]));
+    // And a delete by B.
+    b.ok("manage_graph", json!({"operation":"update","entityType":"atom","id":id_of(&atom),"version":2,
+                                "lastTaskId":task,"paths":"[\"src/**\"]"}))
+        .await;
+    assert_eq!(names(&ctx(&a).await["orphanAtoms"]), vec!["X"]);
+    b.ok("manage_graph", json!({"operation":"delete","entityType":"atom","id":id_of(&atom),"version":3})).await;
+    assert_eq!(ctx(&a).await["orphanAtoms"], json!([]));
+    a.stop().await;
+    b.stop().await;
+}
+
+#[tokio::test]
+async fn whole_agent_loop_from_planning_to_graph_hints() {
+    let c = Cairn::start().await;
+    let project = c.project("Shop").await;
+    let feature = c.feature(&project, "Refunds").await;
+    let task = c.task(json!({"title":"Refund webhook","featureId":feature})).await;
+    let task_id = id_of(&task);
+    // The built-in template gives the task a Context Files section.
+    c.ok("apply_template", json!({"templateId":"0192f000-0000-7000-8000-000000000001","entityType":"TASK","entityId":task_id}))
+        .await;
+    let secs = c.ok("query_sections", json!({"entityType":"TASK","entityId":task_id})).await;
+    let files = secs["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["title"] == json!("Context Files"))
+        .expect("Context Files section")
+        .clone();
+    c.ok(
+        "manage_sections",
+        json!({"operation":"updateText","sectionId":id_of(&files),"version":files["version"],
+               "content":"- `src/payments/webhook-refund.ts` (new handler)\nsrc/payments/stripe-gateway.ts:120, docs/refunds.md\n# not a path"}),
+    )
+    .await;
+    let m = c
+        .ok("manage_graph", json!({"operation":"create","entityType":"molecule","projectId":project,"name":"Payments",
+                                   "knowledge":"Stripe is the only gateway","createdByTaskId":task_id}))
+        .await["molecule"]
+        .clone();
+    let atom = c
+        .ok("manage_graph", json!({"operation":"create","entityType":"atom","projectId":project,"name":"Webhooks",
+                                   "moleculeId":id_of(&m),"paths":"[\"src/payments/webhook-*.ts\",\"src/payments/stripe-*.ts\"]",
+                                   "knowledge":"Handlers are idempotent","createdByTaskId":task_id}))
+        .await["atom"]
+        .clone();
+    // Discovery: the task with its graph context.
+    let g = c
+        .ok("query_container", json!({"operation":"get","containerType":"task","id":task_id,"includeSections":true,"includeGraphContext":true}))
+        .await;
+    let gc = &g["graphContext"];
+    assert_eq!(gc["paths"], json!(["src/payments/webhook-refund.ts", "src/payments/stripe-gateway.ts", "docs/refunds.md"]));
+    assert_eq!(gc["molecules"][0]["name"], json!("Payments"));
+    assert_eq!(gc["molecules"][0]["atoms"][0]["matchedPaths"], json!(["src/payments/webhook-refund.ts", "src/payments/stripe-gateway.ts"]));
+    assert_eq!(gc["unmatchedPaths"], json!(["docs/refunds.md"]));
+    // Without the flag there is no graph context; on a feature the flag is refused.
+    let plain = c.ok("query_container", json!({"operation":"get","containerType":"task","id":task_id})).await;
+    assert!(plain.get("graphContext").is_none());
+    c.err("query_container", json!({"operation":"get","containerType":"feature","id":feature,"includeGraphContext":true}), "VALIDATION_ERROR").await;
+    // Execution: work, then advance to CLOSED and receive the hints.
+    let started = c.advance("task", &task_id).await;
+    assert!(started.get("graphHints").is_none(), "no hints before a terminal state");
+    let done = c.advance("task", &task_id).await;
+    assert_eq!(done["newStatus"], json!("CLOSED"));
+    let h = &done["graphHints"];
+    assert_eq!(h["message"], json!("Task completed. Consider updating the knowledge graph."));
+    assert_eq!(h["suggestedActions"].as_array().unwrap().len(), 4);
+    assert_eq!(h["matchedAtoms"][0]["id"], json!(id_of(&atom)));
+    assert_eq!(h["unmatchedPaths"], json!(["docs/refunds.md"]));
+    // Update the graph, append a changelog entry, and see it inline on the next get.
+    c.ok("manage_changelog", json!({"operation":"append","parentType":"atom","parentId":id_of(&atom),"taskId":task_id,
+                                    "summary":"Refund webhook added; refunds are idempotent by refund id"}))
+        .await;
+    let a = c.ok("query_graph", json!({"operation":"get","entityType":"atom","id":id_of(&atom)})).await;
+    assert_eq!(a["atom"]["changelog"][0]["summary"], json!("Refund webhook added; refunds are idempotent by refund id"));
+    assert_eq!(a["atom"]["changelog"][0]["taskId"], json!(task_id));
+    c.stop().await;
+}
+
+#[tokio::test]
+async fn terminated_tasks_get_no_graph_hints_and_tasks_without_context_files_say_so() {
+    let f = Fixture::new().await;
+    let g = f
+        .c
+        .ok("query_container", json!({"operation":"get","containerType":"task","id":f.task,"includeGraphContext":true}))
+        .await;
+    assert!(g["graphContext"]["note"].as_str().unwrap().contains("Context Files"));
+    let v = f.c.version("task", &f.task).await;
+    let t = f
+        .c
+        .ok("terminate", json!({"containerType":"task","id":f.task,"version":v,"reason":"dropped"}))
+        .await;
+    assert!(t.get("graphHints").is_none());
+    // A task closed without a Context Files section still gets the spec's hint.
+    let t2 = id_of(&f.c.task(json!({"title":"two","projectId":f.project})).await);
+    f.c.advance("task", &t2).await;
+    let d = f.c.advance("task", &t2).await;
+    assert!(d["graphHints"]["suggestedActions"].is_array());
+    f.c.stop().await;
+}
+
+#[tokio::test]
+async fn graph_hints_are_absent_when_the_graph_toolset_is_not_served() {
+    let dir = TempDir::new();
+    let c = Cairn::on(&dir.path().join("t.db"), &["--toolsets", "tasks"]).await;
+    let t = id_of(&c.task(json!({"title":"t"})).await);
+    c.advance("task", &t).await;
+    let d = c.advance("task", &t).await;
+    assert!(d.get("graphHints").is_none());
+    c.stop().await;
+}
+
+#[tokio::test]
+async fn context_rejects_bad_requests_clearly() {
+    let f = Fixture::new().await;
+    f.c.err("query_graph", json!({"operation":"context","paths":"a.ts"}), "VALIDATION_ERROR").await;
+    f.c.err("query_graph", json!({"operation":"context","projectId":f.project}), "VALIDATION_ERROR").await;
+    f.c.err("query_graph", json!({"operation":"context","projectId":f.project,"paths":" , "}), "VALIDATION_ERROR").await;
+    let many: Vec<String> = (0..501).map(|i| format!("src/{i}.ts")).collect();
+    f.c.err("query_graph", json!({"operation":"context","projectId":f.project,"paths":many.join(",")}), "VALIDATION_ERROR").await;
+    f.c.err("query_graph", json!({"operation":"context","projectId":f.project,"paths":"a.ts","query":"x"}), "VALIDATION_ERROR").await;
+    f.c.err("query_graph", json!({"operation":"get","entityType":"atom"}), "VALIDATION_ERROR").await;
+    f.c.err("query_graph", json!({"operation":"get","entityType":"atom","id":"0192f000-0000-7000-8000-00000000dead"}), "NOT_FOUND").await;
+    f.c.stop().await;
+}
+
+#[tokio::test]
+async fn skills_are_served_as_prompts_and_name_real_tools_and_parameters() {
+    let c = Cairn::start().await;
+    let prompts = c.client.list_all_prompts().await.expect("prompts/list");
+    let mut names: Vec<String> = prompts.iter().map(|p| p.name.clone()).collect();
+    names.sort();
+    assert_eq!(names, vec!["cairn-discovery", "cairn-execution", "cairn-planning"]);
+    let tools = c.tools().await;
+    for p in &prompts {
+        let r = c
+            .client
+            .get_prompt(rmcp::model::GetPromptRequestParams::new(p.name.clone()))
+            .await
+            .expect("prompts/get");
+        let text = serde_json::to_value(&r.messages[0]).unwrap()["content"]["text"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(text.len() > 500, "{} is a real skill", p.name);
+        // Every `tool` `{json}` example names a served tool, its parameters and enums.
+        let mut checked = 0;
+        for (i, _) in text.match_indices("` `{") {
+            let before = &text[..i];
+            let tool = &before[before.rfind('`').unwrap() + 1..];
+            let json_start = i + 3;
+            let end = text[json_start..].find("}`").expect("closing") + json_start + 1;
+            let raw = text[json_start..end].replace('…', "x").replace("\n", " ");
+            let args: Value = serde_json::from_str(&raw).unwrap_or_else(|e| panic!("{}: {raw}: {e}", p.name));
+            let t = tools.iter().find(|t| t.name == tool).unwrap_or_else(|| panic!("{}: no tool {tool}", p.name));
+            let schema = serde_json::to_value(t.input_schema.as_ref()).unwrap();
+            for (k, v) in args.as_object().unwrap() {
+                let spec = &schema["properties"][k];
+                assert!(spec.is_object(), "{}: {tool} has no parameter {k}", p.name);
+                if let Some(e) = spec["enum"].as_array() {
+                    assert!(e.contains(v), "{}: {tool}.{k} = {v} is not an enum value", p.name);
+                }
+            }
+            checked += 1;
+        }
+        assert!(checked >= 3, "{}: only {checked} examples", p.name);
+    }
+    let bad = c
+        .client
+        .get_prompt(rmcp::model::GetPromptRequestParams::new("nope"))
+        .await;
+    assert!(bad.is_err());
+    c.stop().await;
+}
+
+#[tokio::test]
+async fn tasks_and_graph_tool_definitions_fit_the_token_budget() {
+    let dir = TempDir::new();
+    let c = Cairn::on(&dir.path().join("t.db"), &["--toolsets", "tasks,graph"]).await;
+    let tools: Vec<Value> = c
+        .tools()
+        .await
+        .iter()
+        .map(|t| serde_json::to_value(t).unwrap())
+        .collect();
+    let n = tools.len();
+    let chars = serde_json::to_string(&tools).unwrap().len();
+    // The port's tools/list for the same 26 tools is 22,931 characters.
+    assert_eq!(n, 26);
+    assert!(chars <= 20_000, "tools/list is {chars} characters for {n} tools");
+    c.stop().await;
+}
