@@ -1,1 +1,328 @@
-fn main() {}
+//! Speed and memory of the `cairn` binary over raw stdio JSON-RPC, as an agent sees
+//! it: one fresh, migrated database per run, one stdio session, sequential calls.
+//! Prints a table; `cargo bench --bench bench`.
+//!
+//! Workloads: the foundation's (cold start, creating 2,000 tasks, `get_next_task`
+//! among them, idle memory) and the knowledge graph's (2,000 then 20,000 atoms with
+//! three realistic patterns each in 20 molecules; context calls of 50 paths).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_cairn");
+
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next: u64,
+}
+
+impl Server {
+    fn spawn(db: &Path, toolsets: &str) -> Server {
+        let mut child = Command::new(BIN)
+            .arg("--db")
+            .arg(db)
+            .args(["--toolsets", toolsets, "serve"])
+            .env_remove("CAIRN_CONFIG")
+            .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn cairn");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        Server {
+            child,
+            stdin,
+            stdout,
+            next: 1,
+        }
+    }
+
+    fn send(&mut self, v: &Value) {
+        let mut line = v.to_string();
+        line.push('\n');
+        self.stdin.write_all(line.as_bytes()).expect("write");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// Sends a request and returns (result, bytes of the response line).
+    fn request(&mut self, method: &str, params: Value) -> (Value, usize) {
+        let id = self.next;
+        self.next += 1;
+        self.send(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}));
+        let mut line = String::new();
+        loop {
+            line.clear();
+            let n = self.stdout.read_line(&mut line).expect("read");
+            assert!(n > 0, "server closed stdout");
+            let v: Value = serde_json::from_str(&line).expect("JSON-RPC line");
+            if v["id"] == json!(id) {
+                if let Some(e) = v.get("error") {
+                    panic!("{method}: {e}");
+                }
+                return (v["result"].clone(), n);
+            }
+        }
+    }
+
+    fn initialize(&mut self) {
+        self.request(
+            "initialize",
+            json!({"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}),
+        );
+        self.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+    }
+
+    /// Calls a tool that must succeed; returns its envelope's `data` and the answer size.
+    fn call(&mut self, tool: &str, args: Value) -> (Value, usize) {
+        let (r, n) = self.request("tools/call", json!({"name":tool,"arguments":args}));
+        let env = &r["structuredContent"];
+        assert_eq!(env["success"], json!(true), "{tool}: {env}");
+        (env["data"].clone(), n)
+    }
+
+    /// CPU time the server process has used (user + system): a measure of the work
+    /// per call that, unlike wall time, does not move when other processes compete.
+    fn cpu(&self) -> Duration {
+        let s = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
+        // Fields after the command name, which is in parentheses.
+        let rest = s.rsplit_once(')').map_or("", |x| x.1);
+        let f: Vec<u64> = rest.split_whitespace().map(|x| x.parse().unwrap_or(0)).collect();
+        let ticks = f.get(11).copied().unwrap_or(0) + f.get(12).copied().unwrap_or(0);
+        Duration::from_millis(ticks * 10)
+    }
+
+    fn rss_kib(&self) -> u64 {
+        let s = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
+        s.lines()
+            .find(|l| l.starts_with("VmRSS:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct Dir(PathBuf);
+impl Dir {
+    fn new(tag: &str) -> Dir {
+        let p = std::env::temp_dir().join(format!("cairn-bench-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).expect("temp dir");
+        Dir(p)
+    }
+}
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Median and 95th percentile in milliseconds.
+fn stats(mut v: Vec<Duration>) -> (f64, f64) {
+    v.sort();
+    let p = |q: f64| ms(v[((v.len() - 1) as f64 * q).round() as usize]);
+    (p(0.5), p(0.95))
+}
+
+fn row(what: &str, value: String, target: &str) {
+    println!("| {what:<58} | {value:>22} | {target:<16} |");
+}
+
+/// A deterministic pseudo-random sequence, so every run measures the same work.
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+}
+
+fn knowledge(i: usize, len: usize) -> String {
+    let words = [
+        "handlers", "extend", "the", "base", "class", "idempotent", "retries", "gateway", "locale", "registry",
+        "events", "are", "published", "after", "commit", "never", "call", "directly", "timeout", "30s",
+    ];
+    let mut s = format!("Area {i}: ");
+    let mut k = i;
+    while s.len() < len {
+        k = k.wrapping_mul(31).wrapping_add(7);
+        s.push_str(words[k % words.len()]);
+        s.push(' ');
+    }
+    s
+}
+
+fn main() {
+    // `cargo bench` passes --bench; nothing to parse.
+    println!("cairn {} — {}", env!("CARGO_PKG_VERSION"), BIN);
+    println!("| {:<58} | {:>22} | {:<16} |", "measure", "value", "target");
+    println!("|{}|{}|{}|", "-".repeat(60), "-".repeat(24), "-".repeat(18));
+    foundation();
+    graph();
+}
+
+fn foundation() {
+    // Cold start: spawn → initialize → tools/list answered, on a fresh file each time.
+    let mut starts = Vec::new();
+    for i in 0..20 {
+        let d = Dir::new(&format!("cold{i}"));
+        let t = Instant::now();
+        let mut s = Server::spawn(&d.0.join("c.db"), "tasks,graph");
+        s.initialize();
+        s.request("tools/list", json!({}));
+        starts.push(t.elapsed());
+    }
+    let (med, p95) = stats(starts);
+    row("cold start, fresh db (spawn → initialize → tools/list)", format!("{med:.1} ms (p95 {p95:.1})"), "≤ 20 ms median");
+
+    let d = Dir::new("tasks");
+    let mut s = Server::spawn(&d.0.join("t.db"), "tasks,graph");
+    s.initialize();
+    let (tools, _) = s.request("tools/list", json!({}));
+    let idle = s.rss_kib();
+    let chars = serde_json::to_string(&tools["tools"]).map(|x| x.len()).unwrap_or(0);
+    row(
+        &format!("tools/list, tasks + graph ({} tools)", tools["tools"].as_array().map_or(0, Vec::len)),
+        format!("{chars} chars"),
+        "≤ 20,000",
+    );
+    row("resident memory, idle after initialize", format!("{:.1} MB", idle as f64 / 1024.0), "≤ 15 MB");
+
+    let (p, _) = s.call("manage_container", json!({"operation":"create","containerType":"project","name":"Bench"}));
+    let project = p["project"]["id"].as_str().expect("project id").to_string();
+    let prio = ["HIGH", "MEDIUM", "LOW"];
+    let n = 2000;
+    let cpu = s.cpu();
+    let t = Instant::now();
+    for i in 0..n {
+        s.call(
+            "manage_container",
+            json!({"operation":"create","containerType":"task","projectId":project,"title":format!("Task {i}"),
+                   "summary":"Benchmark task with a short summary","priority":prio[i % 3],"complexity":1 + i % 10}),
+        );
+    }
+    let el = t.elapsed();
+    let per = (s.cpu() - cpu).as_secs_f64() * 1e6 / n as f64;
+    row("tasks created over one stdio session (2,000)", format!("{:.0} tasks/s", n as f64 / el.as_secs_f64()), "≥ 5,000/s");
+    row("  server CPU per task create", format!("{per:.0} µs"), "");
+    let mut times = Vec::new();
+    for _ in 0..500 {
+        let t = Instant::now();
+        s.call("get_next_task", json!({"projectId":project}));
+        times.push(t.elapsed());
+    }
+    let (med, p95) = stats(times);
+    row("get_next_task among 2,000 tasks, round trip", format!("{med:.3} ms (p95 {p95:.3})"), "≤ 0.3 ms median");
+    row("resident memory after the task workload", format!("{:.1} MB", s.rss_kib() as f64 / 1024.0), "");
+}
+
+/// Creates atoms `from..to` (three patterns each) spread over 20 molecules.
+fn create_atoms(s: &mut Server, project: &str, task: &str, molecules: &[String], from: usize, to: usize) -> Duration {
+    let t = Instant::now();
+    for i in from..to {
+        let (area, module) = (i % 20, i / 20);
+        let paths = json!([
+            format!("src/area{area}/mod{module}/**"),
+            format!("src/area{area}/mod{module}-*.ts"),
+            format!("docs/area{area}/mod{module}.md"),
+        ]);
+        s.call(
+            "manage_graph",
+            json!({"operation":"create","entityType":"atom","projectId":project,"name":format!("Area {area} module {module}"),
+                   "paths":paths.to_string(),"moleculeId":molecules[area],"knowledge":knowledge(i, 3500),"createdByTaskId":task}),
+        );
+    }
+    t.elapsed()
+}
+
+fn context_round(s: &mut Server, project: &str, modules: u64, rng: &mut Lcg) -> (Duration, usize) {
+    let mut paths = Vec::with_capacity(50);
+    for k in 0..50 {
+        let (area, module) = (rng.next(20), rng.next(modules));
+        paths.push(match k % 5 {
+            0 => format!("src/area{area}/mod{module}-handler.ts"),
+            1 => format!("docs/area{area}/mod{module}.md"),
+            // A path no atom covers: knowledge gaps are part of every real answer.
+            2 => format!("lib/vendor/x{k}.js"),
+            _ => format!("src/area{area}/mod{module}/sub/file{k}.ts"),
+        });
+    }
+    let t = Instant::now();
+    let (_, n) = s.call("query_graph", json!({"operation":"context","projectId":project,"paths":paths.join(",")}));
+    (t.elapsed(), n)
+}
+
+fn graph() {
+    let d = Dir::new("graph");
+    let mut s = Server::spawn(&d.0.join("g.db"), "tasks,graph");
+    s.initialize();
+    let (p, _) = s.call("manage_container", json!({"operation":"create","containerType":"project","name":"Graph"}));
+    let project = p["project"]["id"].as_str().expect("project").to_string();
+    let (t, _) = s.call("manage_container", json!({"operation":"create","containerType":"task","projectId":project,"title":"Map"}));
+    let task = t["task"]["id"].as_str().expect("task").to_string();
+    let mut molecules = Vec::new();
+    for m in 0..20 {
+        let (v, _) = s.call(
+            "manage_graph",
+            json!({"operation":"create","entityType":"molecule","projectId":project,"name":format!("Area {m}"),
+                   "knowledge":knowledge(m, 1200),"createdByTaskId":task}),
+        );
+        molecules.push(v["molecule"]["id"].as_str().expect("molecule").to_string());
+    }
+    let cpu = s.cpu();
+    let el = create_atoms(&mut s, &project, &task, &molecules, 0, 2000);
+    let per = (s.cpu() - cpu).as_secs_f64() * 1e6 / 2000.0;
+    row("atoms created over one stdio session (2,000, 3 patterns)", format!("{:.0} atoms/s", 2000.0 / el.as_secs_f64()), "≥ 5,000/s");
+    row("  server CPU per atom create", format!("{per:.0} µs"), "");
+
+    let mut rng = Lcg(42);
+    // The first call compiles the project's matcher; it is reported apart.
+    let (first, _) = context_round(&mut s, &project, 100, &mut rng);
+    let mut times = Vec::new();
+    let mut size = 0;
+    let cpu = s.cpu();
+    for _ in 0..200 {
+        let (t, n) = context_round(&mut s, &project, 100, &mut rng);
+        times.push(t);
+        size = size.max(n);
+    }
+    let per = (s.cpu() - cpu).as_secs_f64() * 1e3 / 200.0;
+    let (med, p95) = stats(times);
+    row("context, 50 paths, 2,000 atoms: first call (builds matcher)", format!("{:.1} ms", ms(first)), "");
+    row("context, 50 paths, 2,000 atoms, round trip", format!("{med:.2} ms (p95 {p95:.2})"), "≤ 2 ms median");
+    row("  server CPU per context call", format!("{per:.2} ms"), "");
+    row("context answer size (largest line, both content copies)", format!("{:.0} KiB", size as f64 / 1024.0), "");
+
+    let el = create_atoms(&mut s, &project, &task, &molecules, 2000, 20_000);
+    row("atoms created, 2,000 → 20,000", format!("{:.0} atoms/s", 18_000.0 / el.as_secs_f64()), "≥ 5,000/s");
+    let (first, _) = context_round(&mut s, &project, 1000, &mut rng);
+    let mut times = Vec::new();
+    let cpu = s.cpu();
+    for _ in 0..200 {
+        times.push(context_round(&mut s, &project, 1000, &mut rng).0);
+    }
+    let per = (s.cpu() - cpu).as_secs_f64() * 1e3 / 200.0;
+    let (med, p95) = stats(times);
+    row("context, 50 paths, 20,000 atoms: first call (builds matcher)", format!("{:.1} ms", ms(first)), "");
+    row("context, 50 paths, 20,000 atoms, round trip", format!("{med:.2} ms (p95 {p95:.2})"), "≤ 10 ms median");
+    row("  server CPU per context call", format!("{per:.2} ms"), "");
+    row("resident memory with 20,000 atoms cached", format!("{:.1} MB", s.rss_kib() as f64 / 1024.0), "");
+}

@@ -43,6 +43,7 @@ struct Alt {
 pub struct Glob {
     pub text: String,
     alts: Vec<Alt>,
+    specificity: usize,
 }
 
 impl Glob {
@@ -72,26 +73,33 @@ impl Glob {
         for expanded in expand_braces(t)? {
             alts.push(compile(t, &expanded)?);
         }
+        let specificity = alts
+            .iter()
+            .map(|a| literal_prefix(&a.segs).len())
+            .max()
+            .unwrap_or(0);
         Ok(Glob {
             text: t.to_string(),
             alts,
+            specificity,
         })
     }
 
     /// Whether `path` (already normalised: relative, `/`-separated) matches.
     pub fn matches(&self, path: &str) -> bool {
         let segs: Vec<&str> = path.split('/').collect();
-        self.alts.iter().any(|a| match_segs(&a.segs, &segs))
+        self.matches_segments(&segs)
+    }
+
+    /// Whether a path already split into segments matches.
+    pub fn matches_segments(&self, segs: &[&str]) -> bool {
+        self.alts.iter().any(|a| match_segs(&a.segs, segs))
     }
 
     /// Literal segments before the first wildcard, for the most specific alternative:
     /// the measure of how precisely this pattern names a place.
     pub fn specificity(&self) -> usize {
-        self.alts
-            .iter()
-            .map(|a| literal_prefix(&a.segs).len())
-            .max()
-            .unwrap_or(0)
+        self.specificity
     }
 }
 
@@ -314,8 +322,12 @@ fn match_one(seg: &Seg, name: &str) -> bool {
     match seg {
         Seg::Lit(l) => l == name,
         Seg::Wild(toks) => {
-            let chars: Vec<char> = name.chars().collect();
-            match_toks(toks, &chars)
+            if name.is_ascii() {
+                match_toks(toks, name.as_bytes(), |b| *b as char)
+            } else {
+                let chars: Vec<char> = name.chars().collect();
+                match_toks(toks, &chars, |c| *c)
+            }
         }
         Seg::Any => true,
     }
@@ -323,11 +335,11 @@ fn match_one(seg: &Seg, name: &str) -> bool {
 
 /// Wildcard match of one segment: greedy `*` with a single backtrack point, which is
 /// linear in practice and never exponential.
-fn match_toks(toks: &[Tok], s: &[char]) -> bool {
+fn match_toks<T>(toks: &[Tok], s: &[T], ch: impl Fn(&T) -> char) -> bool {
     let (mut t, mut i) = (0usize, 0usize);
     let mut star: Option<(usize, usize)> = None;
     while i < s.len() {
-        if t < toks.len() && toks[t] != Tok::Star && tok_eq(&toks[t], s[i]) {
+        if t < toks.len() && toks[t] != Tok::Star && tok_eq(&toks[t], ch(&s[i])) {
             t += 1;
             i += 1;
         } else if t < toks.len() && toks[t] == Tok::Star {
@@ -387,15 +399,36 @@ pub struct Origin {
     pub pattern: usize,
 }
 
-/// Many owners' patterns, indexed by the literal directory prefix of each alternative,
-/// so a path is tested only against patterns whose fixed part it starts with.
+/// Many owners' patterns, indexed so that a path is tested only against patterns
+/// whose fixed part it starts with: the literal directories before the first wildcard
+/// and, when the first wildcard segment starts with literal characters (`mod5-*.ts`),
+/// up to `STEM` of those characters.
 #[derive(Debug, Default)]
 pub struct Index {
     globs: Vec<(Origin, Glob)>,
-    /// Literal prefix (segments joined by '/') → positions in `globs`.
+    /// Key → positions in `globs`. Keys are the literal directory prefix joined by
+    /// '/', optionally followed by '\u{1}' and the stem.
     by_prefix: HashMap<String, Vec<usize>>,
     /// Patterns that start with a wildcard: tried against every path.
     floating: Vec<usize>,
+}
+
+/// Literal characters of a wildcard segment used in its index key.
+const STEM: usize = 8;
+
+/// The literal characters a wildcard segment starts with, at most `STEM`.
+fn stem(seg: Option<&Seg>) -> String {
+    match seg {
+        Some(Seg::Wild(toks)) => toks
+            .iter()
+            .map_while(|t| match t {
+                Tok::Lit(c) => Some(*c),
+                _ => None,
+            })
+            .take(STEM)
+            .collect(),
+        _ => String::new(),
+    }
 }
 
 /// One pattern that matched a path.
@@ -411,7 +444,16 @@ impl Index {
         let mut keys: Vec<String> = g
             .alts
             .iter()
-            .map(|a| literal_prefix(&a.segs).join("/"))
+            .map(|a| {
+                let lit = literal_prefix(&a.segs);
+                let mut k = lit.join("/");
+                let st = stem(a.segs.get(lit.len()));
+                if !st.is_empty() {
+                    k.push('\u{1}');
+                    k.push_str(&st);
+                }
+                k
+            })
             .collect();
         keys.sort();
         keys.dedup();
@@ -429,17 +471,28 @@ impl Index {
     /// literal prefix with it but did not match, longest shared prefix first: the near
     /// misses worth showing a user when a rule silently fails to match.
     pub fn lookup(&self, path: &str) -> (Vec<Hit>, Vec<Hit>) {
+        let segs: Vec<&str> = path.split('/').collect();
         let mut candidates: Vec<usize> = self.floating.clone();
-        let mut end = 0;
-        loop {
-            let next = path[end..].find('/').map(|i| end + i);
-            let key = &path[..next.unwrap_or(path.len())];
-            if let Some(v) = self.by_prefix.get(key) {
-                candidates.extend_from_slice(v);
+        let mut key = String::with_capacity(path.len() + STEM + 1);
+        for depth in 0..=segs.len() {
+            // Patterns whose literal directories are segs[..depth] ...
+            key.truncate(0);
+            key.push_str(&segs[..depth].join("/"));
+            if depth > 0 {
+                if let Some(v) = self.by_prefix.get(&key) {
+                    candidates.extend_from_slice(v);
+                }
             }
-            match next {
-                Some(i) => end = i + 1,
-                None => break,
+            // ... and whose next segment starts with the literal stem of segs[depth].
+            let Some(next) = segs.get(depth) else { break };
+            key.push('\u{1}');
+            let base = key.len();
+            for (i, c) in next.char_indices().take(STEM) {
+                key.truncate(base);
+                key.push_str(&next[..i + c.len_utf8()]);
+                if let Some(v) = self.by_prefix.get(&key) {
+                    candidates.extend_from_slice(v);
+                }
             }
         }
         candidates.sort_unstable();
@@ -448,16 +501,14 @@ impl Index {
         let mut misses = Vec::new();
         for c in candidates {
             let (origin, g) = &self.globs[c];
-            if g.matches(path) {
-                hits.push(Hit {
-                    origin: *origin,
-                    specificity: g.specificity(),
-                });
-            } else if g.specificity() > 0 {
-                misses.push(Hit {
-                    origin: *origin,
-                    specificity: g.specificity(),
-                });
+            let hit = Hit {
+                origin: *origin,
+                specificity: g.specificity(),
+            };
+            if g.matches_segments(&segs) {
+                hits.push(hit);
+            } else if hit.specificity > 0 {
+                misses.push(hit);
             }
         }
         misses.sort_by(|a, b| b.specificity.cmp(&a.specificity));
@@ -520,7 +571,8 @@ mod tests {
     fn index_finds_the_same_matches_as_trying_every_pattern() {
         let pats = [
             "src/a/**", "src/a/*.ts", "src/*.ts", "**/*.md", "docs/x.md", "src/{a,b}/c/**",
-            "src/b/[xy].ts", "lib/**/util-*.rs",
+            "src/b/[xy].ts", "lib/**/util-*.rs", "src/a/mod5-*.ts", "src/a/mod50-*.ts",
+            "src/a/mod5*/**", "src/é*.rs", "{src,lib}/q*.c",
         ];
         let mut idx = Index::default();
         for (i, p) in pats.iter().enumerate() {
@@ -528,7 +580,8 @@ mod tests {
         }
         for path in [
             "src/a/x.ts", "src/a/b/c.ts", "src/x.ts", "README.md", "docs/x.md", "src/b/c/d.rs",
-            "src/b/x.ts", "lib/q/r/util-a.rs", "other/file.c",
+            "src/b/x.ts", "lib/q/r/util-a.rs", "other/file.c", "src/a/mod5-x.ts", "src/a/mod50-x.ts",
+            "src/a/mod51/y.ts", "src/éa.rs", "lib/qq.c", "src/q.c",
         ] {
             let mut got: Vec<usize> = idx.lookup(path).0.iter().map(|h| h.origin.owner).collect();
             got.sort();
