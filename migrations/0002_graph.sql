@@ -29,9 +29,12 @@ CREATE TABLE graph_atoms (
   last_task_id       TEXT NOT NULL,
   version            INTEGER NOT NULL DEFAULT 1,
   created_at         TEXT NOT NULL,
-  updated_at         TEXT NOT NULL
+  updated_at         TEXT NOT NULL,
+  -- The project generation of this row's last write (set by the triggers below).
+  gen                INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX graph_atoms_project ON graph_atoms(project_id, name);
+CREATE INDEX graph_atoms_gen ON graph_atoms(project_id, gen);
 CREATE INDEX graph_atoms_molecule ON graph_atoms(molecule_id, name);
 
 CREATE TABLE graph_changelog (
@@ -49,18 +52,37 @@ CREATE INDEX graph_changelog_task ON graph_changelog(task_id);
 -- write (by the triggers below, so no write path can forget it). A server keeps each
 -- project's compiled path matcher in memory and reuses it while the counter it saw
 -- is still current, which also catches writes made by another process on this file.
+-- Each atom row carries the generation of its last write and each deleted atom
+-- leaves a tombstone, so a stale matcher is brought up to date by reading only what
+-- changed since its generation.
 CREATE TABLE graph_generations (
   project_id TEXT PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
   generation INTEGER NOT NULL
 );
 
+-- No foreign key: rows are written while a project's cascade runs, and are swept
+-- by the project trigger below instead.
+CREATE TABLE graph_tombstones (
+  project_id TEXT NOT NULL,
+  atom_id    TEXT NOT NULL,
+  gen        INTEGER NOT NULL
+);
+CREATE INDEX graph_tombstones_gen ON graph_tombstones(project_id, gen);
+
 CREATE TRIGGER graph_atoms_gen_insert AFTER INSERT ON graph_atoms BEGIN
   INSERT OR IGNORE INTO graph_generations (project_id, generation) VALUES (NEW.project_id, 0);
   UPDATE graph_generations SET generation = generation + 1 WHERE project_id = NEW.project_id;
+  UPDATE graph_atoms SET gen = (SELECT generation FROM graph_generations WHERE project_id = NEW.project_id)
+   WHERE id = NEW.id;
 END;
-CREATE TRIGGER graph_atoms_gen_update AFTER UPDATE ON graph_atoms BEGIN
+-- Fires on every column but `gen`, so stamping the row does not fire it again.
+CREATE TRIGGER graph_atoms_gen_update
+AFTER UPDATE OF id, project_id, molecule_id, name, paths, knowledge, related_atoms, created_by_task_id,
+                last_task_id, version, created_at, updated_at ON graph_atoms BEGIN
   INSERT OR IGNORE INTO graph_generations (project_id, generation) VALUES (NEW.project_id, 0);
   UPDATE graph_generations SET generation = generation + 1 WHERE project_id = NEW.project_id;
+  UPDATE graph_atoms SET gen = (SELECT generation FROM graph_generations WHERE project_id = NEW.project_id)
+   WHERE id = NEW.id;
 END;
 CREATE TRIGGER graph_molecules_gen_insert AFTER INSERT ON graph_molecules BEGIN
   INSERT OR IGNORE INTO graph_generations (project_id, generation) VALUES (NEW.project_id, 0);
@@ -72,12 +94,18 @@ CREATE TRIGGER graph_molecules_gen_update AFTER UPDATE ON graph_molecules BEGIN
 END;
 
 -- Deleting an atom or molecule (directly, or through a project's cascade) takes its
--- changelog with it and bumps the generation.
+-- changelog with it and bumps the generation; an atom leaves a tombstone.
 CREATE TRIGGER graph_atoms_cleanup AFTER DELETE ON graph_atoms BEGIN
   DELETE FROM graph_changelog WHERE parent_type = 'atom' AND parent_id = OLD.id;
   UPDATE graph_generations SET generation = generation + 1 WHERE project_id = OLD.project_id;
+  INSERT INTO graph_tombstones (project_id, atom_id, gen)
+    SELECT OLD.project_id, OLD.id, generation FROM graph_generations
+     WHERE project_id = OLD.project_id AND EXISTS (SELECT 1 FROM projects WHERE id = OLD.project_id);
 END;
 CREATE TRIGGER graph_molecules_cleanup AFTER DELETE ON graph_molecules BEGIN
   DELETE FROM graph_changelog WHERE parent_type = 'molecule' AND parent_id = OLD.id;
   UPDATE graph_generations SET generation = generation + 1 WHERE project_id = OLD.project_id;
+END;
+CREATE TRIGGER graph_projects_cleanup AFTER DELETE ON projects BEGIN
+  DELETE FROM graph_tombstones WHERE project_id = OLD.id;
 END;

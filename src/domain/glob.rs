@@ -405,12 +405,17 @@ pub struct Origin {
 /// up to `STEM` of those characters.
 #[derive(Debug, Default)]
 pub struct Index {
-    globs: Vec<(Origin, Glob)>,
+    /// Removed patterns leave `None` until the index is rebuilt.
+    globs: Vec<Option<(Origin, Glob)>>,
+    /// Owner → positions of its patterns, for removal.
+    by_owner: HashMap<usize, Vec<usize>>,
     /// Key → positions in `globs`. Keys are the literal directory prefix joined by
     /// '/', optionally followed by '\u{1}' and the stem.
     by_prefix: HashMap<String, Vec<usize>>,
     /// Patterns that start with a wildcard: tried against every path.
     floating: Vec<usize>,
+    /// Literal directory prefix alone → positions: where near misses are found.
+    by_dir: HashMap<String, Vec<usize>>,
 }
 
 /// Literal characters of a wildcard segment used in its index key.
@@ -441,6 +446,17 @@ pub struct Hit {
 impl Index {
     pub fn add(&mut self, origin: Origin, g: Glob) {
         let at = self.globs.len();
+        let mut dirs: Vec<String> = g
+            .alts
+            .iter()
+            .map(|a| literal_prefix(&a.segs).join("/"))
+            .filter(|d| !d.is_empty())
+            .collect();
+        dirs.sort();
+        dirs.dedup();
+        for d in dirs {
+            self.by_dir.entry(d).or_default().push(at);
+        }
         let mut keys: Vec<String> = g
             .alts
             .iter()
@@ -464,13 +480,43 @@ impl Index {
                 self.by_prefix.entry(k).or_default().push(at);
             }
         }
-        self.globs.push((origin, g));
+        self.by_owner.entry(origin.owner).or_default().push(at);
+        self.globs.push(Some((origin, g)));
     }
 
-    /// Every pattern matching `path` (normalised), and the patterns that shared a
-    /// literal prefix with it but did not match, longest shared prefix first: the near
-    /// misses worth showing a user when a rule silently fails to match.
-    pub fn lookup(&self, path: &str) -> (Vec<Hit>, Vec<Hit>) {
+    /// Removes every pattern of `owner`.
+    pub fn remove(&mut self, owner: usize) {
+        for at in self.by_owner.remove(&owner).unwrap_or_default() {
+            self.globs[at] = None;
+        }
+    }
+
+    /// Positions held by removed patterns, to decide when a rebuild pays.
+    pub fn dead(&self) -> usize {
+        self.globs.iter().filter(|g| g.is_none()).count()
+    }
+
+    /// The patterns whose fixed directories hold `path`, deepest first: for a path that
+    /// matched nothing, the rules that almost covered it (a file moved into a
+    /// subdirectory, a pattern naming another extension).
+    pub fn near_misses(&self, path: &str, n: usize) -> Vec<Origin> {
+        let segs: Vec<&str> = path.split('/').collect();
+        let mut out = Vec::new();
+        for depth in (1..segs.len()).rev() {
+            for at in self.by_dir.get(&segs[..depth].join("/")).into_iter().flatten() {
+                if let Some((o, _)) = &self.globs[*at] {
+                    out.push(*o);
+                    if out.len() == n {
+                        return out;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Every pattern matching `path` (normalised).
+    pub fn lookup(&self, path: &str) -> Vec<Hit> {
         let segs: Vec<&str> = path.split('/').collect();
         let mut candidates: Vec<usize> = self.floating.clone();
         let mut key = String::with_capacity(path.len() + STEM + 1);
@@ -498,21 +544,18 @@ impl Index {
         candidates.sort_unstable();
         candidates.dedup();
         let mut hits = Vec::new();
-        let mut misses = Vec::new();
         for c in candidates {
-            let (origin, g) = &self.globs[c];
-            let hit = Hit {
-                origin: *origin,
-                specificity: g.specificity(),
+            let Some((origin, g)) = &self.globs[c] else {
+                continue;
             };
             if g.matches_segments(&segs) {
-                hits.push(hit);
-            } else if hit.specificity > 0 {
-                misses.push(hit);
+                hits.push(Hit {
+                    origin: *origin,
+                    specificity: g.specificity(),
+                });
             }
         }
-        misses.sort_by(|a, b| b.specificity.cmp(&a.specificity));
-        (hits, misses)
+        hits
     }
 }
 
@@ -583,7 +626,7 @@ mod tests {
             "src/b/x.ts", "lib/q/r/util-a.rs", "other/file.c", "src/a/mod5-x.ts", "src/a/mod50-x.ts",
             "src/a/mod51/y.ts", "src/éa.rs", "lib/qq.c", "src/q.c",
         ] {
-            let mut got: Vec<usize> = idx.lookup(path).0.iter().map(|h| h.origin.owner).collect();
+            let mut got: Vec<usize> = idx.lookup(path).iter().map(|h| h.origin.owner).collect();
             got.sort();
             let want: Vec<usize> = pats
                 .iter()

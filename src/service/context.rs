@@ -20,44 +20,92 @@ pub const PATHS_MAX: usize = 500;
 /// Near misses listed per unmatched path.
 const NEAR_MISSES_MAX: usize = 5;
 
-/// One project's graph as of one generation, with its compiled pattern index.
+/// One project's graph as of one generation, with its compiled pattern index. Atoms
+/// live in slots (the index's owners); a refresh empties the slots of changed or
+/// deleted atoms and appends the new versions.
 pub struct Snapshot {
     pub generation: i64,
-    atoms: Vec<Atom>,
-    molecules: Vec<Molecule>,
+    slots: Vec<Option<Atom>>,
     atom_pos: HashMap<String, usize>,
+    molecules: Vec<Molecule>,
     molecule_pos: HashMap<String, usize>,
     index: Index,
 }
 
 impl Snapshot {
     fn build(generation: i64, atoms: Vec<Atom>, molecules: Vec<Molecule>) -> Snapshot {
-        let mut index = Index::default();
-        for (owner, a) in atoms.iter().enumerate() {
-            for (pattern, p) in a.paths.iter().enumerate() {
-                // Patterns were validated on write; one that no longer parses (written
-                // by an older build) is skipped rather than failing every lookup.
-                if let Ok(g) = Glob::parse(p) {
-                    index.add(Origin { owner, pattern }, g);
-                }
+        let mut s = Snapshot {
+            generation,
+            slots: Vec::with_capacity(atoms.len()),
+            atom_pos: HashMap::with_capacity(atoms.len()),
+            molecules: vec![],
+            molecule_pos: HashMap::new(),
+            index: Index::default(),
+        };
+        for a in atoms {
+            s.insert(a);
+        }
+        s.set_molecules(molecules);
+        s
+    }
+
+    fn insert(&mut self, a: Atom) {
+        let owner = self.slots.len();
+        for (pattern, p) in a.paths.iter().enumerate() {
+            // Patterns were validated on write; one that no longer parses (written
+            // by an older build) is skipped rather than failing every lookup.
+            if let Ok(g) = Glob::parse(p) {
+                self.index.add(Origin { owner, pattern }, g);
             }
         }
-        Snapshot {
-            generation,
-            atom_pos: atoms.iter().enumerate().map(|(i, a)| (a.id.clone(), i)).collect(),
-            molecule_pos: molecules
-                .iter()
-                .enumerate()
-                .map(|(i, m)| (m.id.clone(), i))
-                .collect(),
-            atoms,
-            molecules,
-            index,
+        self.atom_pos.insert(a.id.clone(), owner);
+        self.slots.push(Some(a));
+    }
+
+    fn remove(&mut self, id: &str) {
+        if let Some(owner) = self.atom_pos.remove(id) {
+            self.slots[owner] = None;
+            self.index.remove(owner);
         }
     }
 
+    fn set_molecules(&mut self, molecules: Vec<Molecule>) {
+        self.molecule_pos = molecules
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.id.clone(), i))
+            .collect();
+        self.molecules = molecules;
+    }
+
+    /// Applies what changed since this snapshot's generation.
+    fn apply(&mut self, generation: i64, changed: Vec<Atom>, deleted: Vec<String>, molecules: Vec<Molecule>) {
+        for id in &deleted {
+            self.remove(id);
+        }
+        for a in changed {
+            self.remove(&a.id);
+            self.insert(a);
+        }
+        self.set_molecules(molecules);
+        self.generation = generation;
+        // Emptied slots cost lookups; compact once they outnumber the live atoms.
+        if self.index.dead() > self.atom_pos.len().max(64) {
+            let live: Vec<Atom> = self.slots.drain(..).flatten().collect();
+            let molecules = std::mem::take(&mut self.molecules);
+            *self = Snapshot::build(generation, live, molecules);
+        }
+    }
+
+    fn atom(&self, owner: usize) -> Option<&Atom> {
+        self.slots.get(owner).and_then(Option::as_ref)
+    }
+
     fn atom_name(&self, id: &str) -> Option<String> {
-        self.atom_pos.get(id).map(|i| self.atoms[*i].name.clone())
+        self.atom_pos
+            .get(id)
+            .and_then(|i| self.atom(*i))
+            .map(|a| a.name.clone())
     }
 
     fn molecule_name(&self, id: &str) -> Option<String> {
@@ -67,52 +115,64 @@ impl Snapshot {
     }
 }
 
-/// Compiled snapshots by project, shared by every call of one server process.
+type Cell = Arc<tokio::sync::Mutex<Option<Snapshot>>>;
+
+/// Compiled snapshots by project, shared by every call of one server process. Each
+/// project's snapshot sits behind its own async lock, held while it is refreshed and
+/// read, so two calls never refresh the same project at once.
 #[derive(Default)]
 pub struct GraphCache {
-    projects: Mutex<HashMap<String, Arc<Snapshot>>>,
+    projects: Mutex<HashMap<String, Cell>>,
 }
 
 impl GraphCache {
-    fn cached(&self, project_id: &str) -> Option<Arc<Snapshot>> {
-        self.projects
-            .lock()
-            .ok()
-            .and_then(|m| m.get(project_id).cloned())
-    }
-
-    fn put(&self, project_id: &str, s: Arc<Snapshot>) {
-        if let Ok(mut m) = self.projects.lock() {
-            // Keep the newer of two racing builds.
-            let newer = m
-                .get(project_id)
-                .is_none_or(|old| old.generation <= s.generation);
-            if newer {
-                m.insert(project_id.to_string(), s);
-            }
+    fn cell(&self, project_id: &str) -> Cell {
+        match self.projects.lock() {
+            Ok(mut m) => m.entry(project_id.to_string()).or_default().clone(),
+            // A poisoned map only means a panic elsewhere; a fresh cell is correct.
+            Err(_) => Cell::default(),
         }
     }
 }
 
-/// The project's snapshot, rebuilt only when its generation moved.
-pub async fn snapshot(app: &App, project_id: &str) -> Result<Arc<Snapshot>> {
-    let cached = app.graph.cached(project_id);
-    if let Some(s) = &cached {
+/// Past this many changed atoms a full reload is cheaper than patching.
+const PATCH_MAX: usize = 2000;
+
+/// The project's snapshot, brought up to date: reused while the generation is
+/// unchanged, patched with the atoms written or deleted since, or rebuilt.
+pub async fn snapshot(app: &App, project_id: &str) -> Result<tokio::sync::OwnedMutexGuard<Option<Snapshot>>> {
+    let mut guard = app.graph.cell(project_id).lock_owned().await;
+    let cached = guard.as_ref().map(|s| s.generation);
+    let current = {
         let mut c = app.store.read().await?;
-        if graph::generation(&mut c, project_id).await? == s.generation {
-            return Ok(s.clone());
-        }
+        graph::generation(&mut c, project_id).await?
+    };
+    if cached == Some(current) {
+        return Ok(guard);
     }
-    // Read the generation and the rows in one read transaction, so the snapshot is
-    // labelled with the generation it actually reflects.
+    // Read in one read transaction, so what is applied matches the generation it is
+    // labelled with even while another process writes.
     let mut tx = app.store.pool().begin().await?;
     let generation = graph::generation(&mut tx, project_id).await?;
+    match guard.as_mut() {
+        Some(s) if s.generation < generation => {
+            let changed = graph::atoms_since(&mut tx, project_id, s.generation).await?;
+            let deleted = graph::deleted_since(&mut tx, project_id, s.generation).await?;
+            if changed.len() + deleted.len() <= PATCH_MAX {
+                let molecules = graph::molecules_of(&mut tx, project_id).await?;
+                tx.commit().await?;
+                tracing::debug!(project = project_id, generation, changed = changed.len(), deleted = deleted.len(), "graph snapshot patched");
+                s.apply(generation, changed, deleted, molecules);
+                return Ok(guard);
+            }
+        }
+        _ => {}
+    }
     let (atoms, molecules) = graph::load_project(&mut tx, project_id).await?;
     tx.commit().await?;
-    let s = Arc::new(Snapshot::build(generation, atoms, molecules));
-    app.graph.put(project_id, s.clone());
-    tracing::debug!(project = project_id, generation, "graph snapshot rebuilt");
-    Ok(s)
+    tracing::debug!(project = project_id, generation, atoms = atoms.len(), "graph snapshot rebuilt");
+    *guard = Some(Snapshot::build(generation, atoms, molecules));
+    Ok(guard)
 }
 
 pub struct Options {
@@ -214,7 +274,10 @@ pub async fn context(
             return Err(Error::not_found("project", project_id));
         }
     }
-    let snap = snapshot(app, project_id).await?;
+    let guard = snapshot(app, project_id).await?;
+    let Some(snap) = guard.as_ref() else {
+        return Err(Error::Internal("graph snapshot missing after refresh".into()));
+    };
 
     // Requested paths, normalised and de-duplicated in request order.
     // Paths that cannot name a file in a repository (absolute, `..`) match nothing
@@ -239,12 +302,12 @@ pub async fn context(
     let mut hits: HashMap<usize, (Vec<(String, Vec<String>)>, usize)> = HashMap::new();
     let mut near_misses = Vec::new();
     for p in &paths {
-        let (found, misses) = snap.index.lookup(p);
+        let found = snap.index.lookup(p);
         if found.is_empty() {
             unmatched.push(p.clone());
             let mut nm: Vec<NearMiss> = Vec::new();
-            for o in misses.iter().map(|h| h.origin).take(NEAR_MISSES_MAX) {
-                let a = &snap.atoms[o.owner];
+            for o in snap.index.near_misses(p, NEAR_MISSES_MAX) {
+                let Some(a) = snap.atom(o.owner) else { continue };
                 nm.push(NearMiss {
                     atom_id: a.id.clone(),
                     atom_name: a.name.clone(),
@@ -257,7 +320,9 @@ pub async fn context(
             continue;
         }
         for h in found {
-            let a = &snap.atoms[h.origin.owner];
+            let Some(a) = snap.atom(h.origin.owner) else {
+                continue;
+            };
             let e = hits.entry(h.origin.owner).or_default();
             e.1 = e.1.max(h.specificity);
             let pattern = a.paths[h.origin.pattern].clone();
@@ -278,11 +343,16 @@ pub async fn context(
         unmatched.sort_by_key(order);
     }
 
-    // Snapshot atoms are sorted by name, id: walking positions in order keeps the
-    // answer deterministic.
+    // Matched atoms in name order (then id), for a deterministic answer.
     let mut positions: Vec<usize> = hits.keys().copied().collect();
-    positions.sort_unstable();
-    let ids: Vec<&str> = positions.iter().map(|i| snap.atoms[*i].id.as_str()).collect();
+    positions.sort_by(|a, b| {
+        let (x, y) = (snap.atom(*a), snap.atom(*b));
+        x.map(|x| (&x.name, &x.id)).cmp(&y.map(|y| (&y.name, &y.id)))
+    });
+    let ids: Vec<&str> = positions
+        .iter()
+        .filter_map(|i| snap.atom(*i).map(|a| a.id.as_str()))
+        .collect();
     let mut logs = if opts.changelog_limit > 0 {
         let mut c = app.store.read().await?;
         graph::recent_changelog(&mut c, NodeKind::Atom, &ids, opts.changelog_limit).await?
@@ -291,8 +361,8 @@ pub async fn context(
     };
     let mut matched: Vec<ContextAtom> = positions
         .iter()
-        .map(|i| {
-            let a = snap.atoms[*i].clone();
+        .filter_map(|i| {
+            let a = snap.atom(*i)?.clone();
             let (m, spec) = hits.remove(i).unwrap_or_default();
             let mut ca = ContextAtom {
                 related: resolve(&a.related, |id| snap.atom_name(id)),
@@ -303,7 +373,7 @@ pub async fn context(
                 tokens: 0,
             };
             ca.tokens = atom_tokens(&ca);
-            ca
+            Some(ca)
         })
         .collect();
 

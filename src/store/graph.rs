@@ -395,6 +395,40 @@ pub async fn load_project(conn: &mut Conn, project_id: &str) -> Result<(Vec<Atom
     ))
 }
 
+/// Atoms written after generation `since`: what a cached matcher lacks.
+pub async fn atoms_since(conn: &mut Conn, project_id: &str, since: i64) -> Result<Vec<Atom>> {
+    let rows: Vec<AtomRow> = sqlx::query_as(AssertSqlSafe(format!(
+        "SELECT {ATOM_COLS} FROM graph_atoms WHERE project_id = ? AND gen > ?"
+    )))
+    .bind(project_id)
+    .bind(since)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(rows.into_iter().map(Atom::from).collect())
+}
+
+/// Atoms deleted after generation `since`.
+pub async fn deleted_since(conn: &mut Conn, project_id: &str, since: i64) -> Result<Vec<String>> {
+    Ok(sqlx::query_scalar(
+        "SELECT atom_id FROM graph_tombstones WHERE project_id = ? AND gen > ?",
+    )
+    .bind(project_id)
+    .bind(since)
+    .fetch_all(&mut *conn)
+    .await?)
+}
+
+/// Every molecule of a project, by name.
+pub async fn molecules_of(conn: &mut Conn, project_id: &str) -> Result<Vec<Molecule>> {
+    let rows: Vec<MoleculeRow> = sqlx::query_as(AssertSqlSafe(format!(
+        "SELECT {MOLECULE_COLS} FROM graph_molecules WHERE project_id = ? ORDER BY name, id"
+    )))
+    .bind(project_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(rows.into_iter().map(Molecule::from).collect())
+}
+
 /// The project's graph generation: bumped by triggers on every atom or molecule write.
 pub async fn generation(conn: &mut Conn, project_id: &str) -> Result<i64> {
     Ok(

@@ -535,7 +535,7 @@ async fn deleting_a_project_removes_its_graph() {
     use sqlx::sqlite::SqliteConnectOptions;
     use sqlx::ConnectOptions;
     let mut conn = SqliteConnectOptions::new().filename(&f.c.db).connect().await.unwrap();
-    for t in ["graph_changelog", "graph_atoms", "graph_molecules", "graph_generations"] {
+    for t in ["graph_changelog", "graph_atoms", "graph_molecules", "graph_generations", "graph_tombstones"] {
         let n: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT COUNT(*) FROM {t}")))
             .fetch_one(&mut conn)
             .await
@@ -762,4 +762,55 @@ async fn tasks_and_graph_tool_definitions_fit_the_token_budget() {
     assert_eq!(n, 26);
     assert!(chars <= 20_000, "tools/list is {chars} characters for {n} tools");
     c.stop().await;
+}
+
+#[tokio::test]
+async fn a_patched_matcher_answers_like_a_freshly_built_one() {
+    let dir = TempDir::new();
+    let db = dir.path().join("shared.db");
+    let a = Cairn::on(&db, &[]).await;
+    let b = Cairn::on(&db, &[]).await;
+    let project = a.project("P").await;
+    let task = id_of(&a.task(json!({"title":"t","projectId":project})).await);
+    let paths: Vec<String> = (0..30)
+        .map(|i| format!("src/m{}/f{}.ts", i % 6, i))
+        .chain((0..6).map(|i| format!("docs/m{i}.md")))
+        .collect();
+    let args = json!({"operation":"context","projectId":project,"paths":paths.join(",")});
+    let mol = b
+        .ok("manage_graph", json!({"operation":"create","entityType":"molecule","projectId":project,"name":"M","createdByTaskId":task}))
+        .await["molecule"]["id"]
+        .clone();
+    let mut atoms: Vec<(String, i64)> = Vec::new();
+    // Rounds of creates, pattern changes, molecule moves and deletes by B, each
+    // followed by a context call on A, which patches its cached matcher.
+    for round in 0..6 {
+        for k in 0..5 {
+            let i = round * 5 + k;
+            let d = b
+                .ok("manage_graph", json!({"operation":"create","entityType":"atom","projectId":project,"name":format!("A{i:02}"),
+                                           "paths":json!([format!("src/m{}/**", i % 6), format!("docs/m{}.md", i % 4)]).to_string(),
+                                           "createdByTaskId":task}))
+                .await;
+            atoms.push((id_of(&d["atom"]), 1));
+        }
+        a.ok("query_graph", args.clone()).await;
+        let (id, v) = atoms[round * 3].clone();
+        let d = b
+            .ok("manage_graph", json!({"operation":"update","entityType":"atom","id":id,"version":v,"lastTaskId":task,
+                                       "paths":json!([format!("src/m{}/f1*.ts", round % 6)]).to_string(),"moleculeId":mol}))
+            .await;
+        atoms[round * 3].1 = d["atom"]["version"].as_i64().unwrap();
+        let (id, v) = atoms.remove(round * 3 + 1);
+        b.ok("manage_graph", json!({"operation":"delete","entityType":"atom","id":id,"version":v})).await;
+        a.ok("query_graph", args.clone()).await;
+    }
+    let patched = a.ok("query_graph", args.clone()).await;
+    let fresh_server = Cairn::on(&db, &[]).await;
+    let fresh = fresh_server.ok("query_graph", args.clone()).await;
+    assert_eq!(patched, fresh);
+    assert!(!patched["molecules"][0]["atoms"].as_array().unwrap().is_empty());
+    for c in [a, b, fresh_server] {
+        c.stop().await;
+    }
 }
