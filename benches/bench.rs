@@ -91,16 +91,21 @@ impl Server {
     /// CPU time the server process has used (user + system): a measure of the work
     /// per call that, unlike wall time, does not move when other processes compete.
     fn cpu(&self) -> Duration {
-        let s = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
+        let s =
+            std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
         // Fields after the command name, which is in parentheses.
         let rest = s.rsplit_once(')').map_or("", |x| x.1);
-        let f: Vec<u64> = rest.split_whitespace().map(|x| x.parse().unwrap_or(0)).collect();
+        let f: Vec<u64> = rest
+            .split_whitespace()
+            .map(|x| x.parse().unwrap_or(0))
+            .collect();
         let ticks = f.get(11).copied().unwrap_or(0) + f.get(12).copied().unwrap_or(0);
         Duration::from_millis(ticks * 10)
     }
 
     fn rss_kib(&self) -> u64 {
-        let s = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
+        let s = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default();
         s.lines()
             .find(|l| l.starts_with("VmRSS:"))
             .and_then(|l| l.split_whitespace().nth(1))
@@ -150,15 +155,36 @@ fn row(what: &str, value: String, target: &str) {
 struct Lcg(u64);
 impl Lcg {
     fn next(&mut self, n: u64) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (self.0 >> 33) % n
     }
 }
 
 fn knowledge(i: usize, len: usize) -> String {
     let words = [
-        "handlers", "extend", "the", "base", "class", "idempotent", "retries", "gateway", "locale", "registry",
-        "events", "are", "published", "after", "commit", "never", "call", "directly", "timeout", "30s",
+        "handlers",
+        "extend",
+        "the",
+        "base",
+        "class",
+        "idempotent",
+        "retries",
+        "gateway",
+        "locale",
+        "registry",
+        "events",
+        "are",
+        "published",
+        "after",
+        "commit",
+        "never",
+        "call",
+        "directly",
+        "timeout",
+        "30s",
     ];
     let mut s = format!("Area {i}: ");
     let mut k = i;
@@ -191,22 +217,38 @@ fn foundation() {
         starts.push(t.elapsed());
     }
     let (med, p95) = stats(starts);
-    row("cold start, fresh db (spawn → initialize → tools/list)", format!("{med:.1} ms (p95 {p95:.1})"), "≤ 20 ms median");
+    row(
+        "cold start, fresh db (spawn → initialize → tools/list)",
+        format!("{med:.1} ms (p95 {p95:.1})"),
+        "≤ 20 ms median",
+    );
 
     let d = Dir::new("tasks");
     let mut s = Server::spawn(&d.0.join("t.db"), "tasks,graph");
     s.initialize();
     let (tools, _) = s.request("tools/list", json!({}));
     let idle = s.rss_kib();
-    let chars = serde_json::to_string(&tools["tools"]).map(|x| x.len()).unwrap_or(0);
+    let chars = serde_json::to_string(&tools["tools"])
+        .map(|x| x.len())
+        .unwrap_or(0);
     row(
-        &format!("tools/list, tasks + graph ({} tools)", tools["tools"].as_array().map_or(0, Vec::len)),
+        &format!(
+            "tools/list, tasks + graph ({} tools)",
+            tools["tools"].as_array().map_or(0, Vec::len)
+        ),
         format!("{chars} chars"),
         "≤ 20,000",
     );
-    row("resident memory, idle after initialize", format!("{:.1} MB", idle as f64 / 1024.0), "≤ 15 MB");
+    row(
+        "resident memory, idle after initialize",
+        format!("{:.1} MB", idle as f64 / 1024.0),
+        "≤ 15 MB",
+    );
 
-    let (p, _) = s.call("manage_container", json!({"operation":"create","containerType":"project","name":"Bench"}));
+    let (p, _) = s.call(
+        "manage_container",
+        json!({"operation":"create","containerType":"project","name":"Bench"}),
+    );
     let project = p["project"]["id"].as_str().expect("project id").to_string();
     let prio = ["HIGH", "MEDIUM", "LOW"];
     let n = 2000;
@@ -221,7 +263,11 @@ fn foundation() {
     }
     let el = t.elapsed();
     let per = (s.cpu() - cpu).as_secs_f64() * 1e6 / n as f64;
-    row("tasks created over one stdio session (2,000)", format!("{:.0} tasks/s", n as f64 / el.as_secs_f64()), "≥ 5,000/s");
+    row(
+        "tasks created over one stdio session (2,000)",
+        format!("{:.0} tasks/s", n as f64 / el.as_secs_f64()),
+        "≥ 5,000/s",
+    );
     row("  server CPU per task create", format!("{per:.0} µs"), "");
     let mut times = Vec::new();
     for _ in 0..500 {
@@ -230,12 +276,27 @@ fn foundation() {
         times.push(t.elapsed());
     }
     let (med, p95) = stats(times);
-    row("get_next_task among 2,000 tasks, round trip", format!("{med:.3} ms (p95 {p95:.3})"), "≤ 0.3 ms median");
-    row("resident memory after the task workload", format!("{:.1} MB", s.rss_kib() as f64 / 1024.0), "");
+    row(
+        "get_next_task among 2,000 tasks, round trip",
+        format!("{med:.3} ms (p95 {p95:.3})"),
+        "≤ 0.3 ms median",
+    );
+    row(
+        "resident memory after the task workload",
+        format!("{:.1} MB", s.rss_kib() as f64 / 1024.0),
+        "",
+    );
 }
 
 /// Creates atoms `from..to` (three patterns each) spread over 20 molecules.
-fn create_atoms(s: &mut Server, project: &str, task: &str, molecules: &[String], from: usize, to: usize) -> Duration {
+fn create_atoms(
+    s: &mut Server,
+    project: &str,
+    task: &str,
+    molecules: &[String],
+    from: usize,
+    to: usize,
+) -> Duration {
     let t = Instant::now();
     for i in from..to {
         let (area, module) = (i % 20, i / 20);
@@ -266,7 +327,10 @@ fn context_round(s: &mut Server, project: &str, modules: u64, rng: &mut Lcg) -> 
         });
     }
     let t = Instant::now();
-    let (_, n) = s.call("query_graph", json!({"operation":"context","projectId":project,"paths":paths.join(",")}));
+    let (_, n) = s.call(
+        "query_graph",
+        json!({"operation":"context","projectId":project,"paths":paths.join(",")}),
+    );
     (t.elapsed(), n)
 }
 
@@ -274,9 +338,15 @@ fn graph() {
     let d = Dir::new("graph");
     let mut s = Server::spawn(&d.0.join("g.db"), "tasks,graph");
     s.initialize();
-    let (p, _) = s.call("manage_container", json!({"operation":"create","containerType":"project","name":"Graph"}));
+    let (p, _) = s.call(
+        "manage_container",
+        json!({"operation":"create","containerType":"project","name":"Graph"}),
+    );
     let project = p["project"]["id"].as_str().expect("project").to_string();
-    let (t, _) = s.call("manage_container", json!({"operation":"create","containerType":"task","projectId":project,"title":"Map"}));
+    let (t, _) = s.call(
+        "manage_container",
+        json!({"operation":"create","containerType":"task","projectId":project,"title":"Map"}),
+    );
     let task = t["task"]["id"].as_str().expect("task").to_string();
     let mut molecules = Vec::new();
     for m in 0..20 {
@@ -290,7 +360,11 @@ fn graph() {
     let cpu = s.cpu();
     let el = create_atoms(&mut s, &project, &task, &molecules, 0, 2000);
     let per = (s.cpu() - cpu).as_secs_f64() * 1e6 / 2000.0;
-    row("atoms created over one stdio session (2,000, 3 patterns)", format!("{:.0} atoms/s", 2000.0 / el.as_secs_f64()), "≥ 5,000/s");
+    row(
+        "atoms created over one stdio session (2,000, 3 patterns)",
+        format!("{:.0} atoms/s", 2000.0 / el.as_secs_f64()),
+        "≥ 5,000/s",
+    );
     row("  server CPU per atom create", format!("{per:.0} µs"), "");
 
     let mut rng = Lcg(42);
@@ -306,13 +380,29 @@ fn graph() {
     }
     let per = (s.cpu() - cpu).as_secs_f64() * 1e3 / 200.0;
     let (med, p95) = stats(times);
-    row("context, 50 paths, 2,000 atoms: first call (builds matcher)", format!("{:.1} ms", ms(first)), "");
-    row("context, 50 paths, 2,000 atoms, round trip", format!("{med:.2} ms (p95 {p95:.2})"), "≤ 2 ms median");
+    row(
+        "context, 50 paths, 2,000 atoms: first call (builds matcher)",
+        format!("{:.1} ms", ms(first)),
+        "",
+    );
+    row(
+        "context, 50 paths, 2,000 atoms, round trip",
+        format!("{med:.2} ms (p95 {p95:.2})"),
+        "≤ 2 ms median",
+    );
     row("  server CPU per context call", format!("{per:.2} ms"), "");
-    row("context answer size (largest line, both content copies)", format!("{:.0} KiB", size as f64 / 1024.0), "");
+    row(
+        "context answer size (largest line, both content copies)",
+        format!("{:.0} KiB", size as f64 / 1024.0),
+        "",
+    );
 
     let el = create_atoms(&mut s, &project, &task, &molecules, 2000, 20_000);
-    row("atoms created, 2,000 → 20,000", format!("{:.0} atoms/s", 18_000.0 / el.as_secs_f64()), "≥ 5,000/s");
+    row(
+        "atoms created, 2,000 → 20,000",
+        format!("{:.0} atoms/s", 18_000.0 / el.as_secs_f64()),
+        "≥ 5,000/s",
+    );
     let (first, _) = context_round(&mut s, &project, 1000, &mut rng);
     let mut times = Vec::new();
     let cpu = s.cpu();
@@ -321,8 +411,20 @@ fn graph() {
     }
     let per = (s.cpu() - cpu).as_secs_f64() * 1e3 / 200.0;
     let (med, p95) = stats(times);
-    row("context, 50 paths, 20,000 atoms: first call (builds matcher)", format!("{:.1} ms", ms(first)), "");
-    row("context, 50 paths, 20,000 atoms, round trip", format!("{med:.2} ms (p95 {p95:.2})"), "≤ 10 ms median");
+    row(
+        "context, 50 paths, 20,000 atoms: first call (builds matcher)",
+        format!("{:.1} ms", ms(first)),
+        "",
+    );
+    row(
+        "context, 50 paths, 20,000 atoms, round trip",
+        format!("{med:.2} ms (p95 {p95:.2})"),
+        "≤ 10 ms median",
+    );
     row("  server CPU per context call", format!("{per:.2} ms"), "");
-    row("resident memory with 20,000 atoms cached", format!("{:.1} MB", s.rss_kib() as f64 / 1024.0), "");
+    row(
+        "resident memory with 20,000 atoms cached",
+        format!("{:.1} MB", s.rss_kib() as f64 / 1024.0),
+        "",
+    );
 }

@@ -20,7 +20,10 @@ enum Tok {
     Lit(char),
     Star,
     One,
-    Class { negated: bool, ranges: Vec<(char, char)> },
+    Class {
+        negated: bool,
+        ranges: Vec<(char, char)>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,7 +70,10 @@ impl Glob {
             ));
         }
         if t.contains('\0') || t.contains('\n') {
-            return Err(format!("pattern '{}' holds a control character", prefix(t, 40)));
+            return Err(format!(
+                "pattern '{}' holds a control character",
+                prefix(t, 40)
+            ));
         }
         let mut alts = Vec::new();
         for expanded in expand_braces(t)? {
@@ -267,7 +273,8 @@ fn tokens(original: &str, part: &str) -> Result<Vec<Tok>, String> {
                     } else {
                         c
                     };
-                    if chars.get(j + 1) == Some(&'-') && chars.get(j + 2).is_some_and(|c| *c != ']') {
+                    if chars.get(j + 1) == Some(&'-') && chars.get(j + 2).is_some_and(|c| *c != ']')
+                    {
                         let hi = chars[j + 2];
                         if hi < lo {
                             return Err(format!(
@@ -503,7 +510,12 @@ impl Index {
         let segs: Vec<&str> = path.split('/').collect();
         let mut out = Vec::new();
         for depth in (1..segs.len()).rev() {
-            for at in self.by_dir.get(&segs[..depth].join("/")).into_iter().flatten() {
+            for at in self
+                .by_dir
+                .get(&segs[..depth].join("/"))
+                .into_iter()
+                .flatten()
+            {
                 if let Some((o, _)) = &self.globs[*at] {
                     out.push(*o);
                     if out.len() == n {
@@ -595,8 +607,18 @@ mod tests {
     #[test]
     fn malformed_patterns_are_refused() {
         for bad in [
-            "src/**.rs", "a**b", "/abs/x", "../x", "a/../b", "a//b", "src/[ab", "src/{a,b",
-            "a}b", "", "C:/x", "a\\",
+            "src/**.rs",
+            "a**b",
+            "/abs/x",
+            "../x",
+            "a/../b",
+            "a//b",
+            "src/[ab",
+            "src/{a,b",
+            "a}b",
+            "",
+            "C:/x",
+            "a\\",
         ] {
             assert!(Glob::parse(bad).is_err(), "{bad} should be refused");
         }
@@ -604,7 +626,10 @@ mod tests {
 
     #[test]
     fn specificity_counts_literal_segments_before_the_first_wildcard() {
-        assert_eq!(Glob::parse("src/pages/checkout/**").unwrap().specificity(), 3);
+        assert_eq!(
+            Glob::parse("src/pages/checkout/**").unwrap().specificity(),
+            3
+        );
         assert_eq!(Glob::parse("src/*.ts").unwrap().specificity(), 1);
         assert_eq!(Glob::parse("**/*.ts").unwrap().specificity(), 0);
         assert_eq!(Glob::parse("docs/x.md").unwrap().specificity(), 2);
@@ -613,18 +638,46 @@ mod tests {
     #[test]
     fn index_finds_the_same_matches_as_trying_every_pattern() {
         let pats = [
-            "src/a/**", "src/a/*.ts", "src/*.ts", "**/*.md", "docs/x.md", "src/{a,b}/c/**",
-            "src/b/[xy].ts", "lib/**/util-*.rs", "src/a/mod5-*.ts", "src/a/mod50-*.ts",
-            "src/a/mod5*/**", "src/é*.rs", "{src,lib}/q*.c",
+            "src/a/**",
+            "src/a/*.ts",
+            "src/*.ts",
+            "**/*.md",
+            "docs/x.md",
+            "src/{a,b}/c/**",
+            "src/b/[xy].ts",
+            "lib/**/util-*.rs",
+            "src/a/mod5-*.ts",
+            "src/a/mod50-*.ts",
+            "src/a/mod5*/**",
+            "src/é*.rs",
+            "{src,lib}/q*.c",
         ];
         let mut idx = Index::default();
         for (i, p) in pats.iter().enumerate() {
-            idx.add(Origin { owner: i, pattern: 0 }, Glob::parse(p).unwrap());
+            idx.add(
+                Origin {
+                    owner: i,
+                    pattern: 0,
+                },
+                Glob::parse(p).unwrap(),
+            );
         }
         for path in [
-            "src/a/x.ts", "src/a/b/c.ts", "src/x.ts", "README.md", "docs/x.md", "src/b/c/d.rs",
-            "src/b/x.ts", "lib/q/r/util-a.rs", "other/file.c", "src/a/mod5-x.ts", "src/a/mod50-x.ts",
-            "src/a/mod51/y.ts", "src/éa.rs", "lib/qq.c", "src/q.c",
+            "src/a/x.ts",
+            "src/a/b/c.ts",
+            "src/x.ts",
+            "README.md",
+            "docs/x.md",
+            "src/b/c/d.rs",
+            "src/b/x.ts",
+            "lib/q/r/util-a.rs",
+            "other/file.c",
+            "src/a/mod5-x.ts",
+            "src/a/mod50-x.ts",
+            "src/a/mod51/y.ts",
+            "src/éa.rs",
+            "lib/qq.c",
+            "src/q.c",
         ] {
             let mut got: Vec<usize> = idx.lookup(path).iter().map(|h| h.origin.owner).collect();
             got.sort();

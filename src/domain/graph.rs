@@ -165,7 +165,8 @@ fn path_in(fragment: &str) -> Option<String> {
     }
     // The path is the first word; what follows is description.
     let word = s.split_whitespace().next()?;
-    let word = word.trim_matches(|c: char| matches!(c, '`' | '"' | '\'' | '*' | '(' | ')' | '<' | '>'));
+    let word =
+        word.trim_matches(|c: char| matches!(c, '`' | '"' | '\'' | '*' | '(' | ')' | '<' | '>'));
     let word = word.trim_end_matches([':', ';', '.', '—', '-']);
     if word.contains("://") || word.starts_with("mailto:") {
         return None;

@@ -34,12 +34,14 @@ impl Server {
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder()
+        ServerConfig::new(
+            ServerCapabilities::builder()
                 .enable_tools()
                 .enable_prompts()
-                .build())
-            .with_server_info(Implementation::new("cairn", env!("CARGO_PKG_VERSION")))
-            .with_instructions(self.instructions.to_string())
+                .build(),
+        )
+        .with_server_info(Implementation::new("cairn", env!("CARGO_PKG_VERSION")))
+        .with_instructions(self.instructions.to_string())
     }
 
     async fn list_tools(
@@ -69,7 +71,11 @@ impl ServerHandler for Server {
         prompts::get(&request.name).map(Into::into).ok_or_else(|| {
             let names: Vec<String> = prompts::list().into_iter().map(|p| p.name).collect();
             McpError::invalid_params(
-                format!("no prompt named '{}'; available: {}", request.name, names.join(", ")),
+                format!(
+                    "no prompt named '{}'; available: {}",
+                    request.name,
+                    names.join(", ")
+                ),
                 None,
             )
         })

@@ -79,7 +79,13 @@ impl Snapshot {
     }
 
     /// Applies what changed since this snapshot's generation.
-    fn apply(&mut self, generation: i64, changed: Vec<Atom>, deleted: Vec<String>, molecules: Vec<Molecule>) {
+    fn apply(
+        &mut self,
+        generation: i64,
+        changed: Vec<Atom>,
+        deleted: Vec<String>,
+        molecules: Vec<Molecule>,
+    ) {
         for id in &deleted {
             self.remove(id);
         }
@@ -140,7 +146,10 @@ const PATCH_MAX: usize = 2000;
 
 /// The project's snapshot, brought up to date: reused while the generation is
 /// unchanged, patched with the atoms written or deleted since, or rebuilt.
-pub async fn snapshot(app: &App, project_id: &str) -> Result<tokio::sync::OwnedMutexGuard<Option<Snapshot>>> {
+pub async fn snapshot(
+    app: &App,
+    project_id: &str,
+) -> Result<tokio::sync::OwnedMutexGuard<Option<Snapshot>>> {
     let mut guard = app.graph.cell(project_id).lock_owned().await;
     let cached = guard.as_ref().map(|s| s.generation);
     let current = {
@@ -161,7 +170,13 @@ pub async fn snapshot(app: &App, project_id: &str) -> Result<tokio::sync::OwnedM
             if changed.len() + deleted.len() <= PATCH_MAX {
                 let molecules = graph::molecules_of(&mut tx, project_id).await?;
                 tx.commit().await?;
-                tracing::debug!(project = project_id, generation, changed = changed.len(), deleted = deleted.len(), "graph snapshot patched");
+                tracing::debug!(
+                    project = project_id,
+                    generation,
+                    changed = changed.len(),
+                    deleted = deleted.len(),
+                    "graph snapshot patched"
+                );
                 s.apply(generation, changed, deleted, molecules);
                 return Ok(guard);
             }
@@ -170,7 +185,12 @@ pub async fn snapshot(app: &App, project_id: &str) -> Result<tokio::sync::OwnedM
     }
     let (atoms, molecules) = graph::load_project(&mut tx, project_id).await?;
     tx.commit().await?;
-    tracing::debug!(project = project_id, generation, atoms = atoms.len(), "graph snapshot rebuilt");
+    tracing::debug!(
+        project = project_id,
+        generation,
+        atoms = atoms.len(),
+        "graph snapshot rebuilt"
+    );
     *guard = Some(Snapshot::build(generation, atoms, molecules));
     Ok(guard)
 }
@@ -179,6 +199,10 @@ pub struct Options {
     pub changelog_limit: i64,
     pub max_tokens: Option<i64>,
 }
+
+/// Per atom: each matched path with the patterns that matched it, and the best
+/// specificity among those patterns.
+type Matches = (Vec<(String, Vec<String>)>, usize);
 
 /// One matched atom.
 pub struct ContextAtom {
@@ -238,7 +262,10 @@ fn tokens_of(chars: usize) -> usize {
 }
 
 fn atom_tokens(a: &ContextAtom) -> usize {
-    let mut n = 60 + a.atom.name.len() + a.atom.knowledge.len() + a.atom.paths.iter().map(|p| p.len() + 3).sum::<usize>();
+    let mut n = 60
+        + a.atom.name.len()
+        + a.atom.knowledge.len()
+        + a.atom.paths.iter().map(|p| p.len() + 3).sum::<usize>();
     for (p, pats) in &a.matched {
         n += 2 * p.len() + 8 + pats.iter().map(|x| x.len() + 3).sum::<usize>();
     }
@@ -265,7 +292,10 @@ pub async fn context(
     if raw_paths.len() > PATHS_MAX {
         return Err(Error::validation(
             "paths",
-            format!("{} paths given, at most {PATHS_MAX} per call", raw_paths.len()),
+            format!(
+                "{} paths given, at most {PATHS_MAX} per call",
+                raw_paths.len()
+            ),
         ));
     }
     {
@@ -276,7 +306,9 @@ pub async fn context(
     }
     let guard = snapshot(app, project_id).await?;
     let Some(snap) = guard.as_ref() else {
-        return Err(Error::Internal("graph snapshot missing after refresh".into()));
+        return Err(Error::Internal(
+            "graph snapshot missing after refresh".into(),
+        ));
     };
 
     // Requested paths, normalised and de-duplicated in request order.
@@ -299,7 +331,7 @@ pub async fn context(
     let mut unmatched: Vec<String> = Vec::new();
 
     // atom position → (path → patterns) and best specificity.
-    let mut hits: HashMap<usize, (Vec<(String, Vec<String>)>, usize)> = HashMap::new();
+    let mut hits: HashMap<usize, Matches> = HashMap::new();
     let mut near_misses = Vec::new();
     for p in &paths {
         let found = snap.index.lookup(p);
@@ -307,7 +339,9 @@ pub async fn context(
             unmatched.push(p.clone());
             let mut nm: Vec<NearMiss> = Vec::new();
             for o in snap.index.near_misses(p, NEAR_MISSES_MAX) {
-                let Some(a) = snap.atom(o.owner) else { continue };
+                let Some(a) = snap.atom(o.owner) else {
+                    continue;
+                };
                 nm.push(NearMiss {
                     atom_id: a.id.clone(),
                     atom_name: a.name.clone(),
@@ -338,7 +372,11 @@ pub async fn context(
     }
 
     if !outside.is_empty() {
-        let order = |p: &String| raw_paths.iter().position(|r| r.trim() == p || glob::normalize_path(r).as_ref() == Some(p));
+        let order = |p: &String| {
+            raw_paths
+                .iter()
+                .position(|r| r.trim() == p || glob::normalize_path(r).as_ref() == Some(p))
+        };
         unmatched.extend(outside);
         unmatched.sort_by_key(order);
     }
@@ -347,7 +385,8 @@ pub async fn context(
     let mut positions: Vec<usize> = hits.keys().copied().collect();
     positions.sort_by(|a, b| {
         let (x, y) = (snap.atom(*a), snap.atom(*b));
-        x.map(|x| (&x.name, &x.id)).cmp(&y.map(|y| (&y.name, &y.id)))
+        x.map(|x| (&x.name, &x.id))
+            .cmp(&y.map(|y| (&y.name, &y.id)))
     });
     let ids: Vec<&str> = positions
         .iter()
@@ -442,7 +481,9 @@ pub async fn context(
         by_spec.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         for (pos, spec) in by_spec {
             let m = &snap.molecules[pos];
-            let t = tokens_of(m.knowledge.len() + m.related.iter().map(|r| 80 + r.reason.len()).sum::<usize>());
+            let t = tokens_of(
+                m.knowledge.len() + m.related.iter().map(|r| 80 + r.reason.len()).sum::<usize>(),
+            );
             if used + t <= max {
                 used += t;
             } else {
@@ -547,7 +588,9 @@ pub async fn for_task(app: &App, task: &Item, opts: &Options) -> Result<TaskCont
         return Ok(TaskContext {
             paths,
             context: None,
-            note: Some("the task belongs to no project, and the knowledge graph lives in projects".into()),
+            note: Some(
+                "the task belongs to no project, and the knowledge graph lives in projects".into(),
+            ),
         });
     };
     let note = paths

@@ -59,7 +59,10 @@ pub fn check_paths(paths: &[String]) -> Result<Vec<String>> {
     if paths.len() > MAX_PATTERNS {
         return Err(Error::validation(
             "paths",
-            format!("{} patterns given, at most {MAX_PATTERNS} allowed", paths.len()),
+            format!(
+                "{} patterns given, at most {MAX_PATTERNS} allowed",
+                paths.len()
+            ),
         ));
     }
     let mut out: Vec<String> = Vec::with_capacity(paths.len());
@@ -116,7 +119,10 @@ async fn check_related(
     if related.len() > RELATED_MAX {
         return Err(Error::validation(
             param,
-            format!("{} entries given, at most {RELATED_MAX} allowed", related.len()),
+            format!(
+                "{} entries given, at most {RELATED_MAX} allowed",
+                related.len()
+            ),
         ));
     }
     let mut seen: Vec<&str> = Vec::new();
@@ -185,7 +191,15 @@ pub async fn create(app: &App, kind: NodeKind, n: NewNode) -> Result<Node> {
             if let Some(m) = &n.molecule_id {
                 check_molecule(&mut tx, m, &n.project_id).await?;
             }
-            check_related(&mut tx, kind, "relatedAtoms", &n.related, &n.project_id, None).await?;
+            check_related(
+                &mut tx,
+                kind,
+                "relatedAtoms",
+                &n.related,
+                &n.project_id,
+                None,
+            )
+            .await?;
             let a = Atom {
                 id: id::new_id(),
                 project_id: n.project_id,
@@ -204,8 +218,15 @@ pub async fn create(app: &App, kind: NodeKind, n: NewNode) -> Result<Node> {
             Node::Atom(a)
         }
         NodeKind::Molecule => {
-            check_related(&mut tx, kind, "relatedMolecules", &n.related, &n.project_id, None)
-                .await?;
+            check_related(
+                &mut tx,
+                kind,
+                "relatedMolecules",
+                &n.related,
+                &n.project_id,
+                None,
+            )
+            .await?;
             let m = Molecule {
                 id: id::new_id(),
                 project_id: n.project_id,
@@ -283,8 +304,15 @@ pub async fn update(app: &App, kind: NodeKind, id: &str, version: i64, p: Patch)
             lock::check(&mut tx, lock::MOLECULES, id, version).await?;
             require_task(&mut tx, "lastTaskId", &p.last_task_id).await?;
             if let Some(r) = p.related.clone() {
-                check_related(&mut tx, kind, "relatedMolecules", &r, &m.project_id, Some(id))
-                    .await?;
+                check_related(
+                    &mut tx,
+                    kind,
+                    "relatedMolecules",
+                    &r,
+                    &m.project_id,
+                    Some(id),
+                )
+                .await?;
                 m.related = r;
             }
             if let Some(k) = new_knowledge(&m.knowledge, &p, &ts)? {
@@ -407,7 +435,9 @@ async fn names(c: &mut Conn, kind: NodeKind, ids: Vec<String>) -> Result<HashMap
 
 async fn resolve(c: &mut Conn, kind: NodeKind, r: &[Related]) -> Result<Vec<Resolved>> {
     let n = names(c, kind, r.iter().map(|x| x.id.clone()).collect()).await?;
-    Ok(r.iter().map(|x| (x.clone(), n.get(&x.id).cloned())).collect())
+    Ok(r.iter()
+        .map(|x| (x.clone(), n.get(&x.id).cloned()))
+        .collect())
 }
 
 pub async fn get(app: &App, kind: NodeKind, id: &str, changelog_limit: i64) -> Result<NodeView> {
@@ -426,7 +456,9 @@ pub async fn get(app: &App, kind: NodeKind, id: &str, changelog_limit: i64) -> R
         }
     };
     let changelog = if changelog_limit > 0 {
-        graph::changelog(&mut c, kind, id, changelog_limit, 0).await?.0
+        graph::changelog(&mut c, kind, id, changelog_limit, 0)
+            .await?
+            .0
     } else {
         vec![]
     };

@@ -326,6 +326,38 @@ fn where_clause(f: &Filter<'_>, binds: &mut Vec<String>, atoms: bool) -> String 
     }
 }
 
+/// A filtered page of rows by name, and the total count; shared by atoms and
+/// molecules, which differ only in table, columns and row type.
+async fn page<R, T>(
+    conn: &mut Conn,
+    kind: NodeKind,
+    cols: &str,
+    f: &Filter<'_>,
+    limit: i64,
+    offset: i64,
+) -> Result<(Vec<T>, i64)>
+where
+    R: for<'r> FromRow<'r, sqlx::sqlite::SqliteRow> + Send + Unpin,
+    T: From<R>,
+{
+    let t = table(kind).name;
+    let mut binds = Vec::new();
+    let w = where_clause(f, &mut binds, kind == NodeKind::Atom);
+    let mut count =
+        sqlx::query_scalar::<_, i64>(AssertSqlSafe(format!("SELECT COUNT(*) FROM {t}{w}")));
+    for b in &binds {
+        count = count.bind(b);
+    }
+    let total = count.fetch_one(&mut *conn).await?;
+    let sql = format!("SELECT {cols} FROM {t}{w} ORDER BY name, id LIMIT ? OFFSET ?");
+    let mut q = sqlx::query_as::<_, R>(AssertSqlSafe(sql));
+    for b in &binds {
+        q = q.bind(b);
+    }
+    let rows = q.bind(limit).bind(offset).fetch_all(&mut *conn).await?;
+    Ok((rows.into_iter().map(T::from).collect(), total))
+}
+
 /// A page of atoms by name, and the total count.
 pub async fn search_atoms(
     conn: &mut Conn,
@@ -333,46 +365,17 @@ pub async fn search_atoms(
     limit: i64,
     offset: i64,
 ) -> Result<(Vec<Atom>, i64)> {
-    let mut binds = Vec::new();
-    let w = where_clause(f, &mut binds, true);
-    let mut count =
-        sqlx::query_scalar::<_, i64>(AssertSqlSafe(format!("SELECT COUNT(*) FROM graph_atoms{w}")));
-    for b in &binds {
-        count = count.bind(b);
-    }
-    let total = count.fetch_one(&mut *conn).await?;
-    let sql = format!("SELECT {ATOM_COLS} FROM graph_atoms{w} ORDER BY name, id LIMIT ? OFFSET ?");
-    let mut q = sqlx::query_as::<_, AtomRow>(AssertSqlSafe(sql));
-    for b in &binds {
-        q = q.bind(b);
-    }
-    let rows = q.bind(limit).bind(offset).fetch_all(&mut *conn).await?;
-    Ok((rows.into_iter().map(Atom::from).collect(), total))
+    page::<AtomRow, Atom>(conn, NodeKind::Atom, ATOM_COLS, f, limit, offset).await
 }
 
+/// A page of molecules by name, and the total count.
 pub async fn search_molecules(
     conn: &mut Conn,
     f: &Filter<'_>,
     limit: i64,
     offset: i64,
 ) -> Result<(Vec<Molecule>, i64)> {
-    let mut binds = Vec::new();
-    let w = where_clause(f, &mut binds, false);
-    let mut count = sqlx::query_scalar::<_, i64>(AssertSqlSafe(format!(
-        "SELECT COUNT(*) FROM graph_molecules{w}"
-    )));
-    for b in &binds {
-        count = count.bind(b);
-    }
-    let total = count.fetch_one(&mut *conn).await?;
-    let sql =
-        format!("SELECT {MOLECULE_COLS} FROM graph_molecules{w} ORDER BY name, id LIMIT ? OFFSET ?");
-    let mut q = sqlx::query_as::<_, MoleculeRow>(AssertSqlSafe(sql));
-    for b in &binds {
-        q = q.bind(b);
-    }
-    let rows = q.bind(limit).bind(offset).fetch_all(&mut *conn).await?;
-    Ok((rows.into_iter().map(Molecule::from).collect(), total))
+    page::<MoleculeRow, Molecule>(conn, NodeKind::Molecule, MOLECULE_COLS, f, limit, offset).await
 }
 
 /// Every atom and molecule of a project: what the context matcher is built from.
@@ -409,13 +412,13 @@ pub async fn atoms_since(conn: &mut Conn, project_id: &str, since: i64) -> Resul
 
 /// Atoms deleted after generation `since`.
 pub async fn deleted_since(conn: &mut Conn, project_id: &str, since: i64) -> Result<Vec<String>> {
-    Ok(sqlx::query_scalar(
-        "SELECT atom_id FROM graph_tombstones WHERE project_id = ? AND gen > ?",
+    Ok(
+        sqlx::query_scalar("SELECT atom_id FROM graph_tombstones WHERE project_id = ? AND gen > ?")
+            .bind(project_id)
+            .bind(since)
+            .fetch_all(&mut *conn)
+            .await?,
     )
-    .bind(project_id)
-    .bind(since)
-    .fetch_all(&mut *conn)
-    .await?)
 }
 
 /// Every molecule of a project, by name.
@@ -431,13 +434,13 @@ pub async fn molecules_of(conn: &mut Conn, project_id: &str) -> Result<Vec<Molec
 
 /// The project's graph generation: bumped by triggers on every atom or molecule write.
 pub async fn generation(conn: &mut Conn, project_id: &str) -> Result<i64> {
-    Ok(
-        sqlx::query_scalar::<_, i64>("SELECT generation FROM graph_generations WHERE project_id = ?")
-            .bind(project_id)
-            .fetch_optional(&mut *conn)
-            .await?
-            .unwrap_or(0),
+    Ok(sqlx::query_scalar::<_, i64>(
+        "SELECT generation FROM graph_generations WHERE project_id = ?",
     )
+    .bind(project_id)
+    .fetch_optional(&mut *conn)
+    .await?
+    .unwrap_or(0))
 }
 
 /// Detaches every atom of a molecule, touching each (version, `updated_at`, and

@@ -17,7 +17,10 @@ impl Fixture {
     async fn new() -> Fixture {
         let c = Cairn::start().await;
         let project = c.project("Shop").await;
-        let task = id_of(&c.task(json!({"title":"Map the code","projectId":project})).await);
+        let task = id_of(
+            &c.task(json!({"title":"Map the code","projectId":project}))
+                .await,
+        );
         Fixture { c, project, task }
     }
 
@@ -32,7 +35,13 @@ impl Fixture {
             .clone()
     }
 
-    async fn atom(&self, name: &str, paths: &[&str], molecule: Option<&str>, knowledge: &str) -> Value {
+    async fn atom(
+        &self,
+        name: &str,
+        paths: &[&str],
+        molecule: Option<&str>,
+        knowledge: &str,
+    ) -> Value {
         let mut a = json!({"operation":"create","entityType":"atom","projectId":self.project,"name":name,
                            "paths":json!(paths).to_string(),"knowledge":knowledge,"createdByTaskId":self.task});
         if let Some(m) = molecule {
@@ -66,8 +75,17 @@ fn names(v: &Value) -> Vec<String> {
 
 /// The payments fixture from the spec: two molecules, overlapping atoms, an orphan.
 async fn payments(f: &Fixture) -> (String, String, String, String, String) {
-    let pay = id_of(&f.molecule("Payment Domain", "Communicates with Stripe, idempotent webhooks").await);
-    let pages = id_of(&f.molecule("Pages", "Shared layout; route guards in middleware").await);
+    let pay = id_of(
+        &f.molecule(
+            "Payment Domain",
+            "Communicates with Stripe, idempotent webhooks",
+        )
+        .await,
+    );
+    let pages = id_of(
+        &f.molecule("Pages", "Shared layout; route guards in middleware")
+            .await,
+    );
     let gateway = id_of(
         &f.atom(
             "Stripe Integration",
@@ -93,12 +111,22 @@ async fn payments(f: &Fixture) -> (String, String, String, String, String) {
     )
     .await;
     let checkout = id_of(
-        &f.atom("Checkout Page", &["src/pages/checkout/**"], Some(&pages), "Uses the cart store")
-            .await,
+        &f.atom(
+            "Checkout Page",
+            &["src/pages/checkout/**"],
+            Some(&pages),
+            "Uses the cart store",
+        )
+        .await,
     );
     let retry = id_of(
-        &f.atom("Retry Utilities", &["src/shared/retry-*.ts"], None, "Generic exponential backoff")
-            .await,
+        &f.atom(
+            "Retry Utilities",
+            &["src/shared/retry-*.ts"],
+            None,
+            "Generic exponential backoff",
+        )
+        .await,
     );
     (pay, gateway, hooks_id, checkout, retry)
 }
@@ -149,9 +177,17 @@ async fn context_matches_globs_groups_by_molecule_and_reports_gaps() {
 async fn a_file_matching_several_atoms_surfaces_all_of_them() {
     let f = Fixture::new().await;
     let m = id_of(&f.molecule("Shared", "").await);
-    f.atom("Auth", &["src/shared/email-client.ts", "src/auth/**"], Some(&m), "auth").await;
-    f.atom("Payments", &["src/shared/*.ts"], Some(&m), "payments").await;
-    f.atom("Everything TS", &["**/*.ts"], None, "lint rules").await;
+    f.atom(
+        "Auth",
+        &["src/shared/email-client.ts", "src/auth/**"],
+        Some(&m),
+        "auth",
+    )
+    .await;
+    f.atom("Payments", &["src/shared/*.ts"], Some(&m), "payments")
+        .await;
+    f.atom("Everything TS", &["**/*.ts"], None, "lint rules")
+        .await;
     let d = f.context("src/shared/email-client.ts").await;
     assert_eq!(names(&d["molecules"][0]["atoms"]), vec!["Auth", "Payments"]);
     assert_eq!(names(&d["orphanAtoms"]), vec!["Everything TS"]);
@@ -166,9 +202,13 @@ async fn max_tokens_keeps_the_most_specific_atoms_and_says_what_it_left_out() {
     let big = "x".repeat(4000);
     f.atom("Broad", &["src/**"], Some(&m), &big).await;
     f.atom("Narrow", &["src/a/b/**"], Some(&m), &big).await;
-    f.atom("Middle", &["src/a/*.ts", "src/a/b/*.ts"], Some(&m), &big).await;
+    f.atom("Middle", &["src/a/*.ts", "src/a/b/*.ts"], Some(&m), &big)
+        .await;
     let full = f.context("src/a/b/c.ts").await;
-    assert_eq!(names(&full["molecules"][0]["atoms"]), vec!["Broad", "Middle", "Narrow"]);
+    assert_eq!(
+        names(&full["molecules"][0]["atoms"]),
+        vec!["Broad", "Middle", "Narrow"]
+    );
     assert!(full.get("budget").is_none(), "no budget without maxTokens");
     let d = f
         .c
@@ -194,9 +234,13 @@ async fn max_tokens_keeps_the_most_specific_atoms_and_says_what_it_left_out() {
 #[tokio::test]
 async fn near_misses_show_the_pattern_that_almost_matched() {
     let f = Fixture::new().await;
-    f.atom("Checkout", &["src/pages/checkout/*.tsx"], None, "").await;
+    f.atom("Checkout", &["src/pages/checkout/*.tsx"], None, "")
+        .await;
     let d = f.context("src/pages/checkout/hooks/useCart.ts").await;
-    assert_eq!(d["unmatchedPaths"], json!(["src/pages/checkout/hooks/useCart.ts"]));
+    assert_eq!(
+        d["unmatchedPaths"],
+        json!(["src/pages/checkout/hooks/useCart.ts"])
+    );
     assert_eq!(
         d["nearMisses"]["src/pages/checkout/hooks/useCart.ts"][0]["pattern"],
         json!("src/pages/checkout/*.tsx")
@@ -208,7 +252,11 @@ async fn near_misses_show_the_pattern_that_almost_matched() {
 async fn malformed_and_unsafe_patterns_are_refused_with_the_reason() {
     let f = Fixture::new().await;
     let cases: Vec<(Value, &str, &str)> = vec![
-        (json!("[\"src/**.rs\"]"), "VALIDATION_ERROR", "whole segment"),
+        (
+            json!("[\"src/**.rs\"]"),
+            "VALIDATION_ERROR",
+            "whole segment",
+        ),
         (json!("[\"a**b\"]"), "VALIDATION_ERROR", "whole segment"),
         (json!("[\"/etc/**\"]"), "VALIDATION_ERROR", "absolute"),
         (json!("[\"../outside/**\"]"), "VALIDATION_ERROR", ".."),
@@ -216,14 +264,24 @@ async fn malformed_and_unsafe_patterns_are_refused_with_the_reason() {
         (json!("[\"src/[ab\"]"), "VALIDATION_ERROR", "unclosed"),
         (json!("[\"src/{a,b\"]"), "VALIDATION_ERROR", "unclosed"),
         (json!("[\"\"]"), "VALIDATION_ERROR", "empty"),
-        (json!(format!("[\"{}\"]", "a".repeat(513))), "VALIDATION_ERROR", "512"),
-        (json!(json!((0..21).map(|i| format!("src/{i}/**")).collect::<Vec<_>>()).to_string()), "VALIDATION_ERROR", "at most 20"),
+        (
+            json!(format!("[\"{}\"]", "a".repeat(513))),
+            "VALIDATION_ERROR",
+            "512",
+        ),
+        (
+            json!(json!((0..21).map(|i| format!("src/{i}/**")).collect::<Vec<_>>()).to_string()),
+            "VALIDATION_ERROR",
+            "at most 20",
+        ),
         (json!("src/**"), "VALIDATION_ERROR", "JSON array"),
         (json!("[1, 2]"), "VALIDATION_ERROR", "not a string"),
         (json!("[]"), "INVARIANT_VIOLATION", "at least one path"),
     ];
     for (paths, code, words) in cases {
-        let e = f.c.err("manage_graph", f.create_atom_args(paths.clone()), code).await;
+        let e =
+            f.c.err("manage_graph", f.create_atom_args(paths.clone()), code)
+                .await;
         let msg = e["message"].as_str().unwrap();
         assert!(msg.contains(words), "{paths}: '{msg}' should say '{words}'");
     }
@@ -231,9 +289,11 @@ async fn malformed_and_unsafe_patterns_are_refused_with_the_reason() {
     no_paths.as_object_mut().unwrap().remove("paths");
     f.c.err("manage_graph", no_paths, "VALIDATION_ERROR").await;
     // Nothing was written by any refused call.
-    let s = f
-        .c
-        .ok("query_graph", json!({"operation":"search","entityType":"atom","projectId":f.project}))
+    let s =
+        f.c.ok(
+            "query_graph",
+            json!({"operation":"search","entityType":"atom","projectId":f.project}),
+        )
         .await;
     assert_eq!(s["total"], json!(0));
     f.c.stop().await;
@@ -249,28 +309,88 @@ async fn text_bounds_names_related_lists_and_tasks_are_checked() {
         }
         a
     };
-    f.c.err("manage_graph", ok(json!({"name":""})), "VALIDATION_ERROR").await;
-    f.c.err("manage_graph", ok(json!({"name":"n".repeat(256)})), "VALIDATION_ERROR").await;
-    f.c.err("manage_graph", ok(json!({"knowledge":"k".repeat(32 * 1024 + 1)})), "VALIDATION_ERROR").await;
+    f.c.err("manage_graph", ok(json!({"name":""})), "VALIDATION_ERROR")
+        .await;
+    f.c.err(
+        "manage_graph",
+        ok(json!({"name":"n".repeat(256)})),
+        "VALIDATION_ERROR",
+    )
+    .await;
+    f.c.err(
+        "manage_graph",
+        ok(json!({"knowledge":"k".repeat(32 * 1024 + 1)})),
+        "VALIDATION_ERROR",
+    )
+    .await;
     // Knowledge is trimmed and 32 KB fits.
-    let a = f.c.ok("manage_graph", ok(json!({"knowledge":format!("  {}  ", "k".repeat(32 * 1024 - 4))}))).await;
-    assert_eq!(a["atom"]["knowledge"].as_str().unwrap().len(), 32 * 1024 - 4);
+    let a =
+        f.c.ok(
+            "manage_graph",
+            ok(json!({"knowledge":format!("  {}  ", "k".repeat(32 * 1024 - 4))})),
+        )
+        .await;
+    assert_eq!(
+        a["atom"]["knowledge"].as_str().unwrap().len(),
+        32 * 1024 - 4
+    );
     let first = id_of(&a["atom"]);
-    f.c.err("manage_graph", ok(json!({"relatedAtoms":"not json"})), "VALIDATION_ERROR").await;
-    f.c.err("manage_graph", ok(json!({"relatedAtoms":"{\"atomId\":\"x\"}"})), "VALIDATION_ERROR").await;
+    f.c.err(
+        "manage_graph",
+        ok(json!({"relatedAtoms":"not json"})),
+        "VALIDATION_ERROR",
+    )
+    .await;
+    f.c.err(
+        "manage_graph",
+        ok(json!({"relatedAtoms":"{\"atomId\":\"x\"}"})),
+        "VALIDATION_ERROR",
+    )
+    .await;
     let many: Vec<Value> = (0..51).map(|_| json!({"atomId": first})).collect();
-    f.c.err("manage_graph", ok(json!({"relatedAtoms": json!(many).to_string()})), "VALIDATION_ERROR").await;
+    f.c.err(
+        "manage_graph",
+        ok(json!({"relatedAtoms": json!(many).to_string()})),
+        "VALIDATION_ERROR",
+    )
+    .await;
     let ghost = "0192f000-0000-7000-8000-00000000dead";
-    f.c.err("manage_graph", ok(json!({"relatedAtoms": json!([{"atomId":ghost}]).to_string()})), "NOT_FOUND").await;
-    f.c.err("manage_graph", ok(json!({"createdByTaskId": ghost})), "NOT_FOUND").await;
-    f.c.err("manage_graph", ok(json!({"moleculeId": ghost})), "NOT_FOUND").await;
-    f.c.err("manage_graph", ok(json!({"projectId": ghost})), "NOT_FOUND").await;
+    f.c.err(
+        "manage_graph",
+        ok(json!({"relatedAtoms": json!([{"atomId":ghost}]).to_string()})),
+        "NOT_FOUND",
+    )
+    .await;
+    f.c.err(
+        "manage_graph",
+        ok(json!({"createdByTaskId": ghost})),
+        "NOT_FOUND",
+    )
+    .await;
+    f.c.err(
+        "manage_graph",
+        ok(json!({"moleculeId": ghost})),
+        "NOT_FOUND",
+    )
+    .await;
+    f.c.err("manage_graph", ok(json!({"projectId": ghost})), "NOT_FOUND")
+        .await;
     let mut no_task = ok(json!({}));
     no_task.as_object_mut().unwrap().remove("createdByTaskId");
     f.c.err("manage_graph", no_task, "VALIDATION_ERROR").await;
     // Related ids given as an array value work too, and resolve to names on get.
-    let b = f.c.ok("manage_graph", ok(json!({"name":"B","relatedAtoms":[{"atomId":first,"reason":"uses"}]}))).await;
-    let g = f.c.ok("query_graph", json!({"operation":"get","entityType":"atom","id":id_of(&b["atom"])})).await;
+    let b =
+        f.c.ok(
+            "manage_graph",
+            ok(json!({"name":"B","relatedAtoms":[{"atomId":first,"reason":"uses"}]})),
+        )
+        .await;
+    let g =
+        f.c.ok(
+            "query_graph",
+            json!({"operation":"get","entityType":"atom","id":id_of(&b["atom"])}),
+        )
+        .await;
     assert_eq!(g["atom"]["relatedAtoms"][0]["name"], json!("A"));
     // A self-reference is refused.
     let bid = id_of(&b["atom"]);
@@ -289,18 +409,22 @@ async fn cross_project_membership_is_an_invariant_violation() {
     let f = Fixture::new().await;
     let other = f.c.project("Other").await;
     let other_task = id_of(&f.c.task(json!({"title":"t","projectId":other})).await);
-    let foreign_mol = f
-        .c
-        .ok("manage_graph", json!({"operation":"create","entityType":"molecule","projectId":other,"name":"M",
-                                   "createdByTaskId":other_task}))
+    let foreign_mol =
+        f.c.ok(
+            "manage_graph",
+            json!({"operation":"create","entityType":"molecule","projectId":other,"name":"M",
+                                   "createdByTaskId":other_task}),
+        )
         .await["molecule"]
-        .clone();
-    let foreign_atom = f
-        .c
-        .ok("manage_graph", json!({"operation":"create","entityType":"atom","projectId":other,"name":"X",
-                                   "paths":"[\"x/**\"]","createdByTaskId":other_task}))
+            .clone();
+    let foreign_atom =
+        f.c.ok(
+            "manage_graph",
+            json!({"operation":"create","entityType":"atom","projectId":other,"name":"X",
+                                   "paths":"[\"x/**\"]","createdByTaskId":other_task}),
+        )
         .await["atom"]
-        .clone();
+            .clone();
     let mut a = f.create_atom_args(json!("[\"src/**\"]"));
     a["moleculeId"] = json!(id_of(&foreign_mol));
     let e = f.c.err("manage_graph", a, "INVARIANT_VIOLATION").await;
@@ -340,15 +464,50 @@ async fn updates_and_deletes_need_the_version_and_conflict_with_the_current_one(
     assert_eq!(e["details"]["currentVersion"], json!(2));
     assert_eq!(e["details"]["sentVersion"], json!(1));
     // update needs lastTaskId, and must change something.
-    f.c.err("manage_graph", json!({"operation":"update","entityType":"atom","id":id,"version":2,"knowledge":"x"}), "VALIDATION_ERROR").await;
-    f.c.err("manage_graph", json!({"operation":"update","entityType":"atom","id":id,"version":2,"lastTaskId":f.task}), "VALIDATION_ERROR").await;
+    f.c.err(
+        "manage_graph",
+        json!({"operation":"update","entityType":"atom","id":id,"version":2,"knowledge":"x"}),
+        "VALIDATION_ERROR",
+    )
+    .await;
+    f.c.err(
+        "manage_graph",
+        json!({"operation":"update","entityType":"atom","id":id,"version":2,"lastTaskId":f.task}),
+        "VALIDATION_ERROR",
+    )
+    .await;
     // delete needs the version too.
-    f.c.err("manage_graph", json!({"operation":"delete","entityType":"atom","id":id}), "VALIDATION_ERROR").await;
-    let e = f.c.err("manage_graph", json!({"operation":"delete","entityType":"atom","id":id,"version":1}), "CONFLICT").await;
+    f.c.err(
+        "manage_graph",
+        json!({"operation":"delete","entityType":"atom","id":id}),
+        "VALIDATION_ERROR",
+    )
+    .await;
+    let e =
+        f.c.err(
+            "manage_graph",
+            json!({"operation":"delete","entityType":"atom","id":id,"version":1}),
+            "CONFLICT",
+        )
+        .await;
     assert_eq!(e["details"]["currentVersion"], json!(2));
-    f.c.ok("manage_graph", json!({"operation":"delete","entityType":"atom","id":id,"version":2})).await;
-    f.c.err("query_graph", json!({"operation":"get","entityType":"atom","id":id}), "NOT_FOUND").await;
-    f.c.err("manage_graph", json!({"operation":"delete","entityType":"atom","id":id,"version":2}), "NOT_FOUND").await;
+    f.c.ok(
+        "manage_graph",
+        json!({"operation":"delete","entityType":"atom","id":id,"version":2}),
+    )
+    .await;
+    f.c.err(
+        "query_graph",
+        json!({"operation":"get","entityType":"atom","id":id}),
+        "NOT_FOUND",
+    )
+    .await;
+    f.c.err(
+        "manage_graph",
+        json!({"operation":"delete","entityType":"atom","id":id,"version":2}),
+        "NOT_FOUND",
+    )
+    .await;
     f.c.stop().await;
 }
 
@@ -385,7 +544,10 @@ async fn append_writes_a_dated_separator_naming_the_task() {
 #[tokio::test]
 async fn deleting_a_molecule_orphans_or_cascades_its_atoms() {
     let f = Fixture::new().await;
-    let later = id_of(&f.c.task(json!({"title":"Reorganise","projectId":f.project})).await);
+    let later = id_of(
+        &f.c.task(json!({"title":"Reorganise","projectId":f.project}))
+            .await,
+    );
     let m = id_of(&f.molecule("M", "").await);
     let a = id_of(&f.atom("A", &["a/**"], Some(&m), "").await);
     let b = id_of(&f.atom("B", &["b/**"], Some(&m), "").await);
@@ -397,12 +559,30 @@ async fn deleting_a_molecule_orphans_or_cascades_its_atoms() {
         .ok("manage_graph", json!({"operation":"delete","entityType":"molecule","id":m,"version":1,"lastTaskId":later}))
         .await;
     assert_eq!(d["orphanedAtoms"], json!([a, b]));
-    let ga = f.c.ok("query_graph", json!({"operation":"get","entityType":"atom","id":a})).await;
+    let ga =
+        f.c.ok(
+            "query_graph",
+            json!({"operation":"get","entityType":"atom","id":a}),
+        )
+        .await;
     assert_eq!(ga["atom"]["moleculeId"], json!(null));
     assert_eq!(ga["atom"]["lastTaskId"], json!(later));
-    assert_eq!(ga["atom"]["version"], json!(2), "orphaning touches the atom");
-    assert_eq!(ga["atom"]["changelog"].as_array().unwrap().len(), 1, "the atom keeps its history");
-    f.c.err("manage_changelog", json!({"operation":"search","parentType":"molecule","parentId":m}), "NOT_FOUND").await;
+    assert_eq!(
+        ga["atom"]["version"],
+        json!(2),
+        "orphaning touches the atom"
+    );
+    assert_eq!(
+        ga["atom"]["changelog"].as_array().unwrap().len(),
+        1,
+        "the atom keeps its history"
+    );
+    f.c.err(
+        "manage_changelog",
+        json!({"operation":"search","parentType":"molecule","parentId":m}),
+        "NOT_FOUND",
+    )
+    .await;
     let orphans = f
         .c
         .ok("query_graph", json!({"operation":"search","entityType":"atom","projectId":f.project,"orphansOnly":true}))
@@ -417,8 +597,18 @@ async fn deleting_a_molecule_orphans_or_cascades_its_atoms() {
         .ok("manage_graph", json!({"operation":"delete","entityType":"molecule","id":m2,"version":1,"cascade":true}))
         .await;
     assert_eq!(d["deletedAtoms"], json!([c2]));
-    f.c.err("query_graph", json!({"operation":"get","entityType":"atom","id":c2}), "NOT_FOUND").await;
-    f.c.err("manage_changelog", json!({"operation":"search","parentType":"atom","parentId":c2}), "NOT_FOUND").await;
+    f.c.err(
+        "query_graph",
+        json!({"operation":"get","entityType":"atom","id":c2}),
+        "NOT_FOUND",
+    )
+    .await;
+    f.c.err(
+        "manage_changelog",
+        json!({"operation":"search","parentType":"atom","parentId":c2}),
+        "NOT_FOUND",
+    )
+    .await;
     f.c.stop().await;
 }
 
@@ -433,7 +623,12 @@ async fn reassigning_and_detaching_an_atoms_molecule() {
         .ok("manage_graph", json!({"operation":"update","entityType":"atom","id":a,"version":1,"lastTaskId":f.task,"moleculeId":m2}))
         .await;
     assert_eq!(u["atom"]["moleculeId"], json!(m2));
-    let g = f.c.ok("query_graph", json!({"operation":"get","entityType":"molecule","id":m2})).await;
+    let g =
+        f.c.ok(
+            "query_graph",
+            json!({"operation":"get","entityType":"molecule","id":m2}),
+        )
+        .await;
     assert_eq!(names(&g["molecule"]["atoms"]), vec!["A"]);
     let u = f
         .c
@@ -457,15 +652,30 @@ async fn search_filters_by_text_molecule_and_orphans_with_pages() {
     };
     let all = f.c.ok("query_graph", s(json!({}))).await;
     assert_eq!(all["total"], json!(4));
-    assert_eq!(names(&all["items"]), vec!["Checkout Page", "Retry Utilities", "Stripe Integration", "Webhook Handlers"]);
-    let q = f.c.ok("query_graph", s(json!({"query":"stripe SDK"}))).await;
+    assert_eq!(
+        names(&all["items"]),
+        vec![
+            "Checkout Page",
+            "Retry Utilities",
+            "Stripe Integration",
+            "Webhook Handlers"
+        ]
+    );
+    let q =
+        f.c.ok("query_graph", s(json!({"query":"stripe SDK"})))
+            .await;
     assert_eq!(names(&q["items"]), vec!["Stripe Integration"]);
     let by_mol = f.c.ok("query_graph", s(json!({"moleculeId":pay}))).await;
     assert_eq!(by_mol["total"], json!(2));
     let orphans = f.c.ok("query_graph", s(json!({"orphansOnly":true}))).await;
     assert_eq!(names(&orphans["items"]), vec!["Retry Utilities"]);
-    let page = f.c.ok("query_graph", s(json!({"limit":3,"offset":2}))).await;
-    assert_eq!(names(&page["items"]), vec!["Stripe Integration", "Webhook Handlers"]);
+    let page =
+        f.c.ok("query_graph", s(json!({"limit":3,"offset":2})))
+            .await;
+    assert_eq!(
+        names(&page["items"]),
+        vec!["Stripe Integration", "Webhook Handlers"]
+    );
     assert_eq!(page["hasMore"], json!(false));
     // LIKE wildcards in the query are literal.
     let none = f.c.ok("query_graph", s(json!({"query":"%"}))).await;
@@ -475,8 +685,18 @@ async fn search_filters_by_text_molecule_and_orphans_with_pages() {
         .ok("query_graph", json!({"operation":"search","entityType":"molecule","projectId":f.project,"query":"stripe"}))
         .await;
     assert_eq!(names(&mols["items"]), vec!["Payment Domain"]);
-    f.c.err("query_graph", json!({"operation":"search","entityType":"atom"}), "VALIDATION_ERROR").await;
-    f.c.err("query_graph", s(json!({"orphansOnly":true,"moleculeId":pay})), "VALIDATION_ERROR").await;
+    f.c.err(
+        "query_graph",
+        json!({"operation":"search","entityType":"atom"}),
+        "VALIDATION_ERROR",
+    )
+    .await;
+    f.c.err(
+        "query_graph",
+        s(json!({"orphansOnly":true,"moleculeId":pay})),
+        "VALIDATION_ERROR",
+    )
+    .await;
     f.c.stop().await;
 }
 
@@ -488,35 +708,73 @@ async fn changelog_is_append_only_newest_first_and_paged() {
         f.c.ok("manage_changelog", json!({"operation":"append","parentType":"atom","parentId":a,"taskId":f.task,"summary":format!("change {i}")}))
             .await;
     }
-    let p = f
-        .c
-        .ok("manage_changelog", json!({"operation":"search","parentType":"atom","parentId":a,"limit":3,"offset":1}))
+    let p =
+        f.c.ok(
+            "manage_changelog",
+            json!({"operation":"search","parentType":"atom","parentId":a,"limit":3,"offset":1}),
+        )
         .await;
-    let s: Vec<&str> = p["items"].as_array().unwrap().iter().map(|e| e["summary"].as_str().unwrap()).collect();
+    let s: Vec<&str> = p["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["summary"].as_str().unwrap())
+        .collect();
     assert_eq!(s, vec!["change 5", "change 4", "change 3"]);
     assert_eq!(p["total"], json!(7));
     assert_eq!(p["hasMore"], json!(true));
     // Shallow: get shows the newest 5 by default, changelogLimit changes it, and
     // includeChangelog=false leaves it out.
-    let g = f.c.ok("query_graph", json!({"operation":"get","entityType":"atom","id":a})).await;
+    let g =
+        f.c.ok(
+            "query_graph",
+            json!({"operation":"get","entityType":"atom","id":a}),
+        )
+        .await;
     assert_eq!(g["atom"]["changelog"].as_array().unwrap().len(), 5);
     assert_eq!(g["atom"]["changelog"][0]["summary"], json!("change 6"));
-    let g = f.c.ok("query_graph", json!({"operation":"get","entityType":"atom","id":a,"changelogLimit":2})).await;
+    let g =
+        f.c.ok(
+            "query_graph",
+            json!({"operation":"get","entityType":"atom","id":a,"changelogLimit":2}),
+        )
+        .await;
     assert_eq!(g["atom"]["changelog"].as_array().unwrap().len(), 2);
-    let g = f.c.ok("query_graph", json!({"operation":"get","entityType":"atom","id":a,"includeChangelog":false})).await;
+    let g =
+        f.c.ok(
+            "query_graph",
+            json!({"operation":"get","entityType":"atom","id":a,"includeChangelog":false}),
+        )
+        .await;
     assert_eq!(g["atom"]["changelog"], json!([]));
     // The rules: parent and task must exist, summary 1 byte..4 KB.
     let ghost = "0192f000-0000-7000-8000-00000000dead";
-    let ap = |parent: &str, task: &str, summary: &str| {
-        json!({"operation":"append","parentType":"atom","parentId":parent,"taskId":task,"summary":summary})
-    };
-    f.c.err("manage_changelog", ap(ghost, &f.task, "x"), "NOT_FOUND").await;
-    f.c.err("manage_changelog", ap(&a, ghost, "x"), "NOT_FOUND").await;
-    f.c.err("manage_changelog", ap(&a, &f.task, "   "), "VALIDATION_ERROR").await;
-    f.c.err("manage_changelog", ap(&a, &f.task, &"s".repeat(4097)), "VALIDATION_ERROR").await;
-    f.c.ok("manage_changelog", ap(&a, &f.task, &"s".repeat(4096))).await;
+    let ap = |parent: &str, task: &str, summary: &str| json!({"operation":"append","parentType":"atom","parentId":parent,"taskId":task,"summary":summary});
+    f.c.err("manage_changelog", ap(ghost, &f.task, "x"), "NOT_FOUND")
+        .await;
+    f.c.err("manage_changelog", ap(&a, ghost, "x"), "NOT_FOUND")
+        .await;
+    f.c.err(
+        "manage_changelog",
+        ap(&a, &f.task, "   "),
+        "VALIDATION_ERROR",
+    )
+    .await;
+    f.c.err(
+        "manage_changelog",
+        ap(&a, &f.task, &"s".repeat(4097)),
+        "VALIDATION_ERROR",
+    )
+    .await;
+    f.c.ok("manage_changelog", ap(&a, &f.task, &"s".repeat(4096)))
+        .await;
     // Entries cannot be edited: there is no such operation.
-    f.c.err("manage_changelog", json!({"operation":"update","parentType":"atom","parentId":a}), "VALIDATION_ERROR").await;
+    f.c.err(
+        "manage_changelog",
+        json!({"operation":"update","parentType":"atom","parentId":a}),
+        "VALIDATION_ERROR",
+    )
+    .await;
     f.c.stop().await;
 }
 
@@ -528,14 +786,39 @@ async fn deleting_a_project_removes_its_graph() {
     let v = f.c.version("project", &f.project).await;
     f.c.ok("manage_container", json!({"operation":"delete","containerType":"project","id":f.project,"version":v,"cascade":true}))
         .await;
-    f.c.err("query_graph", json!({"operation":"get","entityType":"molecule","id":pay}), "NOT_FOUND").await;
-    f.c.err("query_graph", json!({"operation":"get","entityType":"atom","id":gateway}), "NOT_FOUND").await;
-    f.c.err("query_graph", json!({"operation":"context","projectId":f.project,"paths":"src/a.ts"}), "NOT_FOUND").await;
+    f.c.err(
+        "query_graph",
+        json!({"operation":"get","entityType":"molecule","id":pay}),
+        "NOT_FOUND",
+    )
+    .await;
+    f.c.err(
+        "query_graph",
+        json!({"operation":"get","entityType":"atom","id":gateway}),
+        "NOT_FOUND",
+    )
+    .await;
+    f.c.err(
+        "query_graph",
+        json!({"operation":"context","projectId":f.project,"paths":"src/a.ts"}),
+        "NOT_FOUND",
+    )
+    .await;
     // No graph row survives its project, the changelog included.
     use sqlx::sqlite::SqliteConnectOptions;
     use sqlx::ConnectOptions;
-    let mut conn = SqliteConnectOptions::new().filename(&f.c.db).connect().await.unwrap();
-    for t in ["graph_changelog", "graph_atoms", "graph_molecules", "graph_generations", "graph_tombstones"] {
+    let mut conn = SqliteConnectOptions::new()
+        .filename(&f.c.db)
+        .connect()
+        .await
+        .unwrap();
+    for t in [
+        "graph_changelog",
+        "graph_atoms",
+        "graph_molecules",
+        "graph_generations",
+        "graph_tombstones",
+    ] {
         let n: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT COUNT(*) FROM {t}")))
             .fetch_one(&mut conn)
             .await
@@ -561,22 +844,35 @@ async fn context_sees_writes_made_by_another_server_on_the_same_file() {
     // A caches an empty graph; B writes; A must see B's atom.
     assert_eq!(ctx(&a).await["unmatchedPaths"], json!(["src/x/y.ts"]));
     let atom = b
-        .ok("manage_graph", json!({"operation":"create","entityType":"atom","projectId":project,"name":"X",
-                                   "paths":"[\"src/x/**\"]","createdByTaskId":task}))
+        .ok(
+            "manage_graph",
+            json!({"operation":"create","entityType":"atom","projectId":project,"name":"X",
+                                   "paths":"[\"src/x/**\"]","createdByTaskId":task}),
+        )
         .await["atom"]
         .clone();
     assert_eq!(names(&ctx(&a).await["orphanAtoms"]), vec!["X"]);
     // B narrows the pattern; A's cached matcher must not keep the old one.
-    b.ok("manage_graph", json!({"operation":"update","entityType":"atom","id":id_of(&atom),"version":1,
-                                "lastTaskId":task,"paths":"[\"src/x/*.rs\"]"}))
-        .await;
+    b.ok(
+        "manage_graph",
+        json!({"operation":"update","entityType":"atom","id":id_of(&atom),"version":1,
+                                "lastTaskId":task,"paths":"[\"src/x/*.rs\"]"}),
+    )
+    .await;
     assert_eq!(ctx(&a).await["unmatchedPaths"], json!(["src/x/y.ts"]));
     // And a delete by B.
-    b.ok("manage_graph", json!({"operation":"update","entityType":"atom","id":id_of(&atom),"version":2,
-                                "lastTaskId":task,"paths":"[\"src/**\"]"}))
-        .await;
+    b.ok(
+        "manage_graph",
+        json!({"operation":"update","entityType":"atom","id":id_of(&atom),"version":2,
+                                "lastTaskId":task,"paths":"[\"src/**\"]"}),
+    )
+    .await;
     assert_eq!(names(&ctx(&a).await["orphanAtoms"]), vec!["X"]);
-    b.ok("manage_graph", json!({"operation":"delete","entityType":"atom","id":id_of(&atom),"version":3})).await;
+    b.ok(
+        "manage_graph",
+        json!({"operation":"delete","entityType":"atom","id":id_of(&atom),"version":3}),
+    )
+    .await;
     assert_eq!(ctx(&a).await["orphanAtoms"], json!([]));
     a.stop().await;
     b.stop().await;
@@ -587,12 +883,19 @@ async fn whole_agent_loop_from_planning_to_graph_hints() {
     let c = Cairn::start().await;
     let project = c.project("Shop").await;
     let feature = c.feature(&project, "Refunds").await;
-    let task = c.task(json!({"title":"Refund webhook","featureId":feature})).await;
+    let task = c
+        .task(json!({"title":"Refund webhook","featureId":feature}))
+        .await;
     let task_id = id_of(&task);
     // The built-in template gives the task a Context Files section.
     c.ok("apply_template", json!({"templateId":"0192f000-0000-7000-8000-000000000001","entityType":"TASK","entityId":task_id}))
         .await;
-    let secs = c.ok("query_sections", json!({"entityType":"TASK","entityId":task_id})).await;
+    let secs = c
+        .ok(
+            "query_sections",
+            json!({"entityType":"TASK","entityId":task_id}),
+        )
+        .await;
     let files = secs["sections"]
         .as_array()
         .unwrap()
@@ -622,21 +925,45 @@ async fn whole_agent_loop_from_planning_to_graph_hints() {
         .ok("query_container", json!({"operation":"get","containerType":"task","id":task_id,"includeSections":true,"includeGraphContext":true}))
         .await;
     let gc = &g["graphContext"];
-    assert_eq!(gc["paths"], json!(["src/payments/webhook-refund.ts", "src/payments/stripe-gateway.ts", "docs/refunds.md"]));
+    assert_eq!(
+        gc["paths"],
+        json!([
+            "src/payments/webhook-refund.ts",
+            "src/payments/stripe-gateway.ts",
+            "docs/refunds.md"
+        ])
+    );
     assert_eq!(gc["molecules"][0]["name"], json!("Payments"));
-    assert_eq!(gc["molecules"][0]["atoms"][0]["matchedPaths"], json!(["src/payments/webhook-refund.ts", "src/payments/stripe-gateway.ts"]));
+    assert_eq!(
+        gc["molecules"][0]["atoms"][0]["matchedPaths"],
+        json!([
+            "src/payments/webhook-refund.ts",
+            "src/payments/stripe-gateway.ts"
+        ])
+    );
     assert_eq!(gc["unmatchedPaths"], json!(["docs/refunds.md"]));
     // Without the flag there is no graph context; on a feature the flag is refused.
-    let plain = c.ok("query_container", json!({"operation":"get","containerType":"task","id":task_id})).await;
+    let plain = c
+        .ok(
+            "query_container",
+            json!({"operation":"get","containerType":"task","id":task_id}),
+        )
+        .await;
     assert!(plain.get("graphContext").is_none());
     c.err("query_container", json!({"operation":"get","containerType":"feature","id":feature,"includeGraphContext":true}), "VALIDATION_ERROR").await;
     // Execution: work, then advance to CLOSED and receive the hints.
     let started = c.advance("task", &task_id).await;
-    assert!(started.get("graphHints").is_none(), "no hints before a terminal state");
+    assert!(
+        started.get("graphHints").is_none(),
+        "no hints before a terminal state"
+    );
     let done = c.advance("task", &task_id).await;
     assert_eq!(done["newStatus"], json!("CLOSED"));
     let h = &done["graphHints"];
-    assert_eq!(h["message"], json!("Task completed. Consider updating the knowledge graph."));
+    assert_eq!(
+        h["message"],
+        json!("Task completed. Consider updating the knowledge graph.")
+    );
     assert_eq!(h["suggestedActions"].as_array().unwrap().len(), 4);
     assert_eq!(h["matchedAtoms"][0]["id"], json!(id_of(&atom)));
     assert_eq!(h["unmatchedPaths"], json!(["docs/refunds.md"]));
@@ -644,8 +971,16 @@ async fn whole_agent_loop_from_planning_to_graph_hints() {
     c.ok("manage_changelog", json!({"operation":"append","parentType":"atom","parentId":id_of(&atom),"taskId":task_id,
                                     "summary":"Refund webhook added; refunds are idempotent by refund id"}))
         .await;
-    let a = c.ok("query_graph", json!({"operation":"get","entityType":"atom","id":id_of(&atom)})).await;
-    assert_eq!(a["atom"]["changelog"][0]["summary"], json!("Refund webhook added; refunds are idempotent by refund id"));
+    let a = c
+        .ok(
+            "query_graph",
+            json!({"operation":"get","entityType":"atom","id":id_of(&atom)}),
+        )
+        .await;
+    assert_eq!(
+        a["atom"]["changelog"][0]["summary"],
+        json!("Refund webhook added; refunds are idempotent by refund id")
+    );
     assert_eq!(a["atom"]["changelog"][0]["taskId"], json!(task_id));
     c.stop().await;
 }
@@ -657,11 +992,16 @@ async fn terminated_tasks_get_no_graph_hints_and_tasks_without_context_files_say
         .c
         .ok("query_container", json!({"operation":"get","containerType":"task","id":f.task,"includeGraphContext":true}))
         .await;
-    assert!(g["graphContext"]["note"].as_str().unwrap().contains("Context Files"));
+    assert!(g["graphContext"]["note"]
+        .as_str()
+        .unwrap()
+        .contains("Context Files"));
     let v = f.c.version("task", &f.task).await;
-    let t = f
-        .c
-        .ok("terminate", json!({"containerType":"task","id":f.task,"version":v,"reason":"dropped"}))
+    let t =
+        f.c.ok(
+            "terminate",
+            json!({"containerType":"task","id":f.task,"version":v,"reason":"dropped"}),
+        )
         .await;
     assert!(t.get("graphHints").is_none());
     // A task closed without a Context Files section still gets the spec's hint.
@@ -686,14 +1026,49 @@ async fn graph_hints_are_absent_when_the_graph_toolset_is_not_served() {
 #[tokio::test]
 async fn context_rejects_bad_requests_clearly() {
     let f = Fixture::new().await;
-    f.c.err("query_graph", json!({"operation":"context","paths":"a.ts"}), "VALIDATION_ERROR").await;
-    f.c.err("query_graph", json!({"operation":"context","projectId":f.project}), "VALIDATION_ERROR").await;
-    f.c.err("query_graph", json!({"operation":"context","projectId":f.project,"paths":" , "}), "VALIDATION_ERROR").await;
+    f.c.err(
+        "query_graph",
+        json!({"operation":"context","paths":"a.ts"}),
+        "VALIDATION_ERROR",
+    )
+    .await;
+    f.c.err(
+        "query_graph",
+        json!({"operation":"context","projectId":f.project}),
+        "VALIDATION_ERROR",
+    )
+    .await;
+    f.c.err(
+        "query_graph",
+        json!({"operation":"context","projectId":f.project,"paths":" , "}),
+        "VALIDATION_ERROR",
+    )
+    .await;
     let many: Vec<String> = (0..501).map(|i| format!("src/{i}.ts")).collect();
-    f.c.err("query_graph", json!({"operation":"context","projectId":f.project,"paths":many.join(",")}), "VALIDATION_ERROR").await;
-    f.c.err("query_graph", json!({"operation":"context","projectId":f.project,"paths":"a.ts","query":"x"}), "VALIDATION_ERROR").await;
-    f.c.err("query_graph", json!({"operation":"get","entityType":"atom"}), "VALIDATION_ERROR").await;
-    f.c.err("query_graph", json!({"operation":"get","entityType":"atom","id":"0192f000-0000-7000-8000-00000000dead"}), "NOT_FOUND").await;
+    f.c.err(
+        "query_graph",
+        json!({"operation":"context","projectId":f.project,"paths":many.join(",")}),
+        "VALIDATION_ERROR",
+    )
+    .await;
+    f.c.err(
+        "query_graph",
+        json!({"operation":"context","projectId":f.project,"paths":"a.ts","query":"x"}),
+        "VALIDATION_ERROR",
+    )
+    .await;
+    f.c.err(
+        "query_graph",
+        json!({"operation":"get","entityType":"atom"}),
+        "VALIDATION_ERROR",
+    )
+    .await;
+    f.c.err(
+        "query_graph",
+        json!({"operation":"get","entityType":"atom","id":"0192f000-0000-7000-8000-00000000dead"}),
+        "NOT_FOUND",
+    )
+    .await;
     f.c.stop().await;
 }
 
@@ -703,7 +1078,10 @@ async fn skills_are_served_as_prompts_and_name_real_tools_and_parameters() {
     let prompts = c.client.list_all_prompts().await.expect("prompts/list");
     let mut names: Vec<String> = prompts.iter().map(|p| p.name.clone()).collect();
     names.sort();
-    assert_eq!(names, vec!["cairn-discovery", "cairn-execution", "cairn-planning"]);
+    assert_eq!(
+        names,
+        vec!["cairn-discovery", "cairn-execution", "cairn-planning"]
+    );
     let tools = c.tools().await;
     for p in &prompts {
         let r = c
@@ -724,14 +1102,22 @@ async fn skills_are_served_as_prompts_and_name_real_tools_and_parameters() {
             let json_start = i + 3;
             let end = text[json_start..].find("}`").expect("closing") + json_start + 1;
             let raw = text[json_start..end].replace('…', "x").replace("\n", " ");
-            let args: Value = serde_json::from_str(&raw).unwrap_or_else(|e| panic!("{}: {raw}: {e}", p.name));
-            let t = tools.iter().find(|t| t.name == tool).unwrap_or_else(|| panic!("{}: no tool {tool}", p.name));
+            let args: Value =
+                serde_json::from_str(&raw).unwrap_or_else(|e| panic!("{}: {raw}: {e}", p.name));
+            let t = tools
+                .iter()
+                .find(|t| t.name == tool)
+                .unwrap_or_else(|| panic!("{}: no tool {tool}", p.name));
             let schema = serde_json::to_value(t.input_schema.as_ref()).unwrap();
             for (k, v) in args.as_object().unwrap() {
                 let spec = &schema["properties"][k];
                 assert!(spec.is_object(), "{}: {tool} has no parameter {k}", p.name);
                 if let Some(e) = spec["enum"].as_array() {
-                    assert!(e.contains(v), "{}: {tool}.{k} = {v} is not an enum value", p.name);
+                    assert!(
+                        e.contains(v),
+                        "{}: {tool}.{k} = {v} is not an enum value",
+                        p.name
+                    );
                 }
             }
             checked += 1;
@@ -760,7 +1146,10 @@ async fn tasks_and_graph_tool_definitions_fit_the_token_budget() {
     let chars = serde_json::to_string(&tools).unwrap().len();
     // The port's tools/list for the same 26 tools is 22,931 characters.
     assert_eq!(n, 26);
-    assert!(chars <= 20_000, "tools/list is {chars} characters for {n} tools");
+    assert!(
+        chars <= 20_000,
+        "tools/list is {chars} characters for {n} tools"
+    );
     c.stop().await;
 }
 
@@ -802,14 +1191,21 @@ async fn a_patched_matcher_answers_like_a_freshly_built_one() {
             .await;
         atoms[round * 3].1 = d["atom"]["version"].as_i64().unwrap();
         let (id, v) = atoms.remove(round * 3 + 1);
-        b.ok("manage_graph", json!({"operation":"delete","entityType":"atom","id":id,"version":v})).await;
+        b.ok(
+            "manage_graph",
+            json!({"operation":"delete","entityType":"atom","id":id,"version":v}),
+        )
+        .await;
         a.ok("query_graph", args.clone()).await;
     }
     let patched = a.ok("query_graph", args.clone()).await;
     let fresh_server = Cairn::on(&db, &[]).await;
     let fresh = fresh_server.ok("query_graph", args.clone()).await;
     assert_eq!(patched, fresh);
-    assert!(!patched["molecules"][0]["atoms"].as_array().unwrap().is_empty());
+    assert!(!patched["molecules"][0]["atoms"]
+        .as_array()
+        .unwrap()
+        .is_empty());
     for c in [a, b, fresh_server] {
         c.stop().await;
     }

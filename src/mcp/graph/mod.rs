@@ -12,7 +12,9 @@ use crate::mcp::args::{Args, JSON_MAX, QUERY_MAX, SUMMARY_MAX};
 use crate::mcp::envelope::Reply;
 use crate::mcp::schema::{Effect, ToolDef, Ty, P};
 use crate::service::context::{self, Options};
-use crate::service::graph::{self, KnowledgeMode, NewNode, Node, Patch, SearchQuery, KNOWLEDGE_MAX};
+use crate::service::graph::{
+    self, KnowledgeMode, NewNode, Node, Patch, SearchQuery, KNOWLEDGE_MAX,
+};
 use crate::service::App;
 
 const NODE: Ty = Ty::Enum(&["atom", "molecule"]);
@@ -148,7 +150,17 @@ async fn query(app: &App, a: Args) -> Result<Reply> {
     let op = a.req_choice("operation", &["get", "search", "context"])?;
     match op {
         "get" => {
-            a.forbid(&["paths", "maxTokens", "query", "orphansOnly", "limit", "offset"], "to get")?;
+            a.forbid(
+                &[
+                    "paths",
+                    "maxTokens",
+                    "query",
+                    "orphansOnly",
+                    "limit",
+                    "offset",
+                ],
+                "to get",
+            )?;
             let kind = node_kind(&a, "entityType")?;
             let id = a.req_id("id")?;
             let v = graph::get(app, kind, &id, changelog_limit(&a)?).await?;
@@ -196,12 +208,19 @@ async fn query(app: &App, a: Args) -> Result<Reply> {
         }
         _ => {
             a.forbid(
-                &["id", "query", "moleculeId", "orphansOnly", "limit", "offset"],
+                &[
+                    "id",
+                    "query",
+                    "moleculeId",
+                    "orphansOnly",
+                    "limit",
+                    "offset",
+                ],
                 "to context",
             )?;
-            let project_id = a.id("projectId")?.ok_or_else(|| {
-                Error::validation("projectId", "is required for context")
-            })?;
+            let project_id = a
+                .id("projectId")?
+                .ok_or_else(|| Error::validation("projectId", "is required for context"))?;
             let paths = request_paths(&a)?;
             let opts = Options {
                 changelog_limit: changelog_limit(&a)?,
@@ -228,7 +247,11 @@ fn related(a: &Args, param: &str, key: &str) -> Result<Option<Vec<Related>>> {
     if items.len() > graph::RELATED_MAX {
         return Err(Error::validation(
             param,
-            format!("{} entries given, at most {} allowed", items.len(), graph::RELATED_MAX),
+            format!(
+                "{} entries given, at most {} allowed",
+                items.len(),
+                graph::RELATED_MAX
+            ),
         ));
     }
     let mut out = Vec::with_capacity(items.len());
@@ -314,7 +337,9 @@ fn knowledge(a: &Args) -> Result<Option<String>> {
 fn molecule_ref(a: &Args) -> Result<Option<Option<String>>> {
     match a.str("moleculeId", 64)? {
         None => Ok(None),
-        Some(s) if s.is_empty() || s.eq_ignore_ascii_case("null") || s.eq_ignore_ascii_case("none") => {
+        Some(s)
+            if s.is_empty() || s.eq_ignore_ascii_case("null") || s.eq_ignore_ascii_case("none") =>
+        {
             Ok(Some(None))
         }
         Some(s) => Ok(Some(Some(id::parse("moleculeId", &s)?))),
@@ -335,10 +360,13 @@ async fn manage(app: &App, a: Args) -> Result<Reply> {
     };
     match op {
         "create" => {
-            a.forbid(&["id", "version", "cascade", "lastTaskId", "knowledgeMode"], "to create")?;
-            let name = a
-                .name("name")?
-                .ok_or_else(|| Error::validation("name", format!("is required to create a {}", kind.as_str())))?;
+            a.forbid(
+                &["id", "version", "cascade", "lastTaskId", "knowledgeMode"],
+                "to create",
+            )?;
+            let name = a.name("name")?.ok_or_else(|| {
+                Error::validation("name", format!("is required to create a {}", kind.as_str()))
+            })?;
             let project_id = a
                 .id("projectId")?
                 .ok_or_else(|| Error::validation("projectId", "is required to create"))?;
@@ -368,7 +396,10 @@ async fn manage(app: &App, a: Args) -> Result<Reply> {
             let id = a.req_id("id")?;
             let version = a.req_version("for update")?;
             let last = a.id("lastTaskId")?.ok_or_else(|| {
-                Error::validation("lastTaskId", "is required for update: the task making the change")
+                Error::validation(
+                    "lastTaskId",
+                    "is required for update: the task making the change",
+                )
             })?;
             let mode = match a.choice("knowledgeMode", &["overwrite", "append"])? {
                 Some("append") => KnowledgeMode::Append,
@@ -435,7 +466,10 @@ async fn manage(app: &App, a: Args) -> Result<Reply> {
                     msg.push_str(&format!(" with {} atom(s)", d.deleted_atoms.len()));
                 }
                 if !d.orphaned_atoms.is_empty() {
-                    msg.push_str(&format!("; {} atom(s) are now orphans", d.orphaned_atoms.len()));
+                    msg.push_str(&format!(
+                        "; {} atom(s) are now orphans",
+                        d.orphaned_atoms.len()
+                    ));
                 }
             }
             Ok(Reply::new(msg, data))

@@ -89,7 +89,12 @@ pub fn bare_node(n: &Node) -> Value {
             let mut m = atom_fields(a);
             m.insert(
                 "relatedAtoms".into(),
-                Value::Array(a.related.iter().map(|r| json!({"atomId": r.id, "reason": r.reason})).collect()),
+                Value::Array(
+                    a.related
+                        .iter()
+                        .map(|r| json!({"atomId": r.id, "reason": r.reason}))
+                        .collect(),
+                ),
             );
             Value::Object(m)
         }
@@ -97,7 +102,12 @@ pub fn bare_node(n: &Node) -> Value {
             let mut m = molecule_fields(x);
             m.insert(
                 "relatedMolecules".into(),
-                Value::Array(x.related.iter().map(|r| json!({"moleculeId": r.id, "reason": r.reason})).collect()),
+                Value::Array(
+                    x.related
+                        .iter()
+                        .map(|r| json!({"moleculeId": r.id, "reason": r.reason}))
+                        .collect(),
+                ),
             );
             Value::Object(m)
         }
@@ -172,7 +182,10 @@ fn context_molecule(cm: &ContextMolecule, with_specificity: bool) -> Value {
         m.insert("knowledgeOmitted".into(), json!(true));
     } else {
         m.insert("knowledge".into(), json!(cm.molecule.knowledge));
-        m.insert("relatedMolecules".into(), related(&cm.related, "moleculeId"));
+        m.insert(
+            "relatedMolecules".into(),
+            related(&cm.related, "moleculeId"),
+        );
     }
     m.insert("version".into(), json!(cm.molecule.version));
     m.insert(
@@ -249,7 +262,11 @@ pub fn context(c: &Context) -> Value {
 pub fn context_message(c: &Context) -> String {
     let atoms: usize =
         c.molecules.iter().map(|m| m.atoms.len()).sum::<usize>() + c.orphan_atoms.len();
-    let total = c.paths.len() + c.unmatched_paths.iter().filter(|p| !c.paths.contains(p)).count();
+    let total = c.paths.len()
+        + c.unmatched_paths
+            .iter()
+            .filter(|p| !c.paths.contains(p))
+            .count();
     let mut s = format!(
         "{atoms} atom(s) in {} molecule(s) cover {} of {total} path(s)",
         c.molecules.len(),
@@ -294,9 +311,11 @@ pub fn hints(h: &Hints) -> Value {
     }
     if !h.unmatched_paths.is_empty() {
         v["unmatchedPaths"] = json!(h.unmatched_paths);
-        v["suggestedActions"]
-            .as_array_mut()
-            .map(|a| a.push(json!("Create atoms for unmatchedPaths: areas with no knowledge yet")));
+        if let Some(a) = v["suggestedActions"].as_array_mut() {
+            a.push(json!(
+                "Create atoms for unmatchedPaths: areas with no knowledge yet"
+            ));
+        }
     }
     v
 }

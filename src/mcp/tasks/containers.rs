@@ -135,10 +135,16 @@ pub async fn query(app: &App, a: Args) -> Result<Reply> {
             }
             if a.bool("includeGraphContext")?.unwrap_or(false) {
                 let Container::Item(task) = &c else {
-                    return Err(Error::validation("includeGraphContext", "applies to tasks only"));
+                    return Err(Error::validation(
+                        "includeGraphContext",
+                        "applies to tasks only",
+                    ));
                 };
                 if ct != ContainerType::Task {
-                    return Err(Error::validation("includeGraphContext", "applies to tasks only"));
+                    return Err(Error::validation(
+                        "includeGraphContext",
+                        "applies to tasks only",
+                    ));
                 }
                 let opts = context::Options {
                     changelog_limit: 5,
