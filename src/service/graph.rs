@@ -76,7 +76,7 @@ pub fn check_paths(paths: &[String]) -> Result<Vec<String>> {
 }
 
 async fn require_task(c: &mut Conn, param: &str, task_id: &str) -> Result<()> {
-    if item::get(c, ItemKind::Task, task_id).await?.is_none() {
+    if !item::exists(c, ItemKind::Task, task_id).await? {
         return Err(Error::NotFound {
             entity: "task",
             id: format!("{task_id} (given as {param})"),
@@ -94,17 +94,17 @@ async fn require_project(c: &mut Conn, project_id: &str) -> Result<()> {
 
 /// The molecule exists and lives in `project_id`.
 async fn check_molecule(c: &mut Conn, molecule_id: &str, project_id: &str) -> Result<()> {
-    let m = graph::require_molecule(c, molecule_id).await?;
-    if m.project_id != project_id {
-        return Err(Error::Invariant {
+    let found = graph::projects_of(c, NodeKind::Molecule, &[molecule_id.to_string()]).await?;
+    match found.get(molecule_id) {
+        None => Err(Error::not_found("molecule", molecule_id)),
+        Some(p) if p != project_id => Err(Error::Invariant {
             message: format!(
-                "molecule {molecule_id} belongs to project {}, not {project_id}: an atom and its molecule share a project",
-                m.project_id
+                "molecule {molecule_id} belongs to project {p}, not {project_id}: an atom and its molecule share a project"
             ),
-            details: Some(json!({ "moleculeProjectId": m.project_id, "projectId": project_id })),
-        });
+            details: Some(json!({ "moleculeProjectId": p, "projectId": project_id })),
+        }),
+        Some(_) => Ok(()),
     }
-    Ok(())
 }
 
 /// Every related id exists in `project_id`, is not `self_id`, and appears once.

@@ -158,6 +158,16 @@ pub async fn get(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<Option<Ite
 }
 
 /// Like `get`, but a missing row is `NOT_FOUND`.
+/// Whether the item exists, without loading it.
+pub async fn exists(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<bool> {
+    let sql = format!("SELECT 1 FROM {} WHERE id = ?", table(kind).name);
+    Ok(sqlx::query_scalar::<_, i64>(AssertSqlSafe(sql))
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await?
+        .is_some())
+}
+
 pub async fn require(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<Item> {
     get(conn, kind, id)
         .await?
