@@ -4,6 +4,7 @@
 
 pub mod containers;
 pub mod dependencies;
+pub mod embedding;
 pub mod sections;
 pub mod tags;
 pub mod templates;
@@ -12,18 +13,22 @@ pub mod workflow;
 use crate::config::Config;
 use crate::store::Store;
 
-/// Everything a use case needs: the store and the configuration it started with.
+/// Everything a use case needs: the store, the configuration it started with, and the
+/// embedder (loaded on first use, from `config.model_dir`).
 #[derive(Clone)]
 pub struct App {
     pub store: Store,
     pub config: std::sync::Arc<Config>,
+    pub embedder: std::sync::Arc<crate::embed::Lazy>,
 }
 
 impl App {
     pub fn new(store: Store, config: Config) -> Self {
+        let embedder = std::sync::Arc::new(crate::embed::Lazy::new(config.model_dir.clone()));
         App {
             store,
             config: std::sync::Arc::new(config),
+            embedder,
         }
     }
 }

@@ -3,6 +3,7 @@
 //! backend can follow by replacing it; nothing here knows about MCP.
 
 pub mod dependency;
+pub mod embedding;
 pub mod item;
 pub mod lock;
 pub mod pipeline;
