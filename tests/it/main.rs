@@ -6,6 +6,7 @@ mod harness;
 mod bad_input;
 mod concurrency;
 mod containers;
+mod embed;
 mod sections;
 mod templates_tags;
 mod tools_meta;
