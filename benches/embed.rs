@@ -177,9 +177,7 @@ fn main() {
         let t = Instant::now();
         let mut mm = vector::Matrix::new(DIM);
         for b in &blobs {
-            if let Some(v) = vector::from_blob(b, DIM) {
-                mm.push(&v);
-            }
+            mm.push_blob(b);
         }
         times.push(t.elapsed());
     }

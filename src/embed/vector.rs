@@ -100,6 +100,21 @@ impl Matrix {
         i
     }
 
+    /// Appends a row straight from a BLOB written by [`to_blob`], without an
+    /// intermediate vector (loading a project decodes thousands of them); `None`, and
+    /// nothing appended, when the BLOB is not `dim` components long.
+    pub fn push_blob(&mut self, b: &[u8]) -> Option<usize> {
+        if b.len() != self.dim * 4 {
+            return None;
+        }
+        let i = self.len();
+        self.data.extend(
+            b.chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+        );
+        Some(i)
+    }
+
     /// Overwrites row `i`; does nothing when `i` is out of range.
     pub fn set(&mut self, i: usize, v: &[f32]) {
         if let Some(row) = self.data.get_mut(i * self.dim..(i + 1) * self.dim) {
@@ -228,5 +243,9 @@ mod tests {
         assert_eq!(m.row(1), Some(&[5.0, 0.0][..]));
         m.swap_remove(7);
         assert_eq!(m.len(), 2);
+        assert_eq!(m.push_blob(&to_blob(&[7.0, 8.0])), Some(2));
+        assert_eq!(m.push_blob(&to_blob(&[7.0])), None);
+        assert_eq!(m.row(2), Some(&[7.0, 8.0][..]));
+        assert_eq!(m.len(), 3);
     }
 }

@@ -182,11 +182,8 @@ pub async fn load_vectors(
     let mut keys = Vec::with_capacity(rows.len());
     let mut m = vector::Matrix::new(e.dim());
     for r in rows {
-        match vector::from_blob(&r.vector, e.dim()) {
-            Some(v) => {
-                m.push(&v);
-                keys.push((r.source, r.row_id));
-            }
+        match m.push_blob(&r.vector) {
+            Some(_) => keys.push((r.source, r.row_id)),
             None => {
                 tracing::warn!(source = %r.source, row = %r.row_id, "stored vector has the wrong size; skipped")
             }
