@@ -397,6 +397,14 @@ mod tests {
         assert!(unrelated < 0.1, "unrelated {unrelated}");
     }
 
+    /// The shipped tokenizer.json pads everything to 128 pieces; a query must not be.
+    #[test]
+    fn regression_tokenizer_json_padding_is_switched_off() {
+        let (ids, cut) = model().tokenize("short").unwrap();
+        assert_eq!(ids.len(), 3, "[CLS] short [SEP], got {ids:?}");
+        assert!(!cut);
+    }
+
     #[test]
     fn a_padded_batch_gives_each_text_its_unpadded_vector() {
         let texts = [
