@@ -3,7 +3,9 @@
 //!
 //! Config file: `--config PATH`, else `$CAIRN_CONFIG`, else `~/.config/cairn/config.toml`
 //! (absent is fine unless named explicitly). Database: `--db PATH`, else `$CAIRN_DB`,
-//! else `db` in the config file, else `~/.local/share/cairn/cairn.db`.
+//! else `db` in the config file, else `~/.local/share/cairn/cairn.db`. Embedding model:
+//! `--model-dir PATH`, else `$CAIRN_MODEL_DIR`, else `model_dir` in the config file, else
+//! `~/.local/share/cairn/models/all-minilm-l6-v2/`.
 
 use std::path::{Path, PathBuf};
 
@@ -22,12 +24,16 @@ pub struct Config {
     pub pipelines: Pipelines,
     /// The file the configuration came from, if any; `sync` re-reads it.
     pub file: Option<PathBuf>,
+    /// Where the embedding model is read from (on first use; absent means the hashing
+    /// fallback).
+    pub model_dir: PathBuf,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
     db: Option<PathBuf>,
+    model_dir: Option<PathBuf>,
     toolsets: Option<Vec<String>>,
     workflow: Option<Workflow>,
 }
@@ -44,6 +50,7 @@ struct Workflow {
 pub struct Overrides {
     pub config: Option<PathBuf>,
     pub db: Option<PathBuf>,
+    pub model_dir: Option<PathBuf>,
     pub toolsets: Option<String>,
 }
 
@@ -100,11 +107,22 @@ impl Config {
             (None, None) => TOOLSETS.iter().map(|s| s.to_string()).collect(),
         };
         let pipelines = pipelines_of(&file)?;
+        // The flag wins, then $CAIRN_MODEL_DIR, then the config file, then the data dir.
+        let model_dir = match (&o.model_dir, std::env::var_os("CAIRN_MODEL_DIR")) {
+            (Some(p), _) => p.clone(),
+            (None, Some(p)) if !p.is_empty() => PathBuf::from(p),
+            _ => file.model_dir.clone().unwrap_or_else(|| {
+                default_data_dir()
+                    .join("models")
+                    .join(crate::embed::minilm::MODEL_NAME)
+            }),
+        };
         Ok(Config {
             db_path,
             toolsets,
             pipelines,
             file: path,
+            model_dir,
         })
     }
 

@@ -6,11 +6,15 @@
 //! - [`store`]: SQLite through sqlx, migrations, the optimistic-locking helper.
 //! - [`service`]: use cases; own transactions and workflow rules.
 //! - [`mcp`]: tool schemas, argument validation, the envelope, the rmcp server.
-//! - [`config`]: the config file and where the database lives.
+//! - [`embed`]: text to vectors (the real model or the hashing fallback), cosine ranking.
+//! - [`config`]: the config file and where the database and the model live.
+//! - [`progress`]: the progress bar long commands draw on stderr.
 
 pub mod config;
 pub mod domain;
+pub mod embed;
 pub mod error;
 pub mod mcp;
+pub mod progress;
 pub mod service;
 pub mod store;

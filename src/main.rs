@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use cairn::config::{Config, Overrides};
 use cairn::mcp::{dispatch, server::Server, Registry};
-use cairn::service::{workflow, App};
+use cairn::service::{embedding, workflow, App};
 use cairn::store::Store;
 use rmcp::ServiceExt;
 
@@ -17,11 +17,18 @@ USAGE:
     cairn [OPTIONS] serve                 serve MCP over stdio
     cairn [OPTIONS] call TOOL ['JSON']    run one tool, print its envelope (exit 1 on failure)
     cairn [OPTIONS] tools                 list the tools
+    cairn [OPTIONS] reindex [--all]       embed the texts whose vectors are missing or stale
+                                          (--all: every text), progress on stderr
+    cairn [OPTIONS] embed TEXT...         print which embedder runs and the texts' cosine
+                                          similarities (checks the model install)
 
 OPTIONS:
     --db PATH           database file (else $CAIRN_DB, else config `db`, else ~/.local/share/cairn/cairn.db)
     --config PATH       config file (else $CAIRN_CONFIG, else ~/.config/cairn/config.toml)
     --toolsets LIST     comma-separated toolsets to serve (default: all)
+    --model-dir PATH    embedding model (else $CAIRN_MODEL_DIR, else config `model_dir`, else
+                        ~/.local/share/cairn/models/all-minilm-l6-v2; install it with
+                        scripts/fetch-model.sh; absent: a built-in hashing embedder runs)
     -h, --help          this text
     -V, --version       the version
 
@@ -31,6 +38,8 @@ enum Command {
     Serve,
     Call { tool: String, json: Option<String> },
     Tools,
+    Reindex { all: bool },
+    Embed { texts: Vec<String> },
 }
 
 fn parse(args: Vec<String>) -> Result<(Overrides, Command), String> {
@@ -43,6 +52,8 @@ fn parse(args: Vec<String>) -> Result<(Overrides, Command), String> {
             "--db" => o.db = Some(PathBuf::from(value("--db")?)),
             "--config" => o.config = Some(PathBuf::from(value("--config")?)),
             "--toolsets" => o.toolsets = Some(value("--toolsets")?),
+            "--model-dir" => o.model_dir = Some(PathBuf::from(value("--model-dir")?)),
+            s if s.starts_with("--model-dir=") => o.model_dir = Some(PathBuf::from(&s[12..])),
             s if s.starts_with("--db=") => o.db = Some(PathBuf::from(&s[5..])),
             s if s.starts_with("--config=") => o.config = Some(PathBuf::from(&s[9..])),
             s if s.starts_with("--toolsets=") => o.toolsets = Some(s[11..].to_string()),
@@ -62,6 +73,21 @@ fn parse(args: Vec<String>) -> Result<(Overrides, Command), String> {
                 tool,
                 json: rest.next(),
             }
+        }
+        Some("reindex") => {
+            let all = match rest.next().as_deref() {
+                None => false,
+                Some("--all") => true,
+                Some(x) => return Err(format!("unexpected argument '{x}'")),
+            };
+            Command::Reindex { all }
+        }
+        Some("embed") => {
+            let texts: Vec<String> = rest.by_ref().collect();
+            if texts.is_empty() {
+                return Err("embed needs at least one text".into());
+            }
+            Command::Embed { texts }
         }
         Some(other) => return Err(format!("unknown command '{other}'")),
         None => return Err("a command is required".into()),
@@ -145,6 +171,9 @@ async fn run(o: Overrides, cmd: Command) -> Result<ExitCode, String> {
         }
         return Ok(ExitCode::SUCCESS);
     }
+    if let Command::Embed { texts } = &cmd {
+        return embed(config, texts.clone()).await;
+    }
     let store = Store::open(&config.db_path)
         .await
         .map_err(|e| format!("cannot open {}: {e}", config.db_path.display()))?;
@@ -189,6 +218,63 @@ async fn run(o: Overrides, cmd: Command) -> Result<ExitCode, String> {
                 ExitCode::from(1)
             })
         }
-        Command::Tools => Ok(ExitCode::SUCCESS),
+        Command::Reindex { all } => {
+            let mut bar = cairn::progress::Bar::new("reindex");
+            let r = embedding::reindex(&app, cairn::store::embedding::SOURCES, all, &mut |d, t| {
+                bar.update(d, t)
+            })
+            .await
+            .map_err(|e| e.to_string())?;
+            if let Some(why) = &r.fallback_reason {
+                eprintln!("cairn: {why}");
+            }
+            eprintln!(
+                "reindex: {} embedded with {} ({} truncated to the model's window), {} stale vectors removed",
+                r.embedded, r.embedder, r.truncated, r.pruned
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Tools | Command::Embed { .. } => Ok(ExitCode::SUCCESS),
     }
+}
+
+/// `cairn embed`: which embedder runs, whether each text was truncated, and the texts'
+/// pairwise cosine similarities, as JSON. Needs no database.
+async fn embed(config: Config, texts: Vec<String>) -> Result<ExitCode, String> {
+    let lazy = std::sync::Arc::new(cairn::embed::Lazy::new(config.model_dir.clone()));
+    let l = lazy.clone();
+    let (id, fallback, vecs) = tokio::task::spawn_blocking(move || {
+        let e = l.get();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        e.embed(&refs)
+            .map(|v| (e.id(), l.fallback_reason().map(str::to_string), v))
+    })
+    .await
+    .map_err(|e| e.to_string())?
+    .map_err(|e| e.to_string())?;
+    let sims: Vec<Vec<f64>> = vecs
+        .iter()
+        .map(|a| {
+            vecs.iter()
+                .map(|b| {
+                    let s = cairn::embed::vector::dot(&a.vector, &b.vector) as f64;
+                    (s * 1e4).round() / 1e4
+                })
+                .collect()
+        })
+        .collect();
+    let out = serde_json::json!({
+        "embedder": id,
+        "modelDir": config.model_dir.display().to_string(),
+        "fallbackReason": fallback,
+        "dim": vecs.first().map(|v| v.vector.len()),
+        "truncated": vecs.iter().map(|v| v.truncated).collect::<Vec<_>>(),
+        "head": vecs.iter().map(|v| v.vector.iter().take(4).map(|x| (*x as f64 * 1e6).round() / 1e6).collect::<Vec<_>>()).collect::<Vec<_>>(),
+        "similarity": sims,
+    });
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&out).unwrap_or_else(|_| out.to_string())
+    );
+    Ok(ExitCode::SUCCESS)
 }

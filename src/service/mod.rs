@@ -5,6 +5,7 @@
 pub mod containers;
 pub mod context;
 pub mod dependencies;
+pub mod embedding;
 pub mod graph;
 pub mod sections;
 pub mod tags;
@@ -14,21 +15,25 @@ pub mod workflow;
 use crate::config::Config;
 use crate::store::Store;
 
-/// Everything a use case needs: the store, the configuration it started with, and
-/// the per-process cache of compiled graph snapshots.
+/// Everything a use case needs: the store, the configuration it started with, the
+/// per-process cache of compiled graph snapshots, and the embedder (loaded on first
+/// use, from `config.model_dir`).
 #[derive(Clone)]
 pub struct App {
     pub store: Store,
     pub config: std::sync::Arc<Config>,
     pub graph: std::sync::Arc<context::GraphCache>,
+    pub embedder: std::sync::Arc<crate::embed::Lazy>,
 }
 
 impl App {
     pub fn new(store: Store, config: Config) -> Self {
+        let embedder = std::sync::Arc::new(crate::embed::Lazy::new(config.model_dir.clone()));
         App {
             store,
             config: std::sync::Arc::new(config),
             graph: Default::default(),
+            embedder,
         }
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod dependency;
 pub mod graph;
+pub mod embedding;
 pub mod item;
 pub mod lock;
 pub mod pipeline;

@@ -13,6 +13,14 @@ use tokio::process::Command;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_cairn");
 
+/// The real embedding model, installed by `scripts/test.sh` (through
+/// `scripts/fetch-model.sh`); `$CAIRN_TEST_MODEL_DIR` overrides.
+pub fn model_dir() -> PathBuf {
+    std::env::var_os("CAIRN_TEST_MODEL_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/test-model"))
+}
+
 /// A directory removed when dropped.
 pub struct TempDir(pub PathBuf);
 
@@ -60,7 +68,8 @@ impl Cairn {
             // No user config leaks into tests.
             c.env_remove("CAIRN_CONFIG")
                 .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
-                .env_remove("CAIRN_DB");
+                .env_remove("CAIRN_DB")
+                .env("CAIRN_MODEL_DIR", model_dir());
         });
         let (transport, _stderr) = TokioChildProcess::builder(cmd)
             .stderr(Stdio::inherit())

@@ -7,6 +7,7 @@ mod bad_input;
 mod concurrency;
 mod containers;
 mod graph;
+mod embed;
 mod sections;
 mod templates_tags;
 mod tools_meta;

@@ -1,0 +1,432 @@
+//! all-MiniLM-L6-v2 in-process: the `tokenizers` word-piece tokenizer and a BERT
+//! encoder (6 layers, 384 hidden, 12 heads) written over candle, then the
+//! sentence-transformers recipe: mean pooling over the attention mask, L2 normalisation.
+//!
+//! The encoder is written here rather than taken from candle-transformers: it is a
+//! hundred lines, and candle-transformers would compile every other model it ships.
+//!
+//! Two details decide whether the vectors match the reference:
+//! - the shipped `tokenizer.json` pads every input to 128 pieces and truncates at 128;
+//!   both are switched off. A lone text is embedded unpadded; a batch is padded to its
+//!   longest text with a mask that keeps padding out of attention and out of the mean,
+//!   because pooling over padding makes unrelated sentences look alike;
+//! - texts are cut to [`MAX_TOKENS`] word pieces (sentence-transformers' window for this
+//!   model, `[SEP]` kept last) and the caller is told.
+
+use std::path::Path;
+
+use candle_core::{DType, Device, Module, Tensor};
+use candle_nn::{Embedding as Lookup, LayerNorm, Linear, VarBuilder};
+use serde::Deserialize;
+use tokenizers::Tokenizer;
+
+use super::{vector, Embedder, Embedding, Error, DIM, MAX_TOKENS};
+
+/// The directory name under `<data dir>/models/` and the id stored with each vector.
+pub const MODEL_NAME: &str = "all-minilm-l6-v2";
+pub const ID: &str = "all-minilm-l6-v2";
+
+/// Texts per forward pass. Texts are sorted by length first, so a batch pads little.
+const BATCH: usize = 16;
+
+/// The fields of `config.json` the encoder needs (Hugging Face BERT config).
+#[derive(Debug, Deserialize)]
+struct Config {
+    vocab_size: usize,
+    hidden_size: usize,
+    num_hidden_layers: usize,
+    num_attention_heads: usize,
+    intermediate_size: usize,
+    max_position_embeddings: usize,
+    #[serde(default = "default_types")]
+    type_vocab_size: usize,
+    #[serde(default = "default_eps")]
+    layer_norm_eps: f64,
+    #[serde(default = "default_act")]
+    hidden_act: String,
+}
+
+fn default_eps() -> f64 {
+    1e-12
+}
+
+fn default_types() -> usize {
+    2
+}
+
+fn default_act() -> String {
+    "gelu".into()
+}
+
+struct Layer {
+    query: Linear,
+    key: Linear,
+    value: Linear,
+    attn_out: Linear,
+    attn_norm: LayerNorm,
+    intermediate: Linear,
+    output: Linear,
+    out_norm: LayerNorm,
+}
+
+/// The loaded model: tokenizer and encoder weights (about 90 MB of f32).
+pub struct MiniLm {
+    tokenizer: Tokenizer,
+    words: Lookup,
+    positions: Lookup,
+    /// Row 0 of the token-type table: every input is a single segment.
+    segment: Tensor,
+    emb_norm: LayerNorm,
+    layers: Vec<Layer>,
+    heads: usize,
+    head_dim: usize,
+    max_positions: usize,
+    device: Device,
+}
+
+fn load_err(dir: &Path, message: impl std::fmt::Display) -> Error {
+    Error::Load {
+        dir: dir.to_path_buf(),
+        message: message.to_string(),
+    }
+}
+
+fn compute_err(e: candle_core::Error) -> Error {
+    Error::Compute(e.to_string())
+}
+
+impl MiniLm {
+    /// Reads `config.json`, `tokenizer.json` and `model.safetensors` from `dir`. Any
+    /// missing or malformed file is an error (never a panic), so the caller can fall
+    /// back to the hashing embedder.
+    pub fn load(dir: &Path) -> Result<MiniLm, Error> {
+        // A weights file can be damaged in ways the loader does not check; a panic deep
+        // in candle must become a fallback, not a dead server.
+        match std::panic::catch_unwind(|| Self::load_inner(dir)) {
+            Ok(r) => r,
+            Err(_) => Err(load_err(
+                dir,
+                "the model files are corrupt (loader panicked)",
+            )),
+        }
+    }
+
+    fn load_inner(dir: &Path) -> Result<MiniLm, Error> {
+        let read = |name: &str| {
+            std::fs::read(dir.join(name)).map_err(|e| load_err(dir, format!("{name}: {e}")))
+        };
+        let cfg: Config = serde_json::from_slice(&read("config.json")?)
+            .map_err(|e| load_err(dir, format!("config.json: {e}")))?;
+        if cfg.hidden_size != DIM
+            || cfg.num_attention_heads == 0
+            || !cfg.hidden_size.is_multiple_of(cfg.num_attention_heads)
+            || cfg.max_position_embeddings < MAX_TOKENS
+        {
+            return Err(load_err(
+                dir,
+                format!(
+                    "config.json describes a model Cairn cannot use (hidden {}, heads {}, positions {}; need hidden {DIM})",
+                    cfg.hidden_size, cfg.num_attention_heads, cfg.max_position_embeddings
+                ),
+            ));
+        }
+        if cfg.hidden_act != "gelu" {
+            return Err(load_err(
+                dir,
+                format!(
+                    "config.json: activation '{}' is not supported",
+                    cfg.hidden_act
+                ),
+            ));
+        }
+
+        let mut tokenizer = Tokenizer::from_bytes(read("tokenizer.json")?)
+            .map_err(|e| load_err(dir, format!("tokenizer.json: {e}")))?;
+        tokenizer.with_padding(None);
+        tokenizer
+            .with_truncation(None)
+            .map_err(|e| load_err(dir, format!("tokenizer.json: {e}")))?;
+
+        let device = Device::Cpu;
+        // Buffered, not memory-mapped: a file changed under a mapping is undefined
+        // behaviour, and the buffer is freed once the tensors are built.
+        let vb =
+            VarBuilder::from_buffered_safetensors(read("model.safetensors")?, DType::F32, &device)
+                .map_err(|e| load_err(dir, format!("model.safetensors: {e}")))?;
+        // Some exports prefix every tensor with the architecture name.
+        let vb = if vb.contains_tensor("embeddings.word_embeddings.weight") {
+            vb
+        } else {
+            vb.pp("bert")
+        };
+        let w = |e: candle_core::Error| load_err(dir, format!("model.safetensors: {e}"));
+        let h = cfg.hidden_size;
+        let eps = cfg.layer_norm_eps;
+        let e = vb.pp("embeddings");
+        let words = candle_nn::embedding(cfg.vocab_size, h, e.pp("word_embeddings")).map_err(w)?;
+        let positions =
+            candle_nn::embedding(cfg.max_position_embeddings, h, e.pp("position_embeddings"))
+                .map_err(w)?;
+        let types = e
+            .pp("token_type_embeddings")
+            .get((cfg.type_vocab_size, h), "weight")
+            .map_err(w)?;
+        let segment = types.get(0).map_err(w)?;
+        let emb_norm = candle_nn::layer_norm(h, eps, e.pp("LayerNorm")).map_err(w)?;
+        let mut layers = Vec::with_capacity(cfg.num_hidden_layers);
+        for i in 0..cfg.num_hidden_layers {
+            let l = vb.pp(format!("encoder.layer.{i}"));
+            let a = l.pp("attention");
+            layers.push(Layer {
+                query: candle_nn::linear(h, h, a.pp("self.query")).map_err(w)?,
+                key: candle_nn::linear(h, h, a.pp("self.key")).map_err(w)?,
+                value: candle_nn::linear(h, h, a.pp("self.value")).map_err(w)?,
+                attn_out: candle_nn::linear(h, h, a.pp("output.dense")).map_err(w)?,
+                attn_norm: candle_nn::layer_norm(h, eps, a.pp("output.LayerNorm")).map_err(w)?,
+                intermediate: candle_nn::linear(
+                    h,
+                    cfg.intermediate_size,
+                    l.pp("intermediate.dense"),
+                )
+                .map_err(w)?,
+                output: candle_nn::linear(cfg.intermediate_size, h, l.pp("output.dense"))
+                    .map_err(w)?,
+                out_norm: candle_nn::layer_norm(h, eps, l.pp("output.LayerNorm")).map_err(w)?,
+            });
+        }
+        let model = MiniLm {
+            tokenizer,
+            words,
+            positions,
+            segment,
+            emb_norm,
+            layers,
+            heads: cfg.num_attention_heads,
+            head_dim: h / cfg.num_attention_heads,
+            max_positions: cfg.max_position_embeddings,
+            device,
+        };
+        // One real pass proves the weights fit together before the model is trusted.
+        model
+            .embed(&["cairn"])
+            .map_err(|e| load_err(dir, format!("test embedding failed: {e}")))?;
+        Ok(model)
+    }
+
+    /// Word-piece ids with `[CLS]`/`[SEP]`, cut to the window; `true` when cut.
+    fn tokenize(&self, text: &str) -> Result<(Vec<u32>, bool), Error> {
+        let enc = self
+            .tokenizer
+            .encode(text, true)
+            .map_err(|e| Error::Compute(format!("tokenizer: {e}")))?;
+        let mut ids = enc.get_ids().to_vec();
+        let window = MAX_TOKENS.min(self.max_positions);
+        if ids.len() > window {
+            // Keep the beginning and the closing [SEP], as the reference truncation does.
+            let sep = ids[ids.len() - 1];
+            ids.truncate(window - 1);
+            ids.push(sep);
+            return Ok((ids, true));
+        }
+        Ok((ids, false))
+    }
+
+    /// Mean-pooled, unnormalised sentence vectors of a batch of tokenized texts.
+    fn forward(&self, batch: &[&[u32]]) -> candle_core::Result<Vec<Vec<f32>>> {
+        let b = batch.len();
+        let t = batch.iter().map(|x| x.len()).max().unwrap_or(0).max(1);
+        let mut ids = Vec::with_capacity(b * t);
+        let mut mask = Vec::with_capacity(b * t);
+        for x in batch {
+            ids.extend_from_slice(x);
+            ids.resize(ids.len() + t - x.len(), 0);
+            mask.extend(std::iter::repeat_n(1f32, x.len()));
+            mask.resize(mask.len() + t - x.len(), 0.0);
+        }
+        let ids = Tensor::from_vec(ids, (b, t), &self.device)?;
+        let mask = Tensor::from_vec(mask, (b, t), &self.device)?;
+        let pos = Tensor::arange(0u32, t as u32, &self.device)?;
+
+        let x = self
+            .words
+            .forward(&ids)?
+            .broadcast_add(&self.positions.forward(&pos)?)?
+            .broadcast_add(&self.segment)?;
+        let mut x = self.emb_norm.forward(&x)?;
+        // Additive attention bias: 0 on tokens, a large negative on padding, so softmax
+        // gives padding no weight. Shape [b, 1, 1, t] broadcasts over heads and queries.
+        let bias = ((&mask - 1.0)? * 1e4)?.reshape((b, 1, 1, t))?;
+        for l in &self.layers {
+            x = self.layer(l, &x, &bias)?;
+        }
+        let m = mask.unsqueeze(2)?;
+        let sum = x.broadcast_mul(&m)?.sum(1)?;
+        let count = mask.sum_keepdim(1)?.clamp(1f32, f32::MAX)?;
+        sum.broadcast_div(&count)?.to_vec2::<f32>()
+    }
+
+    fn layer(&self, l: &Layer, x: &Tensor, bias: &Tensor) -> candle_core::Result<Tensor> {
+        let (b, t, h) = x.dims3()?;
+        let split = |y: Tensor| {
+            y.reshape((b, t, self.heads, self.head_dim))?
+                .transpose(1, 2)?
+                .contiguous()
+        };
+        let q = split(l.query.forward(x)?)?;
+        let k = split(l.key.forward(x)?)?;
+        let v = split(l.value.forward(x)?)?;
+        let scores = (q.matmul(&k.t()?.contiguous()?)? / (self.head_dim as f64).sqrt())?
+            .broadcast_add(bias)?;
+        let p = candle_nn::ops::softmax_last_dim(&scores)?;
+        let ctx = p
+            .matmul(&v)?
+            .transpose(1, 2)?
+            .contiguous()?
+            .reshape((b, t, h))?;
+        let x = l.attn_norm.forward(&(l.attn_out.forward(&ctx)? + x)?)?;
+        let mid = l.intermediate.forward(&x)?.gelu_erf()?;
+        l.out_norm.forward(&(l.output.forward(&mid)? + x)?)
+    }
+}
+
+impl Embedder for MiniLm {
+    fn id(&self) -> &'static str {
+        ID
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Embedding>, Error> {
+        let mut toks = Vec::with_capacity(texts.len());
+        for t in texts {
+            toks.push(self.tokenize(t)?);
+        }
+        // Similar lengths share a batch, so padding (masked, but still computed) stays
+        // small.
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| toks[i].0.len());
+        let mut out: Vec<Option<Embedding>> = vec![None; texts.len()];
+        for chunk in order.chunks(BATCH) {
+            let batch: Vec<&[u32]> = chunk.iter().map(|&i| toks[i].0.as_slice()).collect();
+            let vecs =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.forward(&batch)))
+                    .map_err(|_| Error::Compute("the encoder panicked".into()))?
+                    .map_err(compute_err)?;
+            for (&i, mut v) in chunk.iter().zip(vecs) {
+                vector::normalize(&mut v);
+                out[i] = Some(Embedding {
+                    vector: v,
+                    truncated: toks[i].1,
+                });
+            }
+        }
+        out.into_iter()
+            .map(|e| e.ok_or_else(|| Error::Compute("a text got no vector".into())))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! These tests need the real model: `scripts/test.sh` fetches it into
+    //! `target/test-model` (or set `CAIRN_TEST_MODEL_DIR`).
+    use std::path::PathBuf;
+    use std::sync::OnceLock;
+
+    use super::*;
+    use crate::embed::vector::dot;
+
+    fn model() -> &'static MiniLm {
+        static M: OnceLock<MiniLm> = OnceLock::new();
+        M.get_or_init(|| {
+            let dir = std::env::var_os("CAIRN_TEST_MODEL_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/test-model"));
+            match MiniLm::load(&dir) {
+                Ok(m) => m,
+                Err(e) => panic!("{e}\nthe tests need the model: run scripts/test.sh (it runs scripts/fetch-model.sh {})", dir.display()),
+            }
+        })
+    }
+
+    fn one(text: &str) -> Embedding {
+        model().embed(&[text]).unwrap().remove(0)
+    }
+
+    /// First components of sentence-transformers' all-MiniLM-L6-v2 output (the model
+    /// card's example; recomputed here with an independent numpy forward pass over the
+    /// same files).
+    #[test]
+    fn matches_the_reference_vectors() {
+        let cases: [(&str, [f32; 8]); 2] = [
+            (
+                "This is an example sentence",
+                [
+                    0.067657, 0.063496, 0.048713, 0.079305, 0.037448, 0.002653, 0.039375, -0.007098,
+                ],
+            ),
+            (
+                "Each sentence is converted",
+                [
+                    0.086439, 0.102763, 0.005395, 0.002044, -0.009963, 0.025386, 0.049288,
+                    -0.030627,
+                ],
+            ),
+        ];
+        for (text, want) in cases {
+            let got = one(text);
+            assert_eq!(got.vector.len(), DIM);
+            assert!(!got.truncated);
+            for (i, (g, w)) in got.vector.iter().zip(want).enumerate() {
+                assert!(
+                    (g - w).abs() < 2e-4,
+                    "{text}: component {i} is {g}, want {w}"
+                );
+            }
+            assert!((dot(&got.vector, &got.vector) - 1.0).abs() < 1e-4);
+        }
+    }
+
+    #[test]
+    fn paraphrases_score_far_above_unrelated_sentences() {
+        let a = one("The cat sits on the mat.");
+        let b = one("A cat is sitting on a rug.");
+        let c = one("Quarterly revenue grew by ten percent.");
+        let para = dot(&a.vector, &b.vector);
+        let unrelated = dot(&a.vector, &c.vector);
+        // Reference: 0.769 and -0.027.
+        assert!((para - 0.7689).abs() < 1e-3, "paraphrase {para}");
+        assert!(unrelated < 0.1, "unrelated {unrelated}");
+    }
+
+    /// The shipped tokenizer.json pads everything to 128 pieces; a query must not be.
+    #[test]
+    fn regression_tokenizer_json_padding_is_switched_off() {
+        let (ids, cut) = model().tokenize("short").unwrap();
+        assert_eq!(ids.len(), 3, "[CLS] short [SEP], got {ids:?}");
+        assert!(!cut);
+    }
+
+    #[test]
+    fn a_padded_batch_gives_each_text_its_unpadded_vector() {
+        let texts = [
+            "short",
+            "Retries failed webhook deliveries with exponential backoff and gives up after five attempts",
+            "The rate limiter counts requests per client in a sliding window",
+        ];
+        let batch = model().embed(&texts).unwrap();
+        for (t, b) in texts.iter().zip(&batch) {
+            let alone = one(t);
+            assert!(dot(&alone.vector, &b.vector) > 0.9999, "{t}");
+        }
+    }
+
+    #[test]
+    fn long_texts_are_cut_to_the_window_and_say_so() {
+        let head = "the parser reads tokens ".repeat(100);
+        let a = one(&format!("{head} and then validates the schema"));
+        let b = one(&format!("{head} quarterly revenue grew"));
+        assert!(a.truncated && b.truncated);
+        // Only the first 256 word pieces count, so different tails do not matter.
+        assert!(dot(&a.vector, &b.vector) > 0.9999);
+        assert!(!one("the parser reads tokens").truncated);
+    }
+}

@@ -1,0 +1,251 @@
+//! Vectors at rest and at search time: the BLOB encoding (little-endian f32, so a
+//! database file moves between machines), normalisation, the dot product and top-k
+//! ranking over a contiguous matrix.
+//!
+//! Stored vectors are L2-normalised, so cosine similarity is a dot product. The dot
+//! product keeps eight independent accumulators so the compiler can vectorise it
+//! without `-ffast-math`: ranking 20,000 × 384 takes a few milliseconds in release.
+
+use std::cmp::Ordering;
+
+/// Encodes a vector as a BLOB: 4 bytes per component, little-endian.
+pub fn to_blob(v: &[f32]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(v.len() * 4);
+    for x in v {
+        out.extend_from_slice(&x.to_le_bytes());
+    }
+    out
+}
+
+/// Decodes a BLOB written by [`to_blob`]; `None` when its length is not `dim` × 4 (a
+/// row from another model, or a damaged file), so the caller re-embeds it.
+pub fn from_blob(b: &[u8], dim: usize) -> Option<Vec<f32>> {
+    if b.len() != dim * 4 {
+        return None;
+    }
+    Some(
+        b.chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect(),
+    )
+}
+
+/// Scales `v` to unit length; leaves the zero vector alone.
+pub fn normalize(v: &mut [f32]) {
+    let n = dot(v, v).sqrt();
+    if n > 0.0 && n.is_finite() {
+        for x in v.iter_mut() {
+            *x /= n;
+        }
+    }
+}
+
+/// The dot product; for normalised vectors, their cosine similarity. Extra components
+/// of the longer vector are ignored.
+#[inline]
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc = [0f32; 8];
+    let ca = a.chunks_exact(8);
+    let cb = b.chunks_exact(8);
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for i in 0..8 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    let mut s = (acc[0] + acc[4]) + (acc[1] + acc[5]) + (acc[2] + acc[6]) + (acc[3] + acc[7]);
+    for (x, y) in ra.iter().zip(rb) {
+        s += x * y;
+    }
+    s
+}
+
+/// Many vectors of one dimension in one allocation, row `i` at `data[i*dim..]`: the
+/// in-memory form of a project's vectors, scanned linearly at search time.
+#[derive(Debug, Clone, Default)]
+pub struct Matrix {
+    dim: usize,
+    data: Vec<f32>,
+}
+
+impl Matrix {
+    pub fn new(dim: usize) -> Matrix {
+        Matrix {
+            dim,
+            data: Vec::new(),
+        }
+    }
+
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    pub fn len(&self) -> usize {
+        self.data.len().checked_div(self.dim).unwrap_or(0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// Appends a row and returns its index; a row of the wrong length is padded or cut
+    /// to `dim` so indices stay aligned with the caller's keys.
+    pub fn push(&mut self, v: &[f32]) -> usize {
+        let i = self.len();
+        let n = v.len().min(self.dim);
+        self.data.extend_from_slice(&v[..n]);
+        self.data.resize((i + 1) * self.dim, 0.0);
+        i
+    }
+
+    /// Appends a row straight from a BLOB written by [`to_blob`], without an
+    /// intermediate vector (loading a project decodes thousands of them); `None`, and
+    /// nothing appended, when the BLOB is not `dim` components long.
+    pub fn push_blob(&mut self, b: &[u8]) -> Option<usize> {
+        if b.len() != self.dim * 4 {
+            return None;
+        }
+        let i = self.len();
+        self.data.extend(
+            b.chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+        );
+        Some(i)
+    }
+
+    /// Overwrites row `i`; does nothing when `i` is out of range.
+    pub fn set(&mut self, i: usize, v: &[f32]) {
+        if let Some(row) = self.data.get_mut(i * self.dim..(i + 1) * self.dim) {
+            let n = v.len().min(row.len());
+            row[..n].copy_from_slice(&v[..n]);
+            row[n..].fill(0.0);
+        }
+    }
+
+    /// Removes row `i` by moving the last row into its place (like `Vec::swap_remove`);
+    /// the caller moves its key the same way.
+    pub fn swap_remove(&mut self, i: usize) {
+        let n = self.len();
+        if i >= n {
+            return;
+        }
+        let last = n - 1;
+        if i != last {
+            let (head, tail) = self.data.split_at_mut(last * self.dim);
+            head[i * self.dim..(i + 1) * self.dim].copy_from_slice(&tail[..self.dim]);
+        }
+        self.data.truncate(last * self.dim);
+    }
+
+    pub fn row(&self, i: usize) -> Option<&[f32]> {
+        self.data.get(i * self.dim..(i + 1) * self.dim)
+    }
+
+    /// Every row's similarity to `query`, in row order.
+    pub fn scores(&self, query: &[f32]) -> Vec<f32> {
+        if self.dim == 0 {
+            return Vec::new();
+        }
+        self.data
+            .chunks_exact(self.dim)
+            .map(|r| dot(r, query))
+            .collect()
+    }
+
+    /// The `k` rows most similar to `query` with a score ≥ `min_score`, best first; ties
+    /// go to the lower row index so the order is deterministic.
+    pub fn top_k(&self, query: &[f32], k: usize, min_score: f32) -> Vec<(usize, f32)> {
+        rank(self.scores(query), k, min_score)
+    }
+}
+
+/// The `k` best `(index, score)` of `scores` with score ≥ `min_score`, best first, ties
+/// by index. Partial selection first, so ranking 20,000 scores sorts only `k` of them.
+pub fn rank(scores: Vec<f32>, k: usize, min_score: f32) -> Vec<(usize, f32)> {
+    let mut hits: Vec<(usize, f32)> = scores
+        .into_iter()
+        .enumerate()
+        .filter(|(_, s)| *s >= min_score && !s.is_nan())
+        .collect();
+    let order = |a: &(usize, f32), b: &(usize, f32)| {
+        b.1.partial_cmp(&a.1)
+            .unwrap_or(Ordering::Equal)
+            .then(a.0.cmp(&b.0))
+    };
+    if k == 0 {
+        return Vec::new();
+    }
+    if hits.len() > k {
+        hits.select_nth_unstable_by(k - 1, order);
+        hits.truncate(k);
+    }
+    hits.sort_by(order);
+    hits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blob_round_trips_little_endian() {
+        let v = vec![1.0f32, -0.5, 0.25, f32::MIN_POSITIVE];
+        let b = to_blob(&v);
+        assert_eq!(&b[..4], &1.0f32.to_le_bytes());
+        assert_eq!(&b[4..8], &[0x00, 0x00, 0x00, 0xbf]);
+        assert_eq!(from_blob(&b, 4), Some(v));
+        assert_eq!(from_blob(&b, 3), None);
+        assert_eq!(from_blob(&b[..7], 2), None);
+    }
+
+    #[test]
+    fn dot_matches_naive_sum() {
+        let a: Vec<f32> = (0..389).map(|i| (i as f32 * 0.37).sin()).collect();
+        let b: Vec<f32> = (0..389).map(|i| (i as f32 * 0.11).cos()).collect();
+        let naive: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+        assert!((dot(&a, &b) - naive).abs() < 1e-3);
+    }
+
+    #[test]
+    fn normalize_leaves_zero_alone() {
+        let mut z = vec![0.0f32; 5];
+        normalize(&mut z);
+        assert!(z.iter().all(|x| *x == 0.0));
+        let mut v = vec![3.0f32, 4.0];
+        normalize(&mut v);
+        assert!((v[0] - 0.6).abs() < 1e-6 && (v[1] - 0.8).abs() < 1e-6);
+    }
+
+    #[test]
+    fn top_k_is_ordered_filtered_and_deterministic() {
+        let mut m = Matrix::new(2);
+        for v in [[1.0, 0.0], [0.0, 1.0], [0.6, 0.8], [1.0, 0.0], [-1.0, 0.0]] {
+            m.push(&v);
+        }
+        let q = [1.0, 0.0];
+        assert_eq!(m.top_k(&q, 3, -1.0), vec![(0, 1.0), (3, 1.0), (2, 0.6)]);
+        assert_eq!(m.top_k(&q, 10, 0.5), vec![(0, 1.0), (3, 1.0), (2, 0.6)]);
+        assert_eq!(m.top_k(&q, 0, 0.0), vec![]);
+    }
+
+    #[test]
+    fn matrix_swap_remove_and_set() {
+        let mut m = Matrix::new(2);
+        m.push(&[1.0, 1.0]);
+        m.push(&[2.0, 2.0]);
+        m.push(&[3.0, 3.0]);
+        m.swap_remove(0);
+        assert_eq!(m.len(), 2);
+        assert_eq!(m.row(0), Some(&[3.0, 3.0][..]));
+        m.set(1, &[5.0]);
+        assert_eq!(m.row(1), Some(&[5.0, 0.0][..]));
+        m.swap_remove(7);
+        assert_eq!(m.len(), 2);
+        assert_eq!(m.push_blob(&to_blob(&[7.0, 8.0])), Some(2));
+        assert_eq!(m.push_blob(&to_blob(&[7.0])), None);
+        assert_eq!(m.row(2), Some(&[7.0, 8.0][..]));
+        assert_eq!(m.len(), 3);
+    }
+}

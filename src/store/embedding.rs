@@ -1,0 +1,224 @@
+//! Stored vectors (`embeddings`) and the registry of the texts that get one.
+//!
+//! A [`Source`] names a table, its id column, the SQL expression of the text to embed
+//! and of the owning project; the semantic layer embeds every row of every registered
+//! source. A row needs a vector when it has none (never embedded, or its text changed
+//! and a trigger deleted the old one) or when its vector came from another embedder; a
+//! thorough pass (`cairn reindex`) also compares text hashes, so a missed trigger cannot
+//! leave a stale vector behind. Vectors are BLOBs of little-endian f32 (see
+//! `embed::vector`); this module stores bytes and knows nothing of models.
+
+use sqlx::{AssertSqlSafe, FromRow};
+
+use crate::error::Result;
+use crate::store::Conn;
+
+/// One kind of embeddable row. The fields are SQL fragments written in this module (never
+/// user input): `text` and `project` are expressions over the table aliased `s`.
+#[derive(Debug, Clone, Copy)]
+pub struct Source {
+    /// Stored in `embeddings.source`; stable, lower-case, singular (`atom`).
+    pub name: &'static str,
+    pub table: &'static str,
+    pub id: &'static str,
+    /// The text to embed, e.g. `s.name || char(10) || s.knowledge`. NULL or empty text
+    /// rows are skipped.
+    pub text: &'static str,
+    pub project: &'static str,
+}
+
+/// Every source the semantic layer embeds. Filled as the tables land: atoms and
+/// molecules (name + knowledge), entities and references (description), RELATED_TO
+/// notes.
+pub const SOURCES: &[Source] = &[];
+
+/// A row that needs a vector, with the text to embed.
+#[derive(Debug, Clone, FromRow)]
+pub struct Pending {
+    pub row_id: String,
+    pub project_id: String,
+    pub text: String,
+}
+
+/// A vector to write.
+#[derive(Debug, Clone)]
+pub struct NewEmbedding<'a> {
+    pub source: &'a str,
+    pub row_id: &'a str,
+    pub project_id: &'a str,
+    pub model: &'a str,
+    pub dim: usize,
+    /// Encoded with `embed::vector::to_blob`.
+    pub vector: &'a [u8],
+    pub text_hash: &'a str,
+    pub truncated: bool,
+    pub embedded_at: &'a str,
+}
+
+/// A stored vector as search loads it.
+#[derive(Debug, Clone, FromRow)]
+pub struct Stored {
+    pub source: String,
+    pub row_id: String,
+    pub vector: Vec<u8>,
+    pub truncated: bool,
+}
+
+#[derive(FromRow)]
+struct Candidate {
+    row_id: String,
+    project_id: String,
+    text: String,
+    model: Option<String>,
+    text_hash: Option<String>,
+}
+
+/// How hard [`pending`] looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// Rows without a vector or with another model's: an indexed anti-join, cheap enough
+    /// to run before every search.
+    Missing,
+    /// Also rows whose text no longer matches the stored hash (reads every text).
+    Thorough,
+    /// Every row, whatever it has (`cairn reindex --all`).
+    All,
+}
+
+/// The rows of `src` that need a vector from `model`, optionally in one project.
+/// `hash` is the text fingerprint used for [`Check::Thorough`].
+pub async fn pending(
+    conn: &mut Conn,
+    src: &Source,
+    model: &str,
+    project: Option<&str>,
+    check: Check,
+    hash: impl Fn(&str) -> String,
+) -> Result<Vec<Pending>> {
+    let mut sql = format!(
+        "SELECT s.{id} AS row_id, {project} AS project_id, {text} AS text, e.model AS model, e.text_hash AS text_hash \
+         FROM {table} s LEFT JOIN embeddings e ON e.source = ? AND e.row_id = s.{id} \
+         WHERE {text} IS NOT NULL AND {text} <> ''",
+        id = src.id,
+        project = src.project,
+        text = src.text,
+        table = src.table,
+    );
+    if check == Check::Missing {
+        sql.push_str(" AND (e.row_id IS NULL OR e.model <> ?)");
+    }
+    if project.is_some() {
+        sql.push_str(&format!(" AND {} = ?", src.project));
+    }
+    sql.push_str(&format!(" ORDER BY s.{}", src.id));
+    let mut q = sqlx::query_as::<_, Candidate>(AssertSqlSafe(sql)).bind(src.name);
+    if check == Check::Missing {
+        q = q.bind(model);
+    }
+    if let Some(p) = project {
+        q = q.bind(p);
+    }
+    let rows = q.fetch_all(&mut *conn).await?;
+    Ok(rows
+        .into_iter()
+        .filter(|c| match check {
+            Check::All => true,
+            Check::Missing => true,
+            Check::Thorough => {
+                c.model.as_deref() != Some(model)
+                    || c.text_hash.as_deref() != Some(hash(&c.text).as_str())
+            }
+        })
+        .map(|c| Pending {
+            row_id: c.row_id,
+            project_id: c.project_id,
+            text: c.text,
+        })
+        .collect())
+}
+
+/// Writes (or replaces) one vector.
+pub async fn upsert(conn: &mut Conn, e: &NewEmbedding<'_>) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO embeddings (source, row_id, project_id, model, dim, vector, text_hash, truncated, embedded_at) \
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) \
+         ON CONFLICT (source, row_id) DO UPDATE SET project_id = excluded.project_id, model = excluded.model, \
+         dim = excluded.dim, vector = excluded.vector, text_hash = excluded.text_hash, \
+         truncated = excluded.truncated, embedded_at = excluded.embedded_at",
+    )
+    .bind(e.source)
+    .bind(e.row_id)
+    .bind(e.project_id)
+    .bind(e.model)
+    .bind(e.dim as i64)
+    .bind(e.vector)
+    .bind(e.text_hash)
+    .bind(e.truncated)
+    .bind(e.embedded_at)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Removes the vectors of `src` whose row is gone or whose text is now empty (a
+/// safety net behind the delete triggers); answers how many.
+pub async fn prune(conn: &mut Conn, src: &Source) -> Result<u64> {
+    let sql = format!(
+        "DELETE FROM embeddings WHERE source = ? AND row_id NOT IN \
+         (SELECT s.{id} FROM {table} s WHERE {text} IS NOT NULL AND {text} <> '')",
+        id = src.id,
+        table = src.table,
+        text = src.text,
+    );
+    Ok(sqlx::query(AssertSqlSafe(sql))
+        .bind(src.name)
+        .execute(&mut *conn)
+        .await?
+        .rows_affected())
+}
+
+/// Removes one row's vector (when its text changes outside a trigger's reach).
+pub async fn remove(conn: &mut Conn, source: &str, row_id: &str) -> Result<()> {
+    sqlx::query("DELETE FROM embeddings WHERE source = ? AND row_id = ?")
+        .bind(source)
+        .bind(row_id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// The vectors of one project made by `model`, optionally of some sources only, in a
+/// stable order (source, row id).
+pub async fn of_project(
+    conn: &mut Conn,
+    project_id: &str,
+    model: &str,
+    sources: &[&str],
+) -> Result<Vec<Stored>> {
+    let mut sql = String::from(
+        "SELECT source, row_id, vector, truncated FROM embeddings WHERE project_id = ? AND model = ?",
+    );
+    if !sources.is_empty() {
+        sql.push_str(&format!(
+            " AND source IN ({})",
+            crate::store::placeholders(sources.len())
+        ));
+    }
+    sql.push_str(" ORDER BY source, row_id");
+    let mut q = sqlx::query_as::<_, Stored>(AssertSqlSafe(sql))
+        .bind(project_id)
+        .bind(model);
+    for s in sources {
+        q = q.bind(*s);
+    }
+    Ok(q.fetch_all(&mut *conn).await?)
+}
+
+/// Counts of stored vectors per model (for `cairn reindex`'s summary).
+pub async fn count_by_model(conn: &mut Conn) -> Result<Vec<(String, i64)>> {
+    Ok(
+        sqlx::query_as("SELECT model, COUNT(*) FROM embeddings GROUP BY model ORDER BY model")
+            .fetch_all(&mut *conn)
+            .await?,
+    )
+}
