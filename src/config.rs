@@ -1,11 +1,14 @@
 //! Configuration: where the database lives, which toolsets are served, and the
-//! workflow pipelines `sync` applies.
+//! workflow pipelines `sync` applies, and the language servers of the `code` toolset
+//! (`[lsp]`: extension = command; `lsp_timeout_ms`).
 //!
 //! Config file: `--config PATH`, else `$CAIRN_CONFIG`, else `~/.config/cairn/config.toml`
 //! (absent is fine unless named explicitly). Database: `--db PATH`, else `$CAIRN_DB`,
 //! else `db` in the config file, else `~/.local/share/cairn/cairn.db`.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::Deserialize;
 
@@ -13,7 +16,7 @@ use crate::domain::{ItemKind, Pipeline, Pipelines};
 use crate::error::{Error, Result};
 
 /// Every toolset this build serves, in the order tools are listed.
-pub const TOOLSETS: &[&str] = &["tasks"];
+pub const TOOLSETS: &[&str] = &["tasks", "code"];
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -22,6 +25,11 @@ pub struct Config {
     pub pipelines: Pipelines,
     /// The file the configuration came from, if any; `sync` re-reads it.
     pub file: Option<PathBuf>,
+    /// Language servers by file extension (`[lsp]`); an empty command turns the
+    /// default server for that extension off.
+    pub lsp: BTreeMap<String, Vec<String>>,
+    /// How long a language server may take to answer one request.
+    pub lsp_timeout: Duration,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -30,6 +38,25 @@ struct File {
     db: Option<PathBuf>,
     toolsets: Option<Vec<String>>,
     workflow: Option<Workflow>,
+    lsp: Option<BTreeMap<String, Command>>,
+    lsp_timeout_ms: Option<u64>,
+}
+
+/// A command line as one string (split on whitespace) or as an array of arguments.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Command {
+    Line(String),
+    Args(Vec<String>),
+}
+
+impl Command {
+    fn args(&self) -> Vec<String> {
+        match self {
+            Command::Line(s) => s.split_whitespace().map(str::to_string).collect(),
+            Command::Args(v) => v.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -100,11 +127,18 @@ impl Config {
             (None, None) => TOOLSETS.iter().map(|s| s.to_string()).collect(),
         };
         let pipelines = pipelines_of(&file)?;
+        let lsp = file
+            .lsp
+            .as_ref()
+            .map(|m| m.iter().map(|(k, v)| (k.clone(), v.args())).collect())
+            .unwrap_or_default();
         Ok(Config {
             db_path,
             toolsets,
             pipelines,
             file: path,
+            lsp,
+            lsp_timeout: Duration::from_millis(file.lsp_timeout_ms.unwrap_or(20_000).max(1)),
         })
     }
 

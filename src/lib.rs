@@ -7,10 +7,13 @@
 //! - [`service`]: use cases; own transactions and workflow rules.
 //! - [`mcp`]: tool schemas, argument validation, the envelope, the rmcp server.
 //! - [`config`]: the config file and where the database lives.
+//! - [`git`], [`lsp`]: adapters the `code` toolset reads the repository through.
 
 pub mod config;
 pub mod domain;
 pub mod error;
+pub mod git;
+pub mod lsp;
 pub mod mcp;
 pub mod service;
 pub mod store;

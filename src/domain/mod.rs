@@ -1,5 +1,6 @@
 //! Plain types of the task orchestrator and their invariants. No SQL, no MCP.
 
+pub mod code;
 pub mod container;
 pub mod id;
 pub mod section;

@@ -3,6 +3,7 @@
 //! calls `service` and converts domain values to JSON by hand.
 
 pub mod args;
+pub mod code;
 pub mod envelope;
 pub mod json;
 pub mod schema;
@@ -18,15 +19,23 @@ use serde_json::{Map, Value};
 
 use crate::error::Error;
 use crate::mcp::args::Args;
+use crate::mcp::envelope::Reply;
 use crate::mcp::schema::ToolDef;
 use crate::service::App;
 
 /// What each toolset is for, in a line; also the server's `instructions`.
-pub const TOOLSET_PURPOSES: &[(&str, &str)] = &[(
-    "tasks",
-    "projects, features and tasks with sections, templates, tags, dependencies and a workflow \
-     (get_next_task to pick work, advance/revert/terminate to move it; writes need the version you read)",
-)];
+pub const TOOLSET_PURPOSES: &[(&str, &str)] = &[
+    (
+        "tasks",
+        "projects, features and tasks with sections, templates, tags, dependencies and a workflow \
+         (get_next_task to pick work, advance/revert/terminate to move it; writes need the version you read)",
+    ),
+    (
+        "code",
+        "a memory of the codebase: entities (scopes Domain > Feature > Namespace > Component > Unit) anchored to \
+         code/text references in the project's git repository; analyze_document shows stale references and untracked symbols",
+    ),
+];
 
 /// The tools served by one server, chosen by toolset.
 pub struct Registry {
@@ -39,6 +48,7 @@ impl Registry {
     pub fn new(toolsets: &[String]) -> Registry {
         let defs: Vec<&'static ToolDef> = tasks::TOOLS
             .iter()
+            .chain(code::TOOLS.iter())
             .copied()
             .filter(|d| toolsets.iter().any(|t| t == d.toolset))
             .collect();
@@ -91,11 +101,17 @@ pub async fn dispatch(
         let a = Args::new(raw, def.params)?;
         match def.toolset {
             "tasks" => tasks::call(app, name, a).await,
+            "code" => code::call(app, name, a).await,
             _ => None,
         }
         .unwrap_or_else(|| Err(Error::Internal(format!("tool {name} has no handler"))))
     };
     match AssertUnwindSafe(run).catch_unwind().await {
+        Ok(Ok(Reply {
+            partial: Some(e),
+            data,
+            ..
+        })) => envelope::failure_with_data(&e, data),
         Ok(Ok(reply)) => envelope::success(reply),
         Ok(Err(e)) => {
             if let Error::Internal(m) = &e {

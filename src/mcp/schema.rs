@@ -21,6 +21,8 @@ pub enum Ty {
     StrOrList,
     /// A string holding a bulk JSON document (larger bound than `Str`).
     Bulk,
+    /// An array of objects (command lists); each object is checked by its handler.
+    Objects,
 }
 
 /// One parameter: name, type, description ("" for none).
@@ -57,6 +59,7 @@ impl ToolDef {
                 Ty::Int => json!({ "type": "integer" }),
                 Ty::Bool => json!({ "type": "boolean" }),
                 Ty::Enum(values) => json!({ "type": "string", "enum": values }),
+                Ty::Objects => json!({ "type": "array", "items": { "type": "object" } }),
                 Ty::StrOrList => {
                     json!({ "anyOf": [{ "type": "array", "items": { "type": "string" } }, { "type": "string" }] })
                 }

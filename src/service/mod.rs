@@ -2,6 +2,7 @@
 //! writes), applies the workflow and validation rules, and commits. Nothing here knows
 //! about MCP or JSON; callers get domain types back.
 
+pub mod code;
 pub mod containers;
 pub mod dependencies;
 pub mod sections;
@@ -17,13 +18,17 @@ use crate::store::Store;
 pub struct App {
     pub store: Store,
     pub config: std::sync::Arc<Config>,
+    /// Language servers, started on first use and shared by every call.
+    pub lsp: std::sync::Arc<crate::lsp::Pool>,
 }
 
 impl App {
     pub fn new(store: Store, config: Config) -> Self {
+        let lsp = crate::lsp::Pool::new(config.lsp.clone(), config.lsp_timeout);
         App {
             store,
             config: std::sync::Arc::new(config),
+            lsp: std::sync::Arc::new(lsp),
         }
     }
 }
