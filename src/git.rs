@@ -4,9 +4,11 @@
 //! Every call runs `git -C <root>` with a fixed argument list (paths after `--`), so
 //! no agent-given text is ever interpreted as an option.
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::{LazyLock, Mutex};
 
 use crate::domain::code::Hunk;
 use crate::error::{Error, Result};
@@ -28,6 +30,13 @@ pub trait Git {
     /// Which of `shas` name commits present in the repository.
     fn commits_exist(&self, shas: &[&str]) -> Result<Vec<bool>>;
 }
+
+type DiffKey = (PathBuf, String, String);
+
+/// Diffs between blob pairs, per repository; cleared when it reaches `DIFF_CACHE`.
+static DIFFS: LazyLock<Mutex<HashMap<DiffKey, Vec<Hunk>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+const DIFF_CACHE: usize = 1024;
 
 /// The `git` command line on one work tree.
 pub struct GitCli {
@@ -155,8 +164,21 @@ impl Git for GitCli {
         if old == new {
             return Ok(vec![]);
         }
+        // Blobs never change, so neither does their diff: repeated analyses of an
+        // edited file reuse it instead of running git again.
+        let key = (self.root.clone(), old.to_string(), new.to_string());
+        if let Some(h) = DIFFS.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return Ok(h);
+        }
         let out = self.git(&["diff", "--no-color", "--no-ext-diff", "-U0", old, new])?;
-        Ok(parse_hunks(&out))
+        let hunks = parse_hunks(&out);
+        if let Ok(mut m) = DIFFS.lock() {
+            if m.len() >= DIFF_CACHE {
+                m.clear();
+            }
+            m.insert(key, hunks.clone());
+        }
+        Ok(hunks)
     }
 
     fn renamed_to(&self, commit: &str, path: &str) -> Result<Option<String>> {

@@ -27,8 +27,16 @@ pub struct Server {
     pending: Pending,
     alive: Arc<AtomicBool>,
     next_id: AtomicI64,
-    /// Open documents: uri → (version, hash of the text the server has).
-    docs: tokio::sync::Mutex<HashMap<String, (i64, u64)>>,
+    /// Open documents: uri → what the server has of it.
+    docs: tokio::sync::Mutex<HashMap<String, Doc>>,
+}
+
+/// A document open in the server: its version, the hash of its text, and the
+/// symbols the server answered for exactly that text.
+struct Doc {
+    version: i64,
+    hash: u64,
+    symbols: Option<Value>,
 }
 
 fn text_hash(s: &str) -> u64 {
@@ -170,31 +178,51 @@ impl Server {
         // Held across the request so two calls never interleave a refresh and a read.
         let mut docs = self.docs.lock().await;
         let hash = text_hash(text);
-        match docs.get(uri).copied() {
+        let version = match docs.get(uri) {
             None => {
                 self.notify(
                     "textDocument/didOpen",
                     json!({"textDocument": {"uri": uri, "languageId": language, "version": 1, "text": text}}),
                 )
                 .await?;
-                docs.insert(uri.to_string(), (1, hash));
+                1
             }
-            Some((v, h)) if h != hash => {
+            Some(d) if d.hash != hash => {
+                let v = d.version + 1;
                 self.notify(
                     "textDocument/didChange",
-                    json!({"textDocument": {"uri": uri, "version": v + 1}, "contentChanges": [{"text": text}]}),
+                    json!({"textDocument": {"uri": uri, "version": v}, "contentChanges": [{"text": text}]}),
                 )
                 .await?;
-                docs.insert(uri.to_string(), (v + 1, hash));
+                v
             }
-            Some(_) => {}
+            // The outline of a document is a function of its text: the answer for
+            // this very text is reused (the server is asked again once it changes,
+            // or after a restart).
+            Some(Doc {
+                symbols: Some(s), ..
+            }) => return Ok(s.clone()),
+            Some(d) => d.version,
+        };
+        docs.insert(
+            uri.to_string(),
+            Doc {
+                version,
+                hash,
+                symbols: None,
+            },
+        );
+        let symbols = self
+            .request(
+                "textDocument/documentSymbol",
+                json!({"textDocument": {"uri": uri}}),
+                timeout,
+            )
+            .await?;
+        if let Some(d) = docs.get_mut(uri) {
+            d.symbols = Some(symbols.clone());
         }
-        self.request(
-            "textDocument/documentSymbol",
-            json!({"textDocument": {"uri": uri}}),
-            timeout,
-        )
-        .await
+        Ok(symbols)
     }
 }
 

@@ -50,17 +50,13 @@ pub fn doc_state(c: &Ctx, path: &str, refs: &[Reference]) -> Result<DocState> {
         });
     };
     let text = read_text(&file, path)?;
-    let current = c.git.blob_ids(&[path])?.pop().flatten();
     let mut hunks = HashMap::new();
-    let baselines: HashSet<&str> = refs.iter().map(|r| r.blob_sha.as_str()).collect();
-    let changed: Vec<&str> = baselines
-        .into_iter()
-        .filter(|b| Some(*b) != current.as_deref())
-        .collect();
-    if !changed.is_empty() {
-        // The working file must be a blob in the store for git to diff it.
+    if !refs.is_empty() {
+        // Stored, not just hashed: git diffs blobs in its object store (an object
+        // already there is not written again).
         let now = c.git.store_blob(path)?;
-        for b in changed {
+        let baselines: HashSet<&str> = refs.iter().map(|r| r.blob_sha.as_str()).collect();
+        for b in baselines.into_iter().filter(|b| *b != now) {
             hunks.insert(b.to_string(), c.git.diff_blobs(b, &now)?);
         }
     }
@@ -170,6 +166,7 @@ pub async fn analyze(
     path: &str,
     with_untracked: bool,
 ) -> Result<Analysis> {
+    let t0 = std::time::Instant::now();
     let c = ctx(app, project_id).await?;
     let (refs, att) = {
         let mut conn = app.store.read().await?;
@@ -178,8 +175,10 @@ pub async fn analyze(
             db::document_attachments(&mut conn, project_id, path).await?,
         )
     };
+    let t_db = t0.elapsed();
     let head = c.git.head()?;
     let st = doc_state(&c, path, &refs)?;
+    let t_git = t0.elapsed();
     if !st.exists && refs.is_empty() {
         return Err(crate::error::Error::NotFound {
             entity: "document",
@@ -201,7 +200,9 @@ pub async fn analyze(
         },
         _ => None,
     };
+    let t_lsp = t0.elapsed();
     let tracked = judge(&c, &refs, &st, symbols.as_deref())?;
+    tracing::debug!(?t_db, ?t_git, ?t_lsp, total = ?t0.elapsed(), "analyze_document timings");
     let tracked_names: HashSet<&str> = refs
         .iter()
         .filter_map(|r| r.lsp_symbol.as_deref())
