@@ -309,7 +309,7 @@ mod tests {
         let ins = h(3, 0, 4, 2);
         assert!(!ins.overlaps(10, 20));
         assert!(ins.above(10));
-        assert_eq!(shift(10, &[ins.clone()]), 2);
+        assert_eq!(shift(10, std::slice::from_ref(&ins)), 2);
         // Insertion inside the range.
         assert!(h(12, 0, 13, 1).overlaps(10, 20));
         // Insertion right after the last line: below, not inside.

@@ -91,11 +91,14 @@ fn on_path(program: &str) -> bool {
         .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
 }
 
+/// A running server is shared per (repository root, command line).
+type ServerKey = (PathBuf, Vec<String>);
+
 /// The language servers of one Cairn process.
 pub struct Pool {
     configured: BTreeMap<String, Vec<String>>,
     timeout: Duration,
-    servers: tokio::sync::Mutex<HashMap<(PathBuf, Vec<String>), Arc<Server>>>,
+    servers: tokio::sync::Mutex<HashMap<ServerKey, Arc<Server>>>,
 }
 
 impl Pool {

@@ -228,22 +228,17 @@ impl Server {
 
 async fn read_loop(stdout: ChildStdout, pending: Pending, alive: Arc<AtomicBool>) {
     let mut r = BufReader::new(stdout);
-    loop {
-        match read_message(&mut r).await {
-            Some(msg) => {
-                // A response has an id and no method; the server's own requests
-                // (progress, configuration) are not answered: the capabilities sent
-                // at initialize ask for none, and servers proceed without.
-                if msg.get("method").is_none() {
-                    if let Some(id) = msg.get("id").and_then(Value::as_i64) {
-                        let tx = pending.lock().ok().and_then(|mut p| p.remove(&id));
-                        if let Some(tx) = tx {
-                            let _ = tx.send(msg);
-                        }
-                    }
+    while let Some(msg) = read_message(&mut r).await {
+        // A response has an id and no method; the server's own requests (progress,
+        // configuration) are not answered: the capabilities sent at initialize ask
+        // for none, and servers proceed without.
+        if msg.get("method").is_none() {
+            if let Some(id) = msg.get("id").and_then(Value::as_i64) {
+                let tx = pending.lock().ok().and_then(|mut p| p.remove(&id));
+                if let Some(tx) = tx {
+                    let _ = tx.send(msg);
                 }
             }
-            None => break,
         }
     }
     alive.store(false, Ordering::SeqCst);
