@@ -1136,12 +1136,17 @@ async fn language_servers_time_out_fail_clearly_and_can_be_configured() {
     // `cat` answers nothing useful and never exits: the request must time out.
     std::fs::write(
         &cfg,
-        "lsp_timeout_ms = 700\n[lsp]\nc = \"cat\"\npy = [\"/nonexistent/pyls\"]\n",
+        "lsp_timeout_ms = 700\n[lsp]\nc = \"cat\"\npy = [\"/nonexistent/pyls\"]\n\
+         h = [\"timeout\", \"3\", \"clangd\", \"--background-index=false\"]\n",
     )
     .unwrap();
     let repo = Repo::new();
     repo.write("a.c", "int main(void) { return 0; }\n");
     repo.write("b.py", "def f():\n    return 1\n");
+    repo.write(
+        "c.h",
+        "int one(void) { return 1; }\nint two(void) { return 2; }\n",
+    );
     repo.commit("init");
     let c = Cairn::on(
         &dir.path().join("c.db"),
@@ -1180,6 +1185,14 @@ async fn language_servers_time_out_fail_clearly_and_can_be_configured() {
         e["message"].as_str().unwrap().contains("cannot be started"),
         "{e}"
     );
+    // A server that dies (this clangd lives 3 s) is restarted on the next call.
+    let ok = k.c.ok("create_entity", json!({"projectId":k.pid,"name":"one","description":"d","categoryIds":[k.cat("module")],"parentIds":[id(&dom)],
+        "commands":[{"command":"add","kind":"code","documentPath":"c.h","lspSymbol":"one"}]})).await;
+    assert_eq!(ok["executed"][0]["reference"]["startLine"], 1);
+    tokio::time::sleep(std::time::Duration::from_millis(3300)).await;
+    let ok = k.c.ok("create_entity", json!({"projectId":k.pid,"name":"two","description":"d","categoryIds":[k.cat("module")],"parentIds":[id(&dom)],
+        "commands":[{"command":"add","kind":"code","documentPath":"c.h","lspSymbol":"two"}]})).await;
+    assert_eq!(ok["executed"][0]["reference"]["startLine"], 2);
     // Analysis still answers from git alone and says why symbols are missing.
     let a =
         k.c.ok(
