@@ -365,7 +365,7 @@ async fn code_references_take_their_range_from_clangd_and_symbols_are_validated(
 async fn staleness_reasons_at_line_level_with_suggested_ranges() {
     let k = Code::start().await;
     let (_, feat, ns) = k.spine().await;
-    let units: Vec<Value> = futures_seq(&k, &ns, &[1, 2, 3, 4]).await;
+    let units: Vec<Value> = units_on(&k, &ns, &[1, 2, 3, 4]).await;
     let design = k
         .entity("Design doc", "directory", &[&feat], json!([{"command":"add","kind":"text","documentPath":"docs/design.md","startLine":5,"endLine":8,"anchor":"## Design"}]))
         .await;
@@ -514,7 +514,7 @@ fn tracked_any(a: &Value) -> &Value {
     &a["tracked"][0]
 }
 
-async fn futures_seq(k: &Code, parent: &str, which: &[usize]) -> Vec<Value> {
+async fn units_on(k: &Code, parent: &str, which: &[usize]) -> Vec<Value> {
     let mut v = Vec::new();
     for i in which {
         v.push(k.unit(*i, parent).await);
