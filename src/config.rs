@@ -1,5 +1,6 @@
 //! Configuration: where the database lives, which toolsets are served, and the
-//! workflow pipelines `sync` applies.
+//! workflow pipelines `sync` applies, and the language servers of the `code` toolset
+//! (`[lsp]`: extension = command; `lsp_timeout_ms`).
 //!
 //! Config file: `--config PATH`, else `$CAIRN_CONFIG`, else `~/.config/cairn/config.toml`
 //! (absent is fine unless named explicitly). Database: `--db PATH`, else `$CAIRN_DB`,
@@ -7,7 +8,9 @@
 //! `--model-dir PATH`, else `$CAIRN_MODEL_DIR`, else `model_dir` in the config file, else
 //! `~/.local/share/cairn/models/all-minilm-l6-v2/`.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::Deserialize;
 
@@ -15,7 +18,7 @@ use crate::domain::{ItemKind, Pipeline, Pipelines};
 use crate::error::{Error, Result};
 
 /// Every toolset this build serves, in the order tools are listed.
-pub const TOOLSETS: &[&str] = &["tasks", "graph"];
+pub const TOOLSETS: &[&str] = &["tasks", "graph", "code"];
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -27,6 +30,11 @@ pub struct Config {
     /// Where the embedding model is read from (on first use; absent means the hashing
     /// fallback).
     pub model_dir: PathBuf,
+    /// Language servers by file extension (`[lsp]`); an empty command turns the
+    /// default server for that extension off.
+    pub lsp: BTreeMap<String, Vec<String>>,
+    /// How long a language server may take to answer one request.
+    pub lsp_timeout: Duration,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -36,6 +44,25 @@ struct File {
     model_dir: Option<PathBuf>,
     toolsets: Option<Vec<String>>,
     workflow: Option<Workflow>,
+    lsp: Option<BTreeMap<String, Command>>,
+    lsp_timeout_ms: Option<u64>,
+}
+
+/// A command line as one string (split on whitespace) or as an array of arguments.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Command {
+    Line(String),
+    Args(Vec<String>),
+}
+
+impl Command {
+    fn args(&self) -> Vec<String> {
+        match self {
+            Command::Line(s) => s.split_whitespace().map(str::to_string).collect(),
+            Command::Args(v) => v.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -117,12 +144,19 @@ impl Config {
                     .join(crate::embed::minilm::MODEL_NAME)
             }),
         };
+        let lsp = file
+            .lsp
+            .as_ref()
+            .map(|m| m.iter().map(|(k, v)| (k.clone(), v.args())).collect())
+            .unwrap_or_default();
         Ok(Config {
             db_path,
             toolsets,
             pipelines,
             file: path,
             model_dir,
+            lsp,
+            lsp_timeout: Duration::from_millis(file.lsp_timeout_ms.unwrap_or(20_000).max(1)),
         })
     }
 

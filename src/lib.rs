@@ -8,12 +8,15 @@
 //! - [`mcp`]: tool schemas, argument validation, the envelope, the rmcp server.
 //! - [`embed`]: text to vectors (the real model or the hashing fallback), cosine ranking.
 //! - [`config`]: the config file and where the database and the model live.
+//! - [`git`], [`lsp`]: adapters the `code` toolset reads the repository through.
 //! - [`progress`]: the progress bar long commands draw on stderr.
 
 pub mod config;
 pub mod domain;
 pub mod embed;
 pub mod error;
+pub mod git;
+pub mod lsp;
 pub mod mcp;
 pub mod progress;
 pub mod service;

@@ -1,6 +1,7 @@
 //! Plain types of the task orchestrator and the knowledge graph, and their
 //! invariants. No SQL, no MCP.
 
+pub mod code;
 pub mod container;
 pub mod glob;
 pub mod graph;

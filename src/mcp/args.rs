@@ -78,6 +78,14 @@ fn check_type(k: &str, ty: Ty, v: &Value) -> Result<()> {
                 wrong("an array of strings")
             }
         }
+        (Ty::Objects, Value::Array(items)) => {
+            if items.iter().all(|i| i.is_object()) {
+                sized(&v.to_string(), BULK_MAX)
+            } else {
+                wrong("an array of objects")
+            }
+        }
+        (Ty::Objects, _) => wrong("an array of objects"),
         (Ty::Str | Ty::Bulk | Ty::Id | Ty::StrOrList, _) => wrong("a string"),
         (Ty::Json, _) => wrong("a JSON array, or a string holding one"),
         (Ty::Int, _) => wrong("an integer"),
@@ -384,6 +392,36 @@ impl Args {
                 }
                 Ok(Some(v.clone()))
             }
+        }
+    }
+
+    /// An array of objects, at most `max` of them.
+    pub fn objects(&self, k: &str, max: usize) -> Result<Option<Vec<Map<String, Value>>>> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(Value::Array(a)) => {
+                if a.len() > max {
+                    return Err(Error::validation(
+                        k,
+                        format!("{} items given, at most {max} allowed", a.len()),
+                    ));
+                }
+                a.iter()
+                    .enumerate()
+                    .map(|(i, v)| match v {
+                        Value::Object(m) => Ok(m.clone()),
+                        other => Err(Error::validation(
+                            &format!("{k}[{i}]"),
+                            format!("expected an object, got {}", type_name(other)),
+                        )),
+                    })
+                    .collect::<Result<Vec<_>>>()
+                    .map(Some)
+            }
+            Some(v) => Err(Error::validation(
+                k,
+                format!("expected an array of objects, got {}", type_name(v)),
+            )),
         }
     }
 

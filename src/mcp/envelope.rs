@@ -10,6 +10,9 @@ use crate::error::Error;
 pub struct Reply {
     pub message: String,
     pub data: Value,
+    /// Set when the call stopped part-way (a command run): answered as a failure
+    /// that still carries `data` (what ran, what failed, what was skipped).
+    pub partial: Option<Error>,
 }
 
 impl Reply {
@@ -17,6 +20,16 @@ impl Reply {
         Reply {
             message: message.into(),
             data,
+            partial: None,
+        }
+    }
+
+    /// A call that stopped on `e` after doing some of its work, reported in `data`.
+    pub fn partial(e: Error, data: Value) -> Self {
+        Reply {
+            message: e.to_string(),
+            data,
+            partial: Some(e),
         }
     }
 }

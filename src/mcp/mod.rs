@@ -3,6 +3,7 @@
 //! calls `service` and converts domain values to JSON by hand.
 
 pub mod args;
+pub mod code;
 pub mod envelope;
 pub mod graph;
 pub mod json;
@@ -20,6 +21,7 @@ use serde_json::{Map, Value};
 
 use crate::error::Error;
 use crate::mcp::args::Args;
+use crate::mcp::envelope::Reply;
 use crate::mcp::schema::ToolDef;
 use crate::service::App;
 
@@ -35,6 +37,11 @@ pub const TOOLSET_PURPOSES: &[(&str, &str)] = &[
         "what the team knows about the code: atoms own glob patterns over file paths, molecules group them, \
          changelogs record why areas changed (query_graph context with the paths you will touch, before you touch them)",
     ),
+    (
+        "code",
+        "a memory of the codebase: entities (scopes Domain > Feature > Namespace > Component > Unit) anchored to \
+         code/text references in the project's git repository; analyze_document shows stale references and untracked symbols",
+    ),
 ];
 
 /// The tools served by one server, chosen by toolset.
@@ -49,6 +56,7 @@ impl Registry {
         let defs: Vec<&'static ToolDef> = tasks::TOOLS
             .iter()
             .chain(graph::TOOLS.iter())
+            .chain(code::TOOLS.iter())
             .copied()
             .filter(|d| toolsets.iter().any(|t| t == d.toolset))
             .collect();
@@ -107,11 +115,17 @@ pub async fn dispatch(
         match def.toolset {
             "tasks" => tasks::call(app, name, a).await,
             "graph" => graph::call(app, name, a).await,
+            "code" => code::call(app, name, a).await,
             _ => None,
         }
         .unwrap_or_else(|| Err(Error::Internal(format!("tool {name} has no handler"))))
     };
     match AssertUnwindSafe(run).catch_unwind().await {
+        Ok(Ok(Reply {
+            partial: Some(e),
+            data,
+            ..
+        })) => envelope::failure_with_data(&e, data),
         Ok(Ok(reply)) => envelope::success(reply),
         Ok(Err(e)) => {
             if let Error::Internal(m) = &e {

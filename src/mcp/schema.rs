@@ -24,6 +24,8 @@ pub enum Ty {
     /// A small JSON document (a list of patterns or links), given as a string holding
     /// it (as the port publishes it) or as the JSON value itself.
     Json,
+    /// An array of objects (command lists); each object is checked by its handler.
+    Objects,
 }
 
 /// One parameter: name, type, description ("" for none).
@@ -60,6 +62,7 @@ impl ToolDef {
                 Ty::Int => json!({ "type": "integer" }),
                 Ty::Bool => json!({ "type": "boolean" }),
                 Ty::Enum(values) => json!({ "type": "string", "enum": values }),
+                Ty::Objects => json!({ "type": "array", "items": { "type": "object" } }),
                 Ty::StrOrList => {
                     json!({ "anyOf": [{ "type": "array", "items": { "type": "string" } }, { "type": "string" }] })
                 }

@@ -217,6 +217,8 @@ mod tests {
             pipelines: Pipelines::default(),
             file: None,
             model_dir: dir.join("no-model"),
+            lsp: Default::default(),
+            lsp_timeout: std::time::Duration::from_secs(5),
         };
         let store = Store::open(&cfg.db_path).await.unwrap();
         App::new(store, cfg)

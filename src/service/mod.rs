@@ -2,6 +2,7 @@
 //! writes), applies the workflow and validation rules, and commits. Nothing here knows
 //! about MCP or JSON; callers get domain types back.
 
+pub mod code;
 pub mod containers;
 pub mod context;
 pub mod dependencies;
@@ -24,16 +25,20 @@ pub struct App {
     pub config: std::sync::Arc<Config>,
     pub graph: std::sync::Arc<context::GraphCache>,
     pub embedder: std::sync::Arc<crate::embed::Lazy>,
+    /// Language servers, started on first use and shared by every call.
+    pub lsp: std::sync::Arc<crate::lsp::Pool>,
 }
 
 impl App {
     pub fn new(store: Store, config: Config) -> Self {
         let embedder = std::sync::Arc::new(crate::embed::Lazy::new(config.model_dir.clone()));
+        let lsp = crate::lsp::Pool::new(config.lsp.clone(), config.lsp_timeout);
         App {
             store,
             config: std::sync::Arc::new(config),
             graph: Default::default(),
             embedder,
+            lsp: std::sync::Arc::new(lsp),
         }
     }
 }

@@ -47,6 +47,23 @@ pub const MOLECULES: Table = Table {
     name: "graph_molecules",
     entity: "molecule",
 };
+// The code toolset's versioned tables.
+pub const CODE_REPOS: Table = Table {
+    name: "code_repos",
+    entity: "repository",
+};
+pub const CODE_CATEGORIES: Table = Table {
+    name: "code_categories",
+    entity: "category",
+};
+pub const CODE_ENTITIES: Table = Table {
+    name: "code_entities",
+    entity: "entity",
+};
+pub const CODE_REFERENCES: Table = Table {
+    name: "code_references",
+    entity: "reference",
+};
 
 /// Claims the row at `expected` and bumps its version; returns the new version.
 pub async fn bump(conn: &mut Conn, t: Table, id: &str, expected: i64, now: &str) -> Result<i64> {

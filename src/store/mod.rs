@@ -2,6 +2,7 @@
 //! rule and the repositories. All SQL in Cairn lives under this module, so another
 //! backend can follow by replacing it; nothing here knows about MCP.
 
+pub mod code;
 pub mod dependency;
 pub mod graph;
 pub mod embedding;

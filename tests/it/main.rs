@@ -4,6 +4,7 @@
 mod harness;
 
 mod bad_input;
+mod code;
 mod concurrency;
 mod containers;
 mod graph;

@@ -1,0 +1,272 @@
+//! Command objects of `create_entity`, `update_entity` and `alter_references`: flat
+//! objects with a `command` field, each checked like tool arguments (unknown fields,
+//! wrong types, bounds), with errors naming `commands[i].field`.
+
+use serde_json::{Map, Value};
+
+use crate::domain::code::{normalize_path, valid_anchor, RefKind, LINK_TYPES};
+use crate::error::{Error, Result};
+use crate::mcp::args::{Args, NAME_MAX, TEXT_MAX};
+use crate::mcp::schema::{Ty, P};
+use crate::service::code::entity::Command;
+use crate::service::code::refs::{NewRef, RefCommand, RefUpdate};
+
+/// Most commands one call may carry.
+pub const MAX_COMMANDS: usize = 500;
+
+const ENTITY_COMMANDS: &[&str] = &[
+    "add", "attach", "unattach", "relate", "unrelate", "link", "unlink",
+];
+const LINK: Ty = Ty::Enum(LINK_TYPES);
+
+const ADD: &[P] = &[
+    P("command", Ty::Str, ""),
+    P("kind", Ty::Enum(&["code", "text"]), ""),
+    P("documentPath", Ty::Str, ""),
+    P("lspSymbol", Ty::Str, ""),
+    P("startLine", Ty::Int, ""),
+    P("endLine", Ty::Int, ""),
+    P("anchor", Ty::Str, ""),
+    P("description", Ty::Str, ""),
+];
+const REF_ID: &[P] = &[P("command", Ty::Str, ""), P("referenceId", Ty::Id, "")];
+const RELATE: &[P] = &[
+    P("command", Ty::Str, ""),
+    P("entityId", Ty::Id, ""),
+    P("note", Ty::Str, ""),
+];
+const UNRELATE: &[P] = &[P("command", Ty::Str, ""), P("entityId", Ty::Id, "")];
+const LINKS: &[P] = &[
+    P("command", Ty::Str, ""),
+    P("entityId", Ty::Id, ""),
+    P("linkType", LINK, ""),
+];
+const UPDATE: &[P] = &[
+    P("command", Ty::Str, ""),
+    P("id", Ty::Id, ""),
+    P("version", Ty::Int, ""),
+    P("startLine", Ty::Int, ""),
+    P("endLine", Ty::Int, ""),
+    P("anchor", Ty::Str, ""),
+    P("lspSymbol", Ty::Str, ""),
+    P("description", Ty::Str, ""),
+];
+const DELETE: &[P] = &[
+    P("command", Ty::Str, ""),
+    P("id", Ty::Id, ""),
+    P("version", Ty::Int, ""),
+];
+
+/// Re-names a validation error's parameter as `commands[i].<parameter>`.
+fn at(i: usize, e: Error) -> Error {
+    match e {
+        Error::Validation {
+            message,
+            parameter: Some(p),
+        } => {
+            let rest = message
+                .strip_prefix(&format!("parameter '{p}': "))
+                .unwrap_or(&message)
+                .to_string();
+            Error::validation(&format!("commands[{i}].{p}"), rest)
+        }
+        other => other,
+    }
+}
+
+fn verb(i: usize, m: &Map<String, Value>, allowed: &[&'static str]) -> Result<&'static str> {
+    let raw = match m.get("command") {
+        Some(Value::String(s)) => s.trim().to_ascii_lowercase(),
+        Some(_) => {
+            return Err(Error::validation(
+                &format!("commands[{i}].command"),
+                "expected a string",
+            ))
+        }
+        None => {
+            return Err(Error::validation(
+                &format!("commands[{i}].command"),
+                format!("is required: one of {}", allowed.join(", ")),
+            ))
+        }
+    };
+    allowed.iter().copied().find(|a| *a == raw).ok_or_else(|| {
+        Error::validation(
+            &format!("commands[{i}].command"),
+            format!(
+                "'{}' is not one of {}",
+                crate::domain::container::clip(&raw, 40),
+                allowed.join(", ")
+            ),
+        )
+    })
+}
+
+fn line(a: &Args, k: &str) -> Result<Option<i64>> {
+    a.int(k, 1, 10_000_000)
+}
+
+fn description(a: &Args) -> Result<Option<String>> {
+    a.raw_str("description", TEXT_MAX)
+}
+
+fn new_ref(a: &Args) -> Result<NewRef> {
+    let kind = match a.req_choice("kind", &["code", "text"])? {
+        "code" => RefKind::Code,
+        _ => RefKind::Text,
+    };
+    let path = normalize_path("documentPath", &a.req_str("documentPath", 4096)?)?;
+    let symbol = a.name("lspSymbol")?;
+    let (start, end) = (line(a, "startLine")?, line(a, "endLine")?);
+    let anchor = a.str("anchor", NAME_MAX)?.filter(|s| !s.is_empty());
+    match kind {
+        RefKind::Code => {
+            if symbol.is_none() {
+                return Err(Error::validation(
+                    "lspSymbol",
+                    "is required for a code reference: the exact symbol name (its range comes from the language server)",
+                ));
+            }
+            a.forbid(&["anchor"], "to code references")?;
+        }
+        RefKind::Text => {
+            a.forbid(&["lspSymbol"], "to text references")?;
+            if start.is_none() {
+                return Err(Error::validation(
+                    "startLine",
+                    "is required for a text reference",
+                ));
+            }
+            if end.is_none() {
+                return Err(Error::validation(
+                    "endLine",
+                    "is required for a text reference",
+                ));
+            }
+            if let Some(an) = &anchor {
+                if !valid_anchor(an) {
+                    return Err(Error::validation(
+                        "anchor",
+                        "must be a markdown heading such as '## Design'",
+                    ));
+                }
+            }
+        }
+    }
+    if let (Some(s), Some(e)) = (start, end) {
+        if e < s {
+            return Err(Error::validation(
+                "endLine",
+                format!("{e} is before startLine {s}"),
+            ));
+        }
+    }
+    Ok(NewRef {
+        kind,
+        document_path: path,
+        lsp_symbol: symbol,
+        start_line: start,
+        end_line: end,
+        anchor,
+        description: description(a)?.unwrap_or_default(),
+    })
+}
+
+fn entity_id(a: &Args) -> Result<String> {
+    a.req_id("entityId")
+}
+
+fn link_type(a: &Args) -> Result<&'static str> {
+    a.req_choice("linkType", LINK_TYPES)
+}
+
+/// Parses `create_entity` / `update_entity` commands.
+pub fn entity_commands(raw: Vec<Map<String, Value>>) -> Result<Vec<Command>> {
+    raw.into_iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let v = verb(i, &m, ENTITY_COMMANDS)?;
+            let params = match v {
+                "add" => ADD,
+                "attach" | "unattach" => REF_ID,
+                "relate" => RELATE,
+                "unrelate" => UNRELATE,
+                _ => LINKS,
+            };
+            let a = Args::new(Some(m), params).map_err(|e| at(i, e))?;
+            let c = match v {
+                "add" => Command::Add(new_ref(&a).map_err(|e| at(i, e))?),
+                "attach" => Command::Attach {
+                    reference_id: a.req_id("referenceId").map_err(|e| at(i, e))?,
+                },
+                "unattach" => Command::Unattach {
+                    reference_id: a.req_id("referenceId").map_err(|e| at(i, e))?,
+                },
+                "relate" => Command::Relate {
+                    entity_id: entity_id(&a).map_err(|e| at(i, e))?,
+                    note: a.raw_str("note", TEXT_MAX).map_err(|e| at(i, e))?,
+                },
+                "unrelate" => Command::Unrelate {
+                    entity_id: entity_id(&a).map_err(|e| at(i, e))?,
+                },
+                "link" => Command::Link {
+                    entity_id: entity_id(&a).map_err(|e| at(i, e))?,
+                    link_type: link_type(&a).map_err(|e| at(i, e))?,
+                },
+                _ => Command::Unlink {
+                    entity_id: entity_id(&a).map_err(|e| at(i, e))?,
+                    link_type: link_type(&a).map_err(|e| at(i, e))?,
+                },
+            };
+            Ok(c)
+        })
+        .collect()
+}
+
+/// Parses `alter_references` commands.
+pub fn reference_commands(raw: Vec<Map<String, Value>>) -> Result<Vec<RefCommand>> {
+    raw.into_iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let v = verb(i, &m, &["update", "delete"])?;
+            let a = Args::new(Some(m), if v == "update" { UPDATE } else { DELETE })
+                .map_err(|e| at(i, e))?;
+            let parse = || -> Result<RefCommand> {
+                let id = a.req_id("id")?;
+                let version = a.req_version("for every reference command")?;
+                if v == "delete" {
+                    return Ok(RefCommand::Delete { id, version });
+                }
+                let anchor = a.str("anchor", NAME_MAX)?;
+                if let Some(an) = anchor.as_deref().filter(|s| !s.is_empty()) {
+                    if !valid_anchor(an) {
+                        return Err(Error::validation(
+                            "anchor",
+                            "must be a markdown heading such as '## Design' ('' clears it)",
+                        ));
+                    }
+                }
+                Ok(RefCommand::Update(RefUpdate {
+                    id,
+                    version,
+                    start_line: line(&a, "startLine")?,
+                    end_line: line(&a, "endLine")?,
+                    anchor,
+                    lsp_symbol: a.name("lspSymbol")?,
+                    description: description(&a)?,
+                }))
+            };
+            parse().map_err(|e| at(i, e))
+        })
+        .collect()
+}
+
+/// Ids of a list parameter (categoryIds, parentIds), canonical.
+pub fn id_list(a: &Args, k: &str) -> Result<Option<Vec<String>>> {
+    let v = a.ids(k, 100)?;
+    Ok(v.map(|mut ids| {
+        let mut seen = std::collections::HashSet::new();
+        ids.retain(|x| seen.insert(x.clone()));
+        ids
+    }))
+}

@@ -1,0 +1,795 @@
+//! The `code` toolset (DES-005 without `search`/`query`): a project's repository,
+//! taxonomy, entities run through commands, references, staleness analysis and graph
+//! validation.
+
+pub mod commands;
+pub mod view;
+
+use serde_json::{json, Value};
+
+use crate::domain::code::{normalize_path, Scope};
+use crate::error::{Error, Result};
+use crate::mcp::args::{Args, QUERY_MAX, TEXT_MAX};
+use crate::mcp::envelope::Reply;
+use crate::mcp::schema::{Effect, ToolDef, Ty, P};
+use crate::service::code::{self as svc, analysis, entity, overview, refs, validate};
+use crate::service::App;
+use crate::store::code::EntityFilter;
+
+const SCOPE: Ty = Ty::Enum(Scope::NAMES);
+const PROJECT: P = P("projectId", Ty::Id, "");
+const COMMANDS_DOC: &str = "Run in order; the first failure stops the run, what ran stays. Objects: \
+{command:add,kind:code,documentPath,lspSymbol,description} (range from the language server; \
+startLine/endLine only without one) | {command:add,kind:text,documentPath,startLine,endLine,anchor?,description} | \
+{command:attach|unattach,referenceId} | {command:relate,entityId,note?} | {command:unrelate,entityId} | \
+{command:link|unlink,entityId,linkType:CALLS|IMPORTS|IMPLEMENTS|INSTANTIATES}";
+
+pub const INIT_PROJECT: ToolDef = ToolDef {
+    name: "init_project",
+    toolset: "code",
+    description: "Attach a git repository to a project (created from name unless projectId names an existing one) and \
+                  seed the default categories of the five scopes. Call once per project.",
+    params: &[
+        P("name", Ty::Str, "Project name (ignored with projectId)"),
+        P("repoPath", Ty::Str, "Absolute path of the git work tree"),
+        P("description", Ty::Str, ""),
+        P("projectId", Ty::Id, "Existing project to attach the repository to"),
+    ],
+    required: &["repoPath"],
+    effect: Effect::Additive,
+    idempotent: false,
+};
+
+pub const PROJECT_OVERVIEW: ToolDef = ToolDef {
+    name: "project_overview",
+    toolset: "code",
+    description: "Start here: categories, Domain/Feature/Namespace entities, counts. outputPath also writes a markdown \
+                  overview at that path inside the repository.",
+    params: &[
+        PROJECT,
+        P("outputPath", Ty::Str, "Repository-relative file to write"),
+        P("includeDescriptions", Ty::Bool, "Full descriptions (default: first 160 characters)"),
+    ],
+    required: &["projectId"],
+    effect: Effect::Additive,
+    idempotent: true,
+};
+
+pub const CREATE_CATEGORY: ToolDef = ToolDef {
+    name: "create_category",
+    toolset: "code",
+    description: "Add a category at a scope (defaults exist per scope; see project_overview).",
+    params: &[
+        PROJECT,
+        P("name", Ty::Str, ""),
+        P("scope", SCOPE, ""),
+        P("description", Ty::Str, ""),
+    ],
+    required: &["projectId", "name", "scope"],
+    effect: Effect::Additive,
+    idempotent: false,
+};
+
+pub const CREATE_ENTITY: ToolDef = ToolDef {
+    name: "create_entity",
+    toolset: "code",
+    description: "Create an entity anchored to the code. Its scope is its categories' (one scope). parentIds: entities \
+                  of higher scopes (empty only for Domain). Needs an add command; Domain/Feature take text references, \
+                  Component/Unit code, Namespace either. Nothing is kept unless the first add succeeds.",
+    params: &[
+        PROJECT,
+        P("name", Ty::Str, ""),
+        P("description", Ty::Str, "What it is and why it matters"),
+        P("categoryIds", Ty::StrOrList, ""),
+        P("parentIds", Ty::StrOrList, "BELONGS_TO"),
+        P("commands", Ty::Objects, COMMANDS_DOC),
+    ],
+    required: &["projectId", "name", "description", "categoryIds", "commands"],
+    effect: Effect::Additive,
+    idempotent: false,
+};
+
+pub const UPDATE_ENTITY: ToolDef = ToolDef {
+    name: "update_entity",
+    toolset: "code",
+    description: "Change an entity and run commands (as in create_entity). categoryIds/parentIds replace. An entity keeps \
+                  at least one reference: unattach the last only after an add/attach in the same call.",
+    params: &[
+        P("entityId", Ty::Id, ""),
+        P("version", Ty::Int, "The version you read"),
+        P("name", Ty::Str, ""),
+        P("description", Ty::Str, ""),
+        P("categoryIds", Ty::StrOrList, ""),
+        P("parentIds", Ty::StrOrList, ""),
+        P("commands", Ty::Objects, "See create_entity"),
+    ],
+    required: &["entityId", "version"],
+    effect: Effect::Destructive,
+    idempotent: false,
+};
+
+pub const DELETE_ENTITY: ToolDef = ToolDef {
+    name: "delete_entity",
+    toolset: "code",
+    description:
+        "Delete an entity without children, its edges, and references no other entity holds.",
+    params: &[
+        P("entityId", Ty::Id, ""),
+        P("version", Ty::Int, "The version you read"),
+    ],
+    required: &["entityId", "version"],
+    effect: Effect::Destructive,
+    idempotent: false,
+};
+
+pub const ALTER_REFERENCES: ToolDef = ToolDef {
+    name: "alter_references",
+    toolset: "code",
+    description: "Fix or remove references, in order, stopping at the first failure. \
+                  {command:update,id,version,startLine?,endLine?,anchor?,lspSymbol?,description?} re-anchors at HEAD and \
+                  the current file (code with a language server takes its range); {command:delete,id,version} refuses \
+                  while attached.",
+    params: &[PROJECT, P("commands", Ty::Objects, "")],
+    required: &["projectId", "commands"],
+    effect: Effect::Destructive,
+    idempotent: false,
+};
+
+pub const GET_ENTITY: ToolDef = ToolDef {
+    name: "get_entity",
+    toolset: "code",
+    description: "One entity with categories, references, parents, children and relations/links.",
+    params: &[P("entityId", Ty::Id, "")],
+    required: &["entityId"],
+    effect: Effect::ReadOnly,
+    idempotent: true,
+};
+
+pub const FIND_ENTITIES: ToolDef = ToolDef {
+    name: "find_entities",
+    toolset: "code",
+    description:
+        "List entities by scope, category, parent (direct children), document or name, paged.",
+    params: &[
+        PROJECT,
+        P("scope", SCOPE, ""),
+        P("categoryId", Ty::Id, ""),
+        P("parentId", Ty::Id, ""),
+        P("documentPath", Ty::Str, ""),
+        P("name", Ty::Str, "Part of the name"),
+        P("limit", Ty::Int, "Default 50, max 500"),
+        P("offset", Ty::Int, ""),
+    ],
+    required: &["projectId"],
+    effect: Effect::ReadOnly,
+    idempotent: true,
+};
+
+pub const GET_DOCUMENT_ENTITIES: ToolDef = ToolDef {
+    name: "get_document_entities",
+    toolset: "code",
+    description: "Entities with references in one document, with those references.",
+    params: &[PROJECT, P("documentPath", Ty::Str, "")],
+    required: &["projectId", "documentPath"],
+    effect: Effect::ReadOnly,
+    idempotent: true,
+};
+
+pub const GET_CHANGED_FILES: ToolDef = ToolDef {
+    name: "get_changed_files",
+    toolset: "code",
+    description: "Documents holding references that changed since they were recorded (uncommitted edits included), \
+                  with stale counts; then analyze_document each.",
+    params: &[PROJECT],
+    required: &["projectId"],
+    effect: Effect::ReadOnly,
+    idempotent: true,
+};
+
+pub const ANALYZE_DOCUMENT: ToolDef = ToolDef {
+    name: "analyze_document",
+    toolset: "code",
+    description: "A document's state: tracked references with isStale/staleReason (document_missing, symbol_missing, \
+                  anchor_missing, lines_changed), affectedHunks and suggestedRange; untracked language-server symbols; \
+                  entities; diff hunks. Fix with alter_references.",
+    params: &[
+        PROJECT,
+        P("documentPath", Ty::Str, ""),
+        P("includeTracked", Ty::Bool, "Default true"),
+        P("includeUntracked", Ty::Bool, "Default true"),
+        P("includeDiffs", Ty::Bool, "Default true"),
+    ],
+    required: &["projectId", "documentPath"],
+    effect: Effect::ReadOnly,
+    idempotent: true,
+};
+
+pub const VALIDATE_GRAPH: ToolDef = ToolDef {
+    name: "validate_graph",
+    toolset: "code",
+    description: "Integrity checks (orphaned/dangling references, classification, parents, scope depth, cycles, commits \
+                  missing from git, entities without references), paged. fix=true deletes orphaned references.",
+    params: &[
+        PROJECT,
+        P("fix", Ty::Bool, ""),
+        P("issueType", Ty::Enum(validate::CHECKS), ""),
+        P("limit", Ty::Int, "Default 50, max 500"),
+        P("offset", Ty::Int, ""),
+    ],
+    required: &["projectId"],
+    effect: Effect::Destructive,
+    idempotent: false,
+};
+
+pub const TOOLS: &[&ToolDef] = &[
+    &INIT_PROJECT,
+    &PROJECT_OVERVIEW,
+    &CREATE_CATEGORY,
+    &CREATE_ENTITY,
+    &UPDATE_ENTITY,
+    &DELETE_ENTITY,
+    &ALTER_REFERENCES,
+    &GET_ENTITY,
+    &FIND_ENTITIES,
+    &GET_DOCUMENT_ENTITIES,
+    &GET_CHANGED_FILES,
+    &ANALYZE_DOCUMENT,
+    &VALIDATE_GRAPH,
+];
+
+/// Runs one tool of this toolset; `None` when the name is not one of its tools.
+pub async fn call(app: &App, name: &str, a: Args) -> Option<Result<Reply>> {
+    Some(match name {
+        "init_project" => init_project(app, a).await,
+        "project_overview" => project_overview(app, a).await,
+        "create_category" => create_category(app, a).await,
+        "create_entity" => create_entity(app, a).await,
+        "update_entity" => update_entity(app, a).await,
+        "delete_entity" => delete_entity(app, a).await,
+        "alter_references" => alter_references(app, a).await,
+        "get_entity" => get_entity(app, a).await,
+        "find_entities" => find_entities(app, a).await,
+        "get_document_entities" => document_entities(app, a).await,
+        "get_changed_files" => changed_files(app, a).await,
+        "analyze_document" => analyze_document(app, a).await,
+        "validate_graph" => validate_graph(app, a).await,
+        _ => return None,
+    })
+}
+
+fn path_arg(a: &Args, k: &str) -> Result<String> {
+    normalize_path(k, &a.req_str(k, 4096)?)
+}
+
+async fn init_project(app: &App, a: Args) -> Result<Reply> {
+    let repo_path = a.req_str("repoPath", 4096)?;
+    let project_id = a.id("projectId")?;
+    let name = match (&project_id, a.name("name")?) {
+        (_, Some(n)) => n,
+        (Some(_), None) => String::new(),
+        (None, None) => {
+            return Err(Error::validation(
+                "name",
+                "is required unless projectId names an existing project",
+            ))
+        }
+    };
+    let description = a.raw_str("description", TEXT_MAX)?;
+    let done = svc::init_project(
+        app,
+        svc::InitProject {
+            name,
+            repo_path,
+            description,
+            project_id,
+        },
+    )
+    .await?;
+    let cats: Vec<Value> = done.categories.iter().map(view::category).collect();
+    Ok(Reply::new(
+        format!(
+            "repository {} attached to project {}{}",
+            done.repo.repo_path,
+            done.project.id,
+            if done.created_project {
+                " (created)"
+            } else {
+                ""
+            }
+        ),
+        json!({
+            "projectId": done.project.id,
+            "name": done.project.name,
+            "repoPath": done.repo.repo_path,
+            "createdProject": done.created_project,
+            "headCommit": done.head,
+            "scopes": Scope::NAMES,
+            "categories": cats,
+        }),
+    ))
+}
+
+async fn project_overview(app: &App, a: Args) -> Result<Reply> {
+    let pid = a.req_id("projectId")?;
+    let out = match a.str("outputPath", 4096)? {
+        Some(p) => Some(normalize_path("outputPath", &p)?),
+        None => None,
+    };
+    let full = a.bool("includeDescriptions")?.unwrap_or(false);
+    let o = overview::overview(app, &pid, out.as_deref()).await?;
+    let by = |s: Scope| -> Vec<Value> {
+        o.nodes
+            .iter()
+            .filter(|n| n.entity.scope == s)
+            .map(|n| {
+                let mut v = view::summary(&n.entity, full);
+                v["parentId"] = json!(n.parents.first());
+                v["category"] = json!(n.categories.first().map(|c| c.name.clone()));
+                v
+            })
+            .collect()
+    };
+    let count = |s: Scope| {
+        o.by_scope
+            .iter()
+            .find(|(x, _)| *x == s)
+            .map(|c| c.1)
+            .unwrap_or(0)
+    };
+    Ok(Reply::new(
+        format!("overview of {}", o.project_name),
+        json!({
+            "projectName": o.project_name,
+            "repoPath": o.repo_path,
+            "categories": o.categories.iter().map(view::category).collect::<Vec<_>>(),
+            "domains": by(Scope::Domain),
+            "features": by(Scope::Feature),
+            "namespaces": by(Scope::Namespace),
+            "stats": {
+                "domains": count(Scope::Domain), "features": count(Scope::Feature),
+                "namespaces": count(Scope::Namespace), "components": count(Scope::Component),
+                "units": count(Scope::Unit), "references": o.references,
+            },
+            "keyFiles": o.key_files.iter().map(|(p, n)| json!({"documentPath": p, "references": n})).collect::<Vec<_>>(),
+            "skillPath": o.written,
+        }),
+    ))
+}
+
+async fn create_category(app: &App, a: Args) -> Result<Reply> {
+    let pid = a.req_id("projectId")?;
+    let name = a
+        .name("name")?
+        .ok_or_else(|| Error::validation("name", "is required"))?;
+    let scope = Scope::parse(a.req_choice("scope", Scope::NAMES)?)
+        .ok_or_else(|| Error::validation("scope", "unknown"))?;
+    let c =
+        svc::create_category(app, &pid, scope, &name, a.raw_str("description", TEXT_MAX)?).await?;
+    Ok(Reply::new(
+        format!("category '{}' created at {}", c.name, scope.as_str()),
+        json!({ "category": view::category(&c) }),
+    ))
+}
+
+fn required_text(a: &Args, k: &str) -> Result<String> {
+    match a.raw_str(k, TEXT_MAX)? {
+        Some(s) if !s.trim().is_empty() => Ok(s),
+        Some(_) => Err(Error::validation(k, "must not be empty")),
+        None => Err(Error::validation(k, "is required")),
+    }
+}
+
+/// The `{entity, executed, failed, skipped}` answer of a command run; a failure
+/// is answered as an error envelope that still carries this data.
+fn run_reply(
+    what: &str,
+    entity: Option<Value>,
+    raw: &[serde_json::Map<String, Value>],
+    run: refs::Run<crate::domain::code::Reference>,
+    extra: Option<(&str, Value)>,
+) -> Reply {
+    let executed: Vec<Value> = run
+        .executed
+        .iter()
+        .map(|(i, r)| {
+            let mut v = json!({ "index": i, "command": raw.get(*i).cloned().map(Value::Object) });
+            if let Some(r) = r {
+                v["referenceId"] = json!(r.id);
+                v["reference"] = view::reference(r);
+            }
+            v
+        })
+        .collect();
+    let failed = run.failed.as_ref().map(|(i, e)| {
+        json!({
+            "index": i,
+            "command": raw.get(*i).cloned().map(Value::Object),
+            "code": e.code(),
+            "error": e.to_string(),
+            "context": e.details(),
+        })
+    });
+    let skipped: Vec<Value> = run
+        .skipped
+        .iter()
+        .map(|i| json!({ "index": i, "command": raw.get(*i).cloned().map(Value::Object) }))
+        .collect();
+    let mut data =
+        json!({ "entity": entity, "executed": executed, "failed": failed, "skipped": skipped });
+    if let Some((k, v)) = extra {
+        data[k] = v;
+    }
+    match run.failed {
+        Some((i, e)) => {
+            let msg = format!("{what}: command {i} failed: {e}");
+            let e = match e {
+                Error::Validation { parameter, .. } => Error::Validation {
+                    message: msg,
+                    parameter,
+                },
+                Error::NotFound { .. } | Error::Conflict { .. } => e,
+                Error::Invariant { details, .. } => Error::Invariant {
+                    message: msg,
+                    details,
+                },
+                Error::InvalidOperation { details, .. } => Error::InvalidOperation {
+                    message: msg,
+                    details,
+                },
+                Error::Blocked { details, .. } => Error::Blocked {
+                    message: msg,
+                    details,
+                },
+                Error::Internal(m) => Error::Internal(m),
+            };
+            Reply::partial(e, data)
+        }
+        None => Reply::new(
+            format!("{what}: {} command(s) executed", run.executed.len()),
+            data,
+        ),
+    }
+}
+
+async fn create_entity(app: &App, a: Args) -> Result<Reply> {
+    let pid = a.req_id("projectId")?;
+    let name = a
+        .name("name")?
+        .ok_or_else(|| Error::validation("name", "is required"))?;
+    let description = required_text(&a, "description")?;
+    let category_ids = commands::id_list(&a, "categoryIds")?.unwrap_or_default();
+    if category_ids.is_empty() {
+        return Err(Error::validation(
+            "categoryIds",
+            "at least one category is required: entities cannot be unclassified",
+        ));
+    }
+    let parent_ids = commands::id_list(&a, "parentIds")?.unwrap_or_default();
+    let raw = a
+        .objects("commands", commands::MAX_COMMANDS)?
+        .ok_or_else(|| Error::validation("commands", "is required: at least one add command"))?;
+    let cmds = commands::entity_commands(raw.clone())?;
+    let out = entity::create(
+        app,
+        entity::NewEntity {
+            project_id: pid,
+            name,
+            description,
+            category_ids,
+            parent_ids,
+        },
+        cmds,
+    )
+    .await?;
+    let ent = match &out.entity {
+        Some(e) => Some(entity_with_refs(app, &e.id).await?),
+        None => None,
+    };
+    Ok(run_reply("create_entity", ent, &raw, out.run, None))
+}
+
+async fn entity_with_refs(app: &App, id: &str) -> Result<Value> {
+    let v = svc::get_entity(app, id).await?;
+    let mut e = view::entity(&v.entity);
+    e["categories"] = json!(v.categories.iter().map(view::category).collect::<Vec<_>>());
+    e["parentIds"] = json!(v.parents.iter().map(|p| p.id.clone()).collect::<Vec<_>>());
+    e["referenceIds"] = json!(v
+        .references
+        .iter()
+        .map(|r| r.id.clone())
+        .collect::<Vec<_>>());
+    Ok(e)
+}
+
+async fn update_entity(app: &App, a: Args) -> Result<Reply> {
+    let id = a.req_id("entityId")?;
+    let version = a.req_version("to update an entity")?;
+    let raw = a
+        .objects("commands", commands::MAX_COMMANDS)?
+        .unwrap_or_default();
+    let cmds = commands::entity_commands(raw.clone())?;
+    let description = match a.raw_str("description", TEXT_MAX)? {
+        Some(s) if s.trim().is_empty() => {
+            return Err(Error::validation("description", "must not be empty"))
+        }
+        other => other,
+    };
+    let category_ids = commands::id_list(&a, "categoryIds")?;
+    if category_ids.as_ref().is_some_and(Vec::is_empty) {
+        return Err(Error::validation(
+            "categoryIds",
+            "cannot be emptied: entities cannot be unclassified",
+        ));
+    }
+    let out = entity::update(
+        app,
+        entity::EntityChange {
+            id,
+            version,
+            name: a.name("name")?,
+            description,
+            category_ids,
+            parent_ids: commands::id_list(&a, "parentIds")?,
+        },
+        cmds,
+    )
+    .await?;
+    let ent = match &out.entity {
+        Some(e) => Some(entity_with_refs(app, &e.id).await?),
+        None => None,
+    };
+    Ok(run_reply("update_entity", ent, &raw, out.run, None))
+}
+
+async fn delete_entity(app: &App, a: Args) -> Result<Reply> {
+    let id = a.req_id("entityId")?;
+    let version = a.req_version("to delete an entity")?;
+    let d = svc::delete_entity(app, &id, version).await?;
+    Ok(Reply::new(
+        format!("entity {id} deleted"),
+        json!({ "id": id, "deletedReferenceIds": d.references }),
+    ))
+}
+
+async fn alter_references(app: &App, a: Args) -> Result<Reply> {
+    let pid = a.req_id("projectId")?;
+    let raw = a
+        .objects("commands", commands::MAX_COMMANDS)?
+        .ok_or_else(|| Error::validation("commands", "is required"))?;
+    if raw.is_empty() {
+        return Err(Error::validation(
+            "commands",
+            "is empty: give at least one update or delete",
+        ));
+    }
+    let cmds = commands::reference_commands(raw.clone())?;
+    let (run, head) = refs::alter_references(app, &pid, &cmds).await?;
+    let mut r = run_reply(
+        "alter_references",
+        None,
+        &raw,
+        run,
+        Some(("commitSha", json!(head))),
+    );
+    if let Some(m) = r.data.as_object_mut() {
+        m.remove("entity");
+    }
+    Ok(r)
+}
+
+async fn get_entity(app: &App, a: Args) -> Result<Reply> {
+    let id = a.req_id("entityId")?;
+    let v = svc::get_entity(app, &id).await?;
+    let relations: Vec<Value> = v
+        .edges
+        .iter()
+        .map(|e| {
+            let mut x = json!({
+                "type": e.kind, "direction": if e.outgoing { "out" } else { "in" },
+                "entity": view::entity_ref(&e.other),
+            });
+            if let Some(n) = &e.note {
+                x["note"] = json!(n);
+            }
+            x
+        })
+        .collect();
+    Ok(Reply::new(
+        format!("entity {}", v.entity.name),
+        json!({
+            "entity": view::entity(&v.entity),
+            "categories": v.categories.iter().map(view::category).collect::<Vec<_>>(),
+            "references": v.references.iter().map(view::reference).collect::<Vec<_>>(),
+            "parents": v.parents.iter().map(view::entity_ref).collect::<Vec<_>>(),
+            "children": v.children.iter().map(view::entity_ref).collect::<Vec<_>>(),
+            "relations": relations,
+        }),
+    ))
+}
+
+async fn find_entities(app: &App, a: Args) -> Result<Reply> {
+    let pid = a.req_id("projectId")?;
+    let scope = a.choice("scope", Scope::NAMES)?.and_then(Scope::parse);
+    let cat = a.id("categoryId")?;
+    let parent = a.id("parentId")?;
+    let doc = match a.str("documentPath", 4096)? {
+        Some(p) => Some(normalize_path("documentPath", &p)?),
+        None => None,
+    };
+    let name = a.str("name", QUERY_MAX)?.filter(|s| !s.is_empty());
+    let (limit, offset) = a.page(50)?;
+    let f = EntityFilter {
+        project_id: &pid,
+        scope,
+        category_id: cat.as_deref(),
+        parent_id: parent.as_deref(),
+        document_path: doc.as_deref(),
+        name: name.as_deref(),
+        limit,
+        offset,
+    };
+    let (items, total) = svc::find_entities(app, &f).await?;
+    let n = items.len() as i64;
+    let items: Vec<Value> = items
+        .iter()
+        .map(|(e, cats)| {
+            let mut v = view::summary(e, false);
+            v["version"] = json!(e.version);
+            v["categories"] = json!(cats.iter().map(|c| c.name.clone()).collect::<Vec<_>>());
+            v
+        })
+        .collect();
+    Ok(Reply::new(
+        format!("{n} of {total} entit(ies)"),
+        json!({ "items": items, "total": total, "limit": limit, "offset": offset, "hasMore": offset + n < total }),
+    ))
+}
+
+async fn document_entities(app: &App, a: Args) -> Result<Reply> {
+    let pid = a.req_id("projectId")?;
+    let path = path_arg(&a, "documentPath")?;
+    let list = svc::document_entities(app, &pid, &path).await?;
+    let items: Vec<Value> = list
+        .iter()
+        .map(|(e, refs)| {
+            let mut v = view::summary(e, false);
+            v["version"] = json!(e.version);
+            v["references"] = json!(refs.iter().map(view::reference).collect::<Vec<_>>());
+            v
+        })
+        .collect();
+    Ok(Reply::new(
+        format!("{} entit(ies) in {path}", items.len()),
+        json!({ "documentPath": path, "entities": items }),
+    ))
+}
+
+async fn changed_files(app: &App, a: Args) -> Result<Reply> {
+    let pid = a.req_id("projectId")?;
+    let (files, docs) = analysis::changed_files(app, &pid).await?;
+    let items: Vec<Value> = files
+        .iter()
+        .map(|f| {
+            let mut v = json!({
+                "documentPath": f.document_path, "references": f.references,
+                "staleCount": f.stale, "missing": f.missing,
+            });
+            if let Some(t) = &f.renamed_to {
+                v["renamedTo"] = json!(t);
+            }
+            v
+        })
+        .collect();
+    Ok(Reply::new(
+        format!("{} of {docs} referenced document(s) changed", items.len()),
+        json!({ "files": items, "documentsChecked": docs }),
+    ))
+}
+
+async fn analyze_document(app: &App, a: Args) -> Result<Reply> {
+    let pid = a.req_id("projectId")?;
+    let path = path_arg(&a, "documentPath")?;
+    let tracked = a.bool("includeTracked")?.unwrap_or(true);
+    let untracked = a.bool("includeUntracked")?.unwrap_or(true);
+    let diffs = a.bool("includeDiffs")?.unwrap_or(true);
+    let an = analysis::analyze(app, &pid, &path, untracked).await?;
+    let stale = an.tracked.iter().filter(|t| t.reason.is_some()).count();
+    let shifted = an
+        .tracked
+        .iter()
+        .filter(|t| t.reason.is_none() && t.suggested.is_some())
+        .count();
+    let none: Vec<(String, String, String)> = vec![];
+    let mut ents: Vec<Value> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for t in &an.tracked {
+        for (id, name, scope) in an.holders.get(&t.reference.id).unwrap_or(&none) {
+            if seen.insert(id.clone()) {
+                ents.push(json!({"id": id, "name": name, "scope": scope}));
+            }
+        }
+    }
+    let mut data = json!({
+        "documentPath": an.document_path,
+        "documentType": an.document_type,
+        "currentCommit": an.current_commit,
+        "exists": an.exists,
+        "entities": ents,
+        "summary": {
+            "trackedCount": an.tracked.len(), "staleCount": stale,
+            "untrackedCount": an.untracked.len(), "shiftedCount": shifted,
+        },
+    });
+    if tracked {
+        data["tracked"] = Value::Array(
+            an.tracked
+                .iter()
+                .map(|t| view::tracked(t, an.holders.get(&t.reference.id).unwrap_or(&none), diffs))
+                .collect(),
+        );
+    }
+    if untracked {
+        data["untracked"] = Value::Array(an.untracked.iter().map(view::symbol).collect());
+    }
+    if diffs {
+        data["diffHunks"] = Value::Array(an.hunks.iter().map(|h| view::hunk(h, true)).collect());
+    }
+    match (&an.lsp, &an.lsp_error) {
+        (_, Some(e)) => data["lspError"] = json!(e),
+        (Some(cmd), None) => data["languageServer"] = json!(cmd),
+        _ => {}
+    }
+    Ok(Reply::new(
+        format!(
+            "{path}: {} tracked, {stale} stale, {} untracked",
+            an.tracked.len(),
+            an.untracked.len()
+        ),
+        data,
+    ))
+}
+
+async fn validate_graph(app: &App, a: Args) -> Result<Reply> {
+    let pid = a.req_id("projectId")?;
+    let fix = a.bool("fix")?.unwrap_or(false);
+    let only = a.choice("issueType", validate::CHECKS)?;
+    let (limit, offset) = a.page(50)?;
+    let mut issues = validate::validate(app, &pid, fix).await?;
+    let mut by_type = serde_json::Map::new();
+    for i in &issues {
+        let n = by_type.get(i.kind).and_then(Value::as_i64).unwrap_or(0);
+        by_type.insert(i.kind.to_string(), json!(n + 1));
+    }
+    let total_all = issues.len();
+    let errors = issues.iter().filter(|i| i.error).count();
+    let fixed = issues.iter().filter(|i| i.fixed).count();
+    if let Some(t) = only {
+        issues.retain(|i| i.kind == t);
+    }
+    let total = issues.len() as i64;
+    let page: Vec<Value> = issues
+        .iter()
+        .skip(offset as usize)
+        .take(limit as usize)
+        .map(|i| {
+            json!({
+                "type": i.kind, "severity": if i.error { "error" } else { "warning" },
+                "entityId": i.entity_id, "referenceId": i.reference_id,
+                "message": i.message, "fixable": i.fixable, "fixed": i.fixed,
+            })
+        })
+        .collect();
+    let n = page.len() as i64;
+    Ok(Reply::new(
+        format!("{total_all} issue(s), {fixed} fixed"),
+        json!({
+            "valid": total_all == fixed,
+            "issues": page,
+            "pagination": { "offset": offset, "limit": limit, "returned": n, "hasMore": offset + n < total },
+            "summary": {
+                "totalIssues": total_all, "byType": by_type, "errors": errors,
+                "warnings": total_all - errors, "fixed": fixed, "checks": validate::CHECKS,
+            },
+        }),
+    ))
+}

@@ -1,0 +1,292 @@
+//! Line-level staleness: each reference's baseline blob is diffed against the working
+//! tree (zero-context hunks); a hunk overlapping the range makes it `lines_changed`,
+//! hunks above only shift it (`suggestedRange`). The language server adds
+//! `symbol_missing` and untracked symbols; a vanished heading is `anchor_missing`; a
+//! vanished file `document_missing` (with `renamedTo` when git sees a rename).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use crate::domain::code::{find_heading, shift, Hunk, RefKind, Reference};
+use crate::error::Result;
+use crate::git::Git;
+use crate::lsp::Symbol;
+use crate::service::code::refs::pick;
+use crate::service::code::{ctx, read_text, Ctx};
+use crate::service::App;
+use crate::store::code as db;
+
+/// Reasons in the order they are reported (the first applying one wins).
+pub const REASONS: [&str; 4] = [
+    "document_missing",
+    "symbol_missing",
+    "anchor_missing",
+    "lines_changed",
+];
+
+#[derive(Debug, Clone)]
+pub struct Staleness {
+    pub reference: Reference,
+    pub reason: Option<&'static str>,
+    pub affected: Vec<Hunk>,
+    pub suggested: Option<(i64, i64)>,
+    pub renamed_to: Option<String>,
+}
+
+/// The state of one document against the references made in it.
+pub struct DocState {
+    pub exists: bool,
+    pub text: Option<String>,
+    /// Hunks per baseline blob.
+    pub hunks: HashMap<String, Vec<Hunk>>,
+}
+
+/// Reads a document and diffs every distinct baseline of `refs` against it.
+pub fn doc_state(c: &Ctx, path: &str, refs: &[Reference]) -> Result<DocState> {
+    let Some(file) = c.file(path)? else {
+        return Ok(DocState {
+            exists: false,
+            text: None,
+            hunks: HashMap::new(),
+        });
+    };
+    let text = read_text(&file, path)?;
+    let mut hunks = HashMap::new();
+    if !refs.is_empty() {
+        // Stored, not just hashed: git diffs blobs in its object store (an object
+        // already there is not written again).
+        let now = c.git.store_blob(path)?;
+        let baselines: HashSet<&str> = refs.iter().map(|r| r.blob_sha.as_str()).collect();
+        for b in baselines.into_iter().filter(|b| *b != now) {
+            hunks.insert(b.to_string(), c.git.diff_blobs(b, &now)?);
+        }
+    }
+    Ok(DocState {
+        exists: true,
+        text: Some(text),
+        hunks,
+    })
+}
+
+/// Judges every reference of one document.
+pub fn judge(
+    c: &Ctx,
+    refs: &[Reference],
+    st: &DocState,
+    symbols: Option<&[Symbol]>,
+) -> Result<Vec<Staleness>> {
+    let mut renames: HashMap<String, Option<String>> = HashMap::new();
+    let mut out = Vec::with_capacity(refs.len());
+    let names: Option<HashSet<&str>> = symbols.map(|s| s.iter().map(|x| x.name.as_str()).collect());
+    for r in refs {
+        let mut s = Staleness {
+            reference: r.clone(),
+            reason: None,
+            affected: vec![],
+            suggested: None,
+            renamed_to: None,
+        };
+        if !st.exists {
+            s.reason = Some("document_missing");
+            let renamed = match renames.get(&r.commit_sha) {
+                Some(v) => v.clone(),
+                None => {
+                    let v = c.git.renamed_to(&r.commit_sha, &r.document_path)?;
+                    renames.insert(r.commit_sha.clone(), v.clone());
+                    v
+                }
+            };
+            s.renamed_to = renamed;
+            out.push(s);
+            continue;
+        }
+        let hunks: &[Hunk] = st.hunks.get(&r.blob_sha).map(Vec::as_slice).unwrap_or(&[]);
+        s.affected = hunks
+            .iter()
+            .filter(|h| h.overlaps(r.start_line, r.end_line))
+            .cloned()
+            .collect();
+        let symbol_missing = r.kind == RefKind::Code
+            && matches!((&names, &r.lsp_symbol), (Some(n), Some(sym)) if !n.contains(sym.as_str()));
+        let anchor_missing = match (&r.anchor, &st.text) {
+            (Some(a), Some(t)) => find_heading(t, a).is_none(),
+            _ => false,
+        };
+        s.reason = if symbol_missing {
+            Some("symbol_missing")
+        } else if anchor_missing {
+            Some("anchor_missing")
+        } else if !s.affected.is_empty() {
+            Some("lines_changed")
+        } else {
+            None
+        };
+        // Where the reference is now: the server's range for its symbol, else the
+        // range moved by the hunks above it when nothing touched it.
+        let moved = shift(r.start_line, hunks);
+        let by_server = match (symbols, &r.lsp_symbol, r.kind) {
+            (Some(syms), Some(sym), RefKind::Code) => {
+                pick(syms, sym, Some(r.start_line + moved)).map(|x| (x.start_line, x.end_line))
+            }
+            _ => None,
+        };
+        let by_shift = (s.affected.is_empty() && moved != 0)
+            .then(|| (r.start_line + moved, r.end_line + moved));
+        s.suggested = by_server
+            .or(by_shift)
+            .filter(|(a, b)| (*a, *b) != (r.start_line, r.end_line));
+        out.push(s);
+    }
+    Ok(out)
+}
+
+pub struct Analysis {
+    pub document_path: String,
+    pub document_type: &'static str,
+    pub current_commit: String,
+    pub exists: bool,
+    pub tracked: Vec<Staleness>,
+    /// Per reference id: (entity id, name, scope) of the entities holding it.
+    pub holders: HashMap<String, Vec<(String, String, String)>>,
+    pub untracked: Vec<Symbol>,
+    pub hunks: Vec<Hunk>,
+    pub lsp: Option<String>,
+    pub lsp_error: Option<String>,
+}
+
+fn document_type(path: &str) -> &'static str {
+    match crate::domain::code::extension(path).as_str() {
+        "md" | "markdown" | "txt" | "rst" | "adoc" | "" => "text",
+        _ => "code",
+    }
+}
+
+pub async fn analyze(
+    app: &App,
+    project_id: &str,
+    path: &str,
+    with_untracked: bool,
+) -> Result<Analysis> {
+    let t0 = std::time::Instant::now();
+    let c = ctx(app, project_id).await?;
+    let (refs, att) = {
+        let mut conn = app.store.read().await?;
+        (
+            db::references_in(&mut conn, project_id, path).await?,
+            db::document_attachments(&mut conn, project_id, path).await?,
+        )
+    };
+    let t_db = t0.elapsed();
+    let head = c.git.head()?;
+    let st = doc_state(&c, path, &refs)?;
+    let t_git = t0.elapsed();
+    if !st.exists && refs.is_empty() {
+        return Err(crate::error::Error::NotFound {
+            entity: "document",
+            id: path.to_string(),
+        });
+    }
+    let dtype = document_type(path);
+    let mut lsp_error = None;
+    let lsp = app.lsp.command_for(path).map(|c| c.join(" "));
+    let symbols = match (&st.text, dtype) {
+        (Some(text), "code") => match app.lsp.symbols(&c.root, path, text).await {
+            Ok(s) => s,
+            Err(e) => {
+                // The analysis still answers from git alone; the agent learns why
+                // symbols are missing.
+                lsp_error = Some(e.to_string());
+                None
+            }
+        },
+        _ => None,
+    };
+    let t_lsp = t0.elapsed();
+    let tracked = judge(&c, &refs, &st, symbols.as_deref())?;
+    tracing::debug!(?t_db, ?t_git, ?t_lsp, total = ?t0.elapsed(), "analyze_document timings");
+    let tracked_names: HashSet<&str> = refs
+        .iter()
+        .filter_map(|r| r.lsp_symbol.as_deref())
+        .collect();
+    let untracked = if with_untracked {
+        symbols
+            .as_deref()
+            .unwrap_or(&[])
+            .iter()
+            .filter(|s| !tracked_names.contains(s.name.as_str()))
+            .cloned()
+            .collect()
+    } else {
+        vec![]
+    };
+    let mut hunks: Vec<Hunk> = Vec::new();
+    for hs in st.hunks.values() {
+        for h in hs {
+            if !hunks.contains(h) {
+                hunks.push(h.clone());
+            }
+        }
+    }
+    hunks.sort_by_key(|h| (h.old_start, h.new_start));
+    let mut holders: HashMap<String, Vec<(String, String, String)>> = HashMap::new();
+    for (rid, eid, name, scope) in att {
+        holders.entry(rid).or_default().push((eid, name, scope));
+    }
+    Ok(Analysis {
+        document_path: path.to_string(),
+        document_type: dtype,
+        current_commit: head,
+        exists: st.exists,
+        tracked,
+        holders,
+        untracked,
+        hunks,
+        lsp,
+        lsp_error,
+    })
+}
+
+pub struct ChangedFile {
+    pub document_path: String,
+    pub references: usize,
+    pub stale: usize,
+    pub missing: bool,
+    pub renamed_to: Option<String>,
+}
+
+/// Documents holding references whose file differs from a reference's baseline
+/// (uncommitted changes included), with their stale-reference counts. Symbols are
+/// not asked for here (that needs a language server per file): `analyze_document`
+/// adds `symbol_missing`.
+pub async fn changed_files(app: &App, project_id: &str) -> Result<(Vec<ChangedFile>, usize)> {
+    let c = ctx(app, project_id).await?;
+    let refs = {
+        let mut conn = app.store.read().await?;
+        db::references_of_project(&mut conn, project_id).await?
+    };
+    let mut by_doc: BTreeMap<&str, Vec<Reference>> = BTreeMap::new();
+    for r in &refs {
+        by_doc
+            .entry(r.document_path.as_str())
+            .or_default()
+            .push(r.clone());
+    }
+    let paths: Vec<&str> = by_doc.keys().copied().collect();
+    let current = c.git.blob_ids(&paths)?;
+    let mut out = Vec::new();
+    for (path, cur) in paths.iter().zip(current) {
+        let doc_refs = &by_doc[path];
+        if doc_refs.iter().all(|r| Some(&r.blob_sha) == cur.as_ref()) {
+            continue;
+        }
+        let st = doc_state(&c, path, doc_refs)?;
+        let judged = judge(&c, doc_refs, &st, None)?;
+        out.push(ChangedFile {
+            document_path: path.to_string(),
+            references: doc_refs.len(),
+            stale: judged.iter().filter(|j| j.reason.is_some()).count(),
+            missing: !st.exists,
+            renamed_to: judged.iter().find_map(|j| j.renamed_to.clone()),
+        });
+    }
+    Ok((out, by_doc.len()))
+}
