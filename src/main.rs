@@ -185,7 +185,7 @@ async fn run(o: Overrides, cmd: Command) -> Result<ExitCode, String> {
     match cmd {
         Command::Serve => {
             let service = Server::new(app, reg)
-                .serve(rmcp::transport::stdio())
+                .serve(cairn::mcp::stdio::transport())
                 .await
                 .map_err(|e| format!("MCP handshake failed: {e}"))?;
             service

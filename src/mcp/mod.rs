@@ -10,6 +10,7 @@ pub mod json;
 pub mod prompts;
 pub mod schema;
 pub mod server;
+pub mod stdio;
 pub mod tasks;
 
 use std::panic::AssertUnwindSafe;

@@ -60,6 +60,10 @@ impl Store {
             .min_connections(1)
             .idle_timeout(None)
             .max_lifetime(None)
+            // A pooled SQLite connection is a file handle in this process: it cannot go
+            // stale the way a network connection can, and the ping before every
+            // acquire cost one more trip to the connection's worker thread per call.
+            .test_before_acquire(false)
             .connect_with(opts)
             .await?;
         // Two servers starting on a fresh file race to migrate; the loser sees the
