@@ -10,6 +10,7 @@ mod containers;
 mod graph;
 mod embed;
 mod sections;
+mod semantic;
 mod templates_tags;
 mod tools_meta;
 mod workflow;
