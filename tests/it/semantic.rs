@@ -57,12 +57,17 @@ async fn load_fixture(c: &Cairn, repo: &Repo) -> (String, HashMap<String, String
         *k += 1;
         let kind = if is_text_scope(cat) { "text" } else { "code" };
         let parents: Vec<String> = if parent == "-" { vec![] } else { vec![ids[parent].clone()] };
+        let mut cmd = json!({"command":"add","kind":kind,"documentPath":path,
+                             "startLine":a,"endLine":b,"description":format!("{name} in {path}")});
+        if kind == "code" {
+            // No language server for .py: the symbol is recorded, the lines are ours.
+            cmd["lspSymbol"] = json!(name);
+        }
         let e = c
             .ok(
                 "create_entity",
                 json!({"projectId":pid,"name":name,"description":desc,"categoryIds":[cats[cat]],
-                       "parentIds":parents,"commands":[{"command":"add","kind":kind,"documentPath":path,
-                       "startLine":a,"endLine":b,"description":format!("{name} in {path}")}]}),
+                       "parentIds":parents,"commands":[cmd]}),
             )
             .await;
         ids.insert(name.to_string(), id(&e["entity"]));
@@ -149,7 +154,7 @@ async fn retrieval_recall_at_5_hybrid_beats_lexical_and_vector() {
         .await;
     assert!(r["entities"].as_array().unwrap().iter().all(|e| e["scope"] == "Unit"), "{r}");
     assert!(r["references"].as_array().unwrap().is_empty());
-    let long = "word ".repeat(400);
+    let long = "x ".repeat(500); // 500 word pieces in 999 bytes: over the 256-piece window
     let r = c.ok("search", json!({"projectId":pid,"query":long.trim(),"limit":1})).await;
     assert_eq!(r["queryTruncated"], true, "{r}");
     c.err("search", json!({"projectId":pid,"query":"x".repeat(1025)}), "VALIDATION_ERROR").await;
@@ -212,12 +217,16 @@ async fn branch_fixture(c: &Cairn, repo: &Repo) -> (String, HashMap<&'static str
         let text = is_text_scope(cat_name);
         let (path, a) = if text { ("docs/billing.md", i as i64 * 2 + 1) } else { ("billing/lib.py", i as i64 * 4 + 1) };
         let parents: Vec<String> = if *parent == "-" { vec![] } else { vec![ids[parent].clone()] };
+        let mut cmd = json!({"command":"add","kind":if text {"text"} else {"code"},"documentPath":path,
+                             "startLine":a,"endLine":a + 1,"description":format!("{name} source")});
+        if !text {
+            cmd["lspSymbol"] = json!(name);
+        }
         let e = c
             .ok(
                 "create_entity",
                 json!({"projectId":pid,"name":name,"description":desc,"categoryIds":[cat(cat_name)],"parentIds":parents,
-                       "commands":[{"command":"add","kind":if text {"text"} else {"code"},"documentPath":path,
-                                    "startLine":a,"endLine":a + 1,"description":format!("{name} source")}]}),
+                       "commands":[cmd]}),
             )
             .await;
         ids.insert(name, id(&e["entity"]));
