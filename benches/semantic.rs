@@ -221,6 +221,25 @@ fn main() {
         s.call("search", json!({"projectId":pid,"query":q,"limit":10}));
         search.push(t.elapsed());
     }
+    // The parts of a search, to see where time goes.
+    let mut parts = Vec::new();
+    for (label, extra) in [
+        ("search, entities only", json!({"target":"entities"})),
+        ("search, entities, vector only", json!({"target":"entities","mode":"vector"})),
+        ("search, entities, lexical only", json!({"target":"entities","mode":"lexical"})),
+    ] {
+        let mut v = Vec::new();
+        for i in 0..SAMPLES / 2 {
+            let mut a = json!({"projectId":pid,"query":format!("{} {} handling", WORDS[i % WORDS.len()], WORDS[(i * 7) % WORDS.len()]),"limit":10});
+            for (k, x) in extra.as_object().into_iter().flatten() {
+                a[k] = x.clone();
+            }
+            let t = Instant::now();
+            s.call("search", a);
+            v.push(t.elapsed());
+        }
+        parts.push((label, median(v)));
+    }
     let mut query = Vec::new();
     let mut tokens = 0;
     for i in 0..SAMPLES {
@@ -242,6 +261,9 @@ fn main() {
     println!("|---|---|---|");
     println!("| first search (loads model + vectors) | {cold:.0} ms | — |");
     println!("| search, median of {SAMPLES} | {:.2} ms | ≤ 15 ms |", median(search));
+    for (label, m) in &parts {
+        println!("| {label}, median of {} | {m:.2} ms | — |", SAMPLES / 2);
+    }
     println!("| query, 4,000-token budget, median of {SAMPLES} | {:.2} ms (max {tokens} tokens) | ≤ 20 ms |", median(query));
     println!("| RSS before first search | {rss_idle:.0} MB | — |");
     println!("| RSS, model + 40,000 vectors + graph loaded | {rss:.0} MB | ≤ 200 MB |");

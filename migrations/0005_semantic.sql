@@ -34,6 +34,9 @@ END;
 CREATE TRIGGER code_entities_fts_update AFTER UPDATE OF name, description ON code_entities BEGIN
   DELETE FROM code_entities_fts WHERE row_id = OLD.id;
   INSERT INTO code_entities_fts (name, body, row_id, project_id) VALUES (NEW.name, NEW.description, NEW.id, NEW.project_id);
+END;
+-- Only the description is embedded (DES-005): a rename keeps the vector.
+CREATE TRIGGER code_entities_embed_stale AFTER UPDATE OF description ON code_entities BEGIN
   DELETE FROM embeddings WHERE source = 'entity' AND row_id = OLD.id;
 END;
 CREATE TRIGGER code_entities_semantic_touch AFTER UPDATE ON code_entities BEGIN
@@ -59,6 +62,9 @@ END;
 CREATE TRIGGER code_references_fts_update AFTER UPDATE OF lsp_symbol, document_path, description ON code_references BEGIN
   DELETE FROM code_references_fts WHERE row_id = OLD.id;
   INSERT INTO code_references_fts (name, body, row_id, project_id) VALUES (COALESCE(NEW.lsp_symbol, '') || ' ' || NEW.document_path, NEW.description, NEW.id, NEW.project_id);
+END;
+-- Only the description is embedded: re-anchoring a reference keeps its vector.
+CREATE TRIGGER code_references_embed_stale AFTER UPDATE OF description ON code_references BEGIN
   DELETE FROM embeddings WHERE source = 'reference' AND row_id = OLD.id;
 END;
 CREATE TRIGGER code_references_semantic_touch AFTER UPDATE ON code_references BEGIN
@@ -97,18 +103,22 @@ CREATE TRIGGER code_relations_fts_delete AFTER DELETE ON code_relations BEGIN
   UPDATE semantic_generations SET generation = generation + 1 WHERE project_id = (SELECT project_id FROM code_entities WHERE id = OLD.from_id);
 END;
 
--- graph_atoms (atom)
+-- graph_atoms (atom). The name column also holds the glob patterns (their JSON text),
+-- so a search for "payments" still finds the atom owning src/payments/**, as the LIKE
+-- search before it did; only name and knowledge are embedded.
 CREATE VIRTUAL TABLE graph_atoms_fts USING fts5(name, body, row_id UNINDEXED, project_id UNINDEXED, tokenize = 'unicode61 remove_diacritics 2');
 INSERT INTO graph_atoms_fts (name, body, row_id, project_id)
-  SELECT s.name, s.knowledge, s.id, s.project_id FROM graph_atoms s;
+  SELECT s.name || ' ' || s.paths, s.knowledge, s.id, s.project_id FROM graph_atoms s;
 CREATE TRIGGER graph_atoms_fts_insert AFTER INSERT ON graph_atoms BEGIN
-  INSERT INTO graph_atoms_fts (name, body, row_id, project_id) VALUES (NEW.name, NEW.knowledge, NEW.id, NEW.project_id);
+  INSERT INTO graph_atoms_fts (name, body, row_id, project_id) VALUES (NEW.name || ' ' || NEW.paths, NEW.knowledge, NEW.id, NEW.project_id);
   INSERT OR IGNORE INTO semantic_generations (project_id, generation) VALUES (NEW.project_id, 0);
   UPDATE semantic_generations SET generation = generation + 1 WHERE project_id = NEW.project_id;
 END;
-CREATE TRIGGER graph_atoms_fts_update AFTER UPDATE OF name, knowledge ON graph_atoms BEGIN
+CREATE TRIGGER graph_atoms_fts_update AFTER UPDATE OF name, paths, knowledge ON graph_atoms BEGIN
   DELETE FROM graph_atoms_fts WHERE row_id = OLD.id;
-  INSERT INTO graph_atoms_fts (name, body, row_id, project_id) VALUES (NEW.name, NEW.knowledge, NEW.id, NEW.project_id);
+  INSERT INTO graph_atoms_fts (name, body, row_id, project_id) VALUES (NEW.name || ' ' || NEW.paths, NEW.knowledge, NEW.id, NEW.project_id);
+END;
+CREATE TRIGGER graph_atoms_embed_stale AFTER UPDATE OF name, knowledge ON graph_atoms BEGIN
   DELETE FROM embeddings WHERE source = 'atom' AND row_id = OLD.id;
 END;
 CREATE TRIGGER graph_atoms_semantic_touch AFTER UPDATE ON graph_atoms BEGIN

@@ -396,14 +396,24 @@ fn serve_raw(db: &std::path::Path, calls: &[Value]) -> (String, String) {
     for m in msgs {
         writeln!(stdin, "{m}").unwrap();
     }
-    // Give the server time to answer before closing its input.
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    stdin.flush().unwrap();
+    // Read until every call is answered, then close the input so the server stops.
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut out = String::new();
+    let mut answered = 0;
+    while answered < calls.len() {
+        let mut line = String::new();
+        if std::io::BufRead::read_line(&mut stdout, &mut line).unwrap() == 0 {
+            break;
+        }
+        if serde_json::from_str::<Value>(&line).is_ok_and(|v| v["id"].as_u64().is_some_and(|i| i >= 1)) {
+            answered += 1;
+        }
+        out.push_str(&line);
+    }
     drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    (
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
+    let rest = child.wait_with_output().unwrap();
+    (out, String::from_utf8_lossy(&rest.stderr).to_string())
 }
 
 #[test]
