@@ -135,18 +135,18 @@ pub async fn snapshot(app: &App, project: &str) -> Result<Arc<Snapshot>> {
         if missing > 0 && attempt < 2 {
             continue;
         }
-        let rows = estore::of_project(&mut *tx, project, model, &[]).await?;
+        let mut keys = Vec::new();
+        let mut matrix = Matrix::new(e.dim());
+        sstore::each_vector(&mut *tx, project, model, |source, row_id, blob| {
+            if matrix.push_blob(blob).is_some() {
+                keys.push((source, row_id));
+            } else {
+                tracing::warn!(source = %source, row = %row_id, "stored vector has the wrong size; skipped");
+            }
+        })
+        .await?;
         let scopes = sstore::entity_scopes(&mut *tx, project).await?;
         tx.commit().await?;
-        let mut keys = Vec::with_capacity(rows.len());
-        let mut matrix = Matrix::new(e.dim());
-        for r in rows {
-            if matrix.push_blob(&r.vector).is_some() {
-                keys.push((r.source, r.row_id));
-            } else {
-                tracing::warn!(source = %r.source, row = %r.row_id, "stored vector has the wrong size; skipped");
-            }
-        }
         let index = keys
             .iter()
             .enumerate()

@@ -113,3 +113,25 @@ pub async fn holders(conn: &mut Conn, reference_ids: &[String]) -> Result<Vec<(S
     }
     Ok(q.fetch_all(&mut *conn).await?)
 }
+
+/// Streams the vectors of one project made by `model`, in (source, row id) order,
+/// handing each row to `each` without collecting them: loading 40,000 vectors then
+/// allocates nothing per row beyond what `each` keeps.
+pub async fn each_vector(
+    conn: &mut Conn,
+    project_id: &str,
+    model: &str,
+    mut each: impl FnMut(String, String, &[u8]),
+) -> Result<()> {
+    use futures::TryStreamExt;
+    let mut rows = sqlx::query_as::<_, (String, String, Vec<u8>)>(
+        "SELECT source, row_id, vector FROM embeddings WHERE project_id = ? AND model = ? ORDER BY source, row_id",
+    )
+    .bind(project_id)
+    .bind(model)
+    .fetch(&mut *conn);
+    while let Some((source, row_id, blob)) = rows.try_next().await? {
+        each(source, row_id, &blob);
+    }
+    Ok(())
+}
