@@ -439,3 +439,29 @@ fn a_server_that_only_writes_never_loads_the_model() {
     );
     assert!(err.contains("server stopped") && !err.contains("never loaded"), "{err}");
 }
+
+#[tokio::test]
+async fn regression_reindex_all_upserts_vectors_under_generation_triggers() {
+    // An upsert into `embeddings` made the generation trigger's INSERT OR IGNORE fail
+    // with UNIQUE (the outer statement's conflict handling wins inside triggers).
+    let repo = Repo::new();
+    let c = Cairn::start().await;
+    let (pid, _) = branch_fixture(&c, &repo).await;
+    c.ok("search", json!({"projectId":pid,"query":"invoice"})).await;
+    let db = c.db.clone();
+    let out = Command::new(BIN)
+        .arg("--db")
+        .arg(&db)
+        .arg("--model-dir")
+        .arg("/nonexistent/cairn-model")
+        .args(["reindex", "--all"])
+        .env_remove("CAIRN_CONFIG")
+        .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+        .output()
+        .expect("run cairn reindex");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // The server still searches, now over the other embedder's vectors re-embedded.
+    let r = c.ok("search", json!({"projectId":pid,"query":"invoice"})).await;
+    assert!(!r["entities"].as_array().unwrap().is_empty(), "{r}");
+    c.stop().await;
+}
