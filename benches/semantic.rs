@@ -26,21 +26,64 @@ const ENTITIES: usize = 20_000;
 const SAMPLES: usize = 60;
 
 const WORDS: &[&str] = &[
-    "queue", "worker", "retry", "backoff", "scheduler", "cron", "broker", "redis", "sqlite", "lease", "token",
-    "bucket", "metrics", "histogram", "logging", "trace", "span", "serializer", "payload", "result", "timeout",
-    "signal", "shutdown", "pool", "process", "config", "settings", "validate", "admin", "route", "auth",
-    "invoice", "ledger", "tax", "payment", "refund", "customer", "export", "import", "parser", "cache",
+    "queue",
+    "worker",
+    "retry",
+    "backoff",
+    "scheduler",
+    "cron",
+    "broker",
+    "redis",
+    "sqlite",
+    "lease",
+    "token",
+    "bucket",
+    "metrics",
+    "histogram",
+    "logging",
+    "trace",
+    "span",
+    "serializer",
+    "payload",
+    "result",
+    "timeout",
+    "signal",
+    "shutdown",
+    "pool",
+    "process",
+    "config",
+    "settings",
+    "validate",
+    "admin",
+    "route",
+    "auth",
+    "invoice",
+    "ledger",
+    "tax",
+    "payment",
+    "refund",
+    "customer",
+    "export",
+    "import",
+    "parser",
+    "cache",
 ];
 
 fn sentence(i: usize, n: usize) -> String {
-    let mut x = (i as u64).wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut x = (i as u64)
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
     let mut out = Vec::new();
     for _ in 0..n {
         x ^= x >> 33;
         x = x.wrapping_mul(0xff51afd7ed558ccd);
         out.push(WORDS[(x % WORDS.len() as u64) as usize]);
     }
-    format!("Handles the {} of {} number {i}.", out.join(" "), WORDS[i % WORDS.len()])
+    format!(
+        "Handles the {} of {} number {i}.",
+        out.join(" "),
+        WORDS[i % WORDS.len()]
+    )
 }
 
 fn vec_blob(text: &str) -> Vec<u8> {
@@ -56,15 +99,19 @@ async fn seed(db: &Path) -> (String, String, String) {
     let now = "2026-01-01T00:00:00Z";
     let pid = uuid::Uuid::now_v7().to_string();
     let mut tx = pool.begin().await.expect("tx");
-    sqlx::query("INSERT INTO projects (id, name, created_at, updated_at) VALUES (?, 'Bench', ?, ?)")
-        .bind(&pid)
-        .bind(now)
-        .bind(now)
-        .execute(&mut *tx)
-        .await
-        .expect("project");
+    sqlx::query(
+        "INSERT INTO projects (id, name, created_at, updated_at) VALUES (?, 'Bench', ?, ?)",
+    )
+    .bind(&pid)
+    .bind(now)
+    .bind(now)
+    .execute(&mut *tx)
+    .await
+    .expect("project");
     let scopes = ["Domain", "Feature", "Namespace", "Component", "Unit"];
-    let ids: Vec<String> = (0..ENTITIES).map(|_| uuid::Uuid::now_v7().to_string()).collect();
+    let ids: Vec<String> = (0..ENTITIES)
+        .map(|_| uuid::Uuid::now_v7().to_string())
+        .collect();
     let model = cairn::embed::minilm::ID;
     for (i, id) in ids.iter().enumerate() {
         let depth = ((i as f64 * 7.0 + 1.0).ln() / 8f64.ln()).floor() as usize;
@@ -73,9 +120,15 @@ async fn seed(db: &Path) -> (String, String, String) {
             .bind(id).bind(&pid).bind(format!("entity_{i}")).bind(&desc).bind(scopes[depth.min(4)]).bind(now).bind(now)
             .execute(&mut *tx).await.expect("entity");
         if i > 0 {
-            sqlx::query("INSERT INTO code_belongs (child_id, parent_id, created_at) VALUES (?, ?, ?)")
-                .bind(id).bind(&ids[(i - 1) / 8]).bind(now)
-                .execute(&mut *tx).await.expect("belongs");
+            sqlx::query(
+                "INSERT INTO code_belongs (child_id, parent_id, created_at) VALUES (?, ?, ?)",
+            )
+            .bind(id)
+            .bind(&ids[(i - 1) / 8])
+            .bind(now)
+            .execute(&mut *tx)
+            .await
+            .expect("belongs");
         }
         let rid = uuid::Uuid::now_v7().to_string();
         let rdesc = sentence(i + ENTITIES, 8);
@@ -83,9 +136,19 @@ async fn seed(db: &Path) -> (String, String, String) {
                      VALUES (?, ?, 'code', ?, 1, 9, ?, 'text/x-python', 'c', 'b', ?, ?)")
             .bind(&rid).bind(&pid).bind(format!("src/m{}/f{i}.py", i % 97)).bind(&rdesc).bind(now).bind(now)
             .execute(&mut *tx).await.expect("reference");
-        sqlx::query("INSERT INTO code_attachments (entity_id, reference_id, created_at) VALUES (?, ?, ?)")
-            .bind(id).bind(&rid).bind(now).execute(&mut *tx).await.expect("attach");
-        for (src, row, text) in [("entity", id.as_str(), desc.as_str()), ("reference", rid.as_str(), rdesc.as_str())] {
+        sqlx::query(
+            "INSERT INTO code_attachments (entity_id, reference_id, created_at) VALUES (?, ?, ?)",
+        )
+        .bind(id)
+        .bind(&rid)
+        .bind(now)
+        .execute(&mut *tx)
+        .await
+        .expect("attach");
+        for (src, row, text) in [
+            ("entity", id.as_str(), desc.as_str()),
+            ("reference", rid.as_str(), rdesc.as_str()),
+        ] {
             sqlx::query("INSERT INTO embeddings (source, row_id, project_id, model, dim, vector, text_hash, truncated, embedded_at) VALUES (?, ?, ?, ?, 384, ?, ?, 0, ?)")
                 .bind(src).bind(row).bind(&pid).bind(model).bind(vec_blob(text)).bind(cairn::embed::text_hash(text)).bind(now)
                 .execute(&mut *tx).await.expect("vector");
@@ -133,7 +196,12 @@ impl Session {
             .expect("spawn cairn");
         let stdin = child.stdin.take().expect("stdin");
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut s = Session { child, stdin, stdout, next: 1 };
+        let mut s = Session {
+            child,
+            stdin,
+            stdout,
+            next: 1,
+        };
         s.request(
             "initialize",
             json!({"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}),
@@ -199,24 +267,39 @@ fn median(mut v: Vec<Duration>) -> f64 {
 fn main() {
     let model = std::env::var_os("CAIRN_MODEL_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target/test-model")));
+        .unwrap_or_else(|| {
+            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target/test-model"))
+        });
     let dir = std::env::temp_dir().join(format!("cairn-bench-semantic-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let db = dir.join("cairn.db");
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
     let t = Instant::now();
     let (pid, root, mid) = rt.block_on(seed(&db));
-    eprintln!("seeded {ENTITIES} entities in {:.1} s", t.elapsed().as_secs_f64());
+    eprintln!(
+        "seeded {ENTITIES} entities in {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
 
     let mut s = Session::start(&db, &model);
     let rss_idle = s.rss_mb();
     let t = Instant::now();
-    let first = s.call("search", json!({"projectId":pid,"query":"retry worker queue","limit":10}));
+    let first = s.call(
+        "search",
+        json!({"projectId":pid,"query":"retry worker queue","limit":10}),
+    );
     let cold = t.elapsed().as_secs_f64() * 1000.0;
     let embedder = first["embedder"].as_str().unwrap_or("?").to_string();
     let mut search = Vec::new();
     for i in 0..SAMPLES {
-        let q = format!("{} {} handling", WORDS[i % WORDS.len()], WORDS[(i * 7) % WORDS.len()]);
+        let q = format!(
+            "{} {} handling",
+            WORDS[i % WORDS.len()],
+            WORDS[(i * 7) % WORDS.len()]
+        );
         let t = Instant::now();
         s.call("search", json!({"projectId":pid,"query":q,"limit":10}));
         search.push(t.elapsed());
@@ -225,8 +308,14 @@ fn main() {
     let mut parts = Vec::new();
     for (label, extra) in [
         ("search, entities only", json!({"target":"entities"})),
-        ("search, entities, vector only", json!({"target":"entities","mode":"vector"})),
-        ("search, entities, lexical only", json!({"target":"entities","mode":"lexical"})),
+        (
+            "search, entities, vector only",
+            json!({"target":"entities","mode":"vector"}),
+        ),
+        (
+            "search, entities, lexical only",
+            json!({"target":"entities","mode":"lexical"}),
+        ),
     ] {
         let mut v = Vec::new();
         for i in 0..SAMPLES / 2 {
@@ -256,11 +345,16 @@ fn main() {
     drop(s);
     let _ = std::fs::remove_dir_all(&dir);
 
-    println!("semantic benchmark — {ENTITIES} entities + {ENTITIES} references, embedder {embedder}");
+    println!(
+        "semantic benchmark — {ENTITIES} entities + {ENTITIES} references, embedder {embedder}"
+    );
     println!("| measure | value | target |");
     println!("|---|---|---|");
     println!("| first search (loads model + vectors) | {cold:.0} ms | — |");
-    println!("| search, median of {SAMPLES} | {:.2} ms | ≤ 15 ms |", median(search));
+    println!(
+        "| search, median of {SAMPLES} | {:.2} ms | ≤ 15 ms |",
+        median(search)
+    );
     for (label, m) in &parts {
         println!("| {label}, median of {} | {m:.2} ms | — |", SAMPLES / 2);
     }

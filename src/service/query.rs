@@ -28,7 +28,14 @@ use crate::store::code as cstore;
 use crate::store::semantic::{self as sstore, Fts};
 
 /// Edge kinds a `relationshipTypes` filter may name.
-pub const EDGE_KINDS: &[&str] = &["BELONGS_TO", "RELATED_TO", "CALLS", "IMPORTS", "IMPLEMENTS", "INSTANTIATES"];
+pub const EDGE_KINDS: &[&str] = &[
+    "BELONGS_TO",
+    "RELATED_TO",
+    "CALLS",
+    "IMPORTS",
+    "IMPLEMENTS",
+    "INSTANTIATES",
+];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Strategy {
@@ -80,28 +87,38 @@ pub struct Graph {
 async fn graph(app: &App, project: &str) -> Result<Arc<Graph>> {
     let mut c = app.store.read().await?;
     let mut tx = sqlx::Connection::begin(&mut *c).await?;
-    let generation = sstore::generation(&mut *tx, project).await?;
+    let generation = sstore::generation(&mut tx, project).await?;
     if let Some(g) = app.semantic.graph(project, generation) {
         return Ok(g);
     }
-    let entities = cstore::entities_of_project(&mut *tx, project).await?;
+    let entities = cstore::entities_of_project(&mut tx, project).await?;
     let by_id: HashMap<String, usize> = entities
         .iter()
         .enumerate()
         .map(|(i, e)| (e.id.clone(), i))
         .collect();
     let mut edges = Vec::new();
-    for (child, parent) in cstore::belongs_of_project(&mut *tx, project).await? {
+    for (child, parent) in cstore::belongs_of_project(&mut tx, project).await? {
         if let (Some(&f), Some(&t)) = (by_id.get(&child), by_id.get(&parent)) {
-            edges.push(GEdge { from: f, to: t, kind: "BELONGS_TO".into(), note: None });
+            edges.push(GEdge {
+                from: f,
+                to: t,
+                kind: "BELONGS_TO".into(),
+                note: None,
+            });
         }
     }
-    for e in sstore::edges_of_project(&mut *tx, project).await? {
+    for e in sstore::edges_of_project(&mut tx, project).await? {
         if let (Some(&f), Some(&t)) = (by_id.get(&e.from_id), by_id.get(&e.to_id)) {
-            edges.push(GEdge { from: f, to: t, kind: e.kind, note: e.note });
+            edges.push(GEdge {
+                from: f,
+                to: t,
+                kind: e.kind,
+                note: e.note,
+            });
         }
     }
-    let refs_by_id: HashMap<String, RefSummary> = cstore::references_of_project(&mut *tx, project)
+    let refs_by_id: HashMap<String, RefSummary> = cstore::references_of_project(&mut tx, project)
         .await?
         .into_iter()
         .map(|r| {
@@ -118,7 +135,7 @@ async fn graph(app: &App, project: &str) -> Result<Arc<Graph>> {
         })
         .collect();
     let mut refs = vec![Vec::new(); entities.len()];
-    let mut att = cstore::attachments_of_project(&mut *tx, project).await?;
+    let mut att = cstore::attachments_of_project(&mut tx, project).await?;
     att.sort();
     for (rid, eid) in att {
         if let (Some(&i), Some(r)) = (by_id.get(&eid), refs_by_id.get(&rid)) {
@@ -131,7 +148,14 @@ async fn graph(app: &App, project: &str) -> Result<Arc<Graph>> {
         adj[e.from].push(k);
         adj[e.to].push(k);
     }
-    let g = Arc::new(Graph { generation, entities, refs, edges, adj, by_id });
+    let g = Arc::new(Graph {
+        generation,
+        entities,
+        refs,
+        edges,
+        adj,
+        by_id,
+    });
     app.semantic.put_graph(project, g.clone());
     Ok(g)
 }
@@ -256,7 +280,11 @@ pub async fn query(app: &App, q: QueryReq) -> Result<QueryOut> {
             match snap.vector("entity", &rid) {
                 Some(v) => (v.to_vec(), snap.model, false),
                 None => {
-                    let d = g.by_id.get(&rid).map(|&i| g.entities[i].description.clone()).unwrap_or_default();
+                    let d = g
+                        .by_id
+                        .get(&rid)
+                        .map(|&i| g.entities[i].description.clone())
+                        .unwrap_or_default();
                     let v = semantic::embed_query(app, &d).await?;
                     (v.vector, v.embedder, v.truncated)
                 }
@@ -286,7 +314,10 @@ pub async fn query(app: &App, q: QueryReq) -> Result<QueryOut> {
             )
             .await?;
             let best = hits.into_iter().next().ok_or_else(|| {
-                Error::not_found("entity", format!("best match for '{text}' in project {project}"))
+                Error::not_found(
+                    "entity",
+                    format!("best match for '{text}' in project {project}"),
+                )
             })?;
             (best.row_id, "semanticQuery")
         }
@@ -343,14 +374,20 @@ fn walk(g: &Graph, snap: &Snapshot, root: usize, qvec: &[f32], q: &QueryReq) -> 
     if root_cost > budget || q.max_nodes == 0 {
         // Alone, its description cut and references dropped until it fits.
         let mut e = root_e.clone();
-        let room = (budget * 4).saturating_sub(36 + e.name.len() + e.scope.as_str().len() + NODE_JSON);
+        let room =
+            (budget * 4).saturating_sub(36 + e.name.len() + e.scope.as_str().len() + NODE_JSON);
         let cut: String = e.description.chars().take(room).collect();
         e.description = cut;
         let cost = node_cost(&e, &[]);
         return QueryOut {
             root: root_e.clone(),
             started_from: "",
-            nodes: vec![Node { entity: e, relevance: sim(root), references: vec![], truncated: true }],
+            nodes: vec![Node {
+                entity: e,
+                relevance: sim(root),
+                references: vec![],
+                truncated: true,
+            }],
             edges: vec![],
             nodes_visited: 1,
             nodes_pruned: 0,
@@ -408,10 +445,26 @@ fn walk(g: &Graph, snap: &Snapshot, root: usize, qvec: &[f32], q: &QueryReq) -> 
             let cost = node_cost(&g.entities[m], &g.refs[m]);
             let bt = branch_tokens.get(&b).copied().unwrap_or(0);
             *seq += 1;
-            heap.push(Item { score: score(rel, cost, total, bt, q.strategy), seq: *seq, node: m, branch: b });
+            heap.push(Item {
+                score: score(rel, cost, total, bt, q.strategy),
+                seq: *seq,
+                node: m,
+                branch: b,
+            });
         }
     };
-    expand(root, None, &mut heap, &mut seq, &mut seen, &mut pruned, &mut relevance, &in_set, total, &branch_tokens);
+    expand(
+        root,
+        None,
+        &mut heap,
+        &mut seq,
+        &mut seen,
+        &mut pruned,
+        &mut relevance,
+        &in_set,
+        total,
+        &branch_tokens,
+    );
     while let Some(it) = heap.pop() {
         if in_set[it.node] {
             continue;
@@ -436,7 +489,12 @@ fn walk(g: &Graph, snap: &Snapshot, root: usize, qvec: &[f32], q: &QueryReq) -> 
         let now = score(relevance[m], cost, total, bt, q.strategy);
         if now + 1e-9 < it.score && heap.peek().is_some_and(|top| top.score > now) {
             seq += 1;
-            heap.push(Item { score: now, seq, node: m, branch: it.branch });
+            heap.push(Item {
+                score: now,
+                seq,
+                node: m,
+                branch: it.branch,
+            });
             continue;
         }
         if total + cost > budget {
@@ -448,7 +506,18 @@ fn walk(g: &Graph, snap: &Snapshot, root: usize, qvec: &[f32], q: &QueryReq) -> 
         order.push(m);
         total += cost;
         *branch_tokens.entry(it.branch).or_insert(0) += cost;
-        expand(m, Some(it.branch), &mut heap, &mut seq, &mut seen, &mut pruned, &mut relevance, &in_set, total, &branch_tokens);
+        expand(
+            m,
+            Some(it.branch),
+            &mut heap,
+            &mut seq,
+            &mut seen,
+            &mut pruned,
+            &mut relevance,
+            &in_set,
+            total,
+            &branch_tokens,
+        );
     }
     for &n in &order {
         pruned.remove(&n);

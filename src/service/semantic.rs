@@ -64,12 +64,15 @@ impl Snapshot {
 
     /// Every row of `source` with its similarity to `q`.
     fn scored<'a>(&'a self, source: &'a str, q: &'a [f32]) -> impl Iterator<Item = (&'a str, f32)> {
-        self.keys.iter().enumerate().filter_map(move |(i, (s, id))| {
-            if s != source {
-                return None;
-            }
-            self.matrix.row(i).map(|v| (id.as_str(), vector::dot(v, q)))
-        })
+        self.keys
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, (s, id))| {
+                if s != source {
+                    return None;
+                }
+                self.matrix.row(i).map(|v| (id.as_str(), vector::dot(v, q)))
+            })
     }
 }
 
@@ -82,7 +85,11 @@ pub struct Cache {
 }
 
 impl Cache {
-    pub(crate) fn graph(&self, project: &str, generation: i64) -> Option<Arc<crate::service::query::Graph>> {
+    pub(crate) fn graph(
+        &self,
+        project: &str,
+        generation: i64,
+    ) -> Option<Arc<crate::service::query::Graph>> {
         let g = self.graphs.lock().ok()?;
         g.get(project)
             .filter(|x| x.generation == generation)
@@ -125,19 +132,21 @@ pub async fn snapshot(app: &App, project: &str) -> Result<Arc<Snapshot>> {
         embedding::ensure_embedded(app, project, SOURCES).await?;
         let mut c = app.store.read().await?;
         let mut tx = sqlx::Connection::begin(&mut *c).await?;
-        let generation = sstore::generation(&mut *tx, project).await?;
+        let generation = sstore::generation(&mut tx, project).await?;
         let mut missing = 0;
         for src in SOURCES {
-            missing += estore::pending(&mut *tx, src, model, Some(project), Check::Missing, |_| String::new())
-                .await?
-                .len();
+            missing += estore::pending(&mut tx, src, model, Some(project), Check::Missing, |_| {
+                String::new()
+            })
+            .await?
+            .len();
         }
         if missing > 0 && attempt < 2 {
             continue;
         }
         let mut keys = Vec::new();
         let mut matrix = Matrix::new(e.dim());
-        sstore::each_vector(&mut *tx, project, model, |source, row_id, blob| {
+        sstore::each_vector(&mut tx, project, model, |source, row_id, blob| {
             if matrix.push_blob(blob).is_some() {
                 keys.push((source, row_id));
             } else {
@@ -145,7 +154,7 @@ pub async fn snapshot(app: &App, project: &str) -> Result<Arc<Snapshot>> {
             }
         })
         .await?;
-        let scopes = sstore::entity_scopes(&mut *tx, project).await?;
+        let scopes = sstore::entity_scopes(&mut tx, project).await?;
         tx.commit().await?;
         let index = keys
             .iter()
@@ -165,15 +174,18 @@ pub async fn snapshot(app: &App, project: &str) -> Result<Arc<Snapshot>> {
         }
         return Ok(s);
     }
-    Err(Error::Internal("could not load a stable snapshot of the project's vectors".into()))
+    Err(Error::Internal(
+        "could not load a stable snapshot of the project's vectors".into(),
+    ))
 }
 
 /// Small words that say nothing about which row is meant; dropped from lexical
 /// queries so "how do we retry" does not need "how", "do" and "we" to match.
 const STOP: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "how", "i", "in", "is",
-    "it", "its", "of", "on", "or", "so", "that", "the", "their", "them", "then", "there", "they", "this",
-    "to", "up", "was", "we", "what", "when", "where", "which", "who", "why", "with", "you",
+    "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "how", "i", "in",
+    "is", "it", "its", "of", "on", "or", "so", "that", "the", "their", "them", "then", "there",
+    "they", "this", "to", "up", "was", "we", "what", "when", "where", "which", "who", "why",
+    "with", "you",
 ];
 
 /// The query's words as FTS5 strings: each whitespace-separated token quoted (a quote
@@ -277,7 +289,13 @@ pub struct Rank<'a> {
 
 /// Ranks one source of a project: every row passing `keep` with cosine ≥ `min_score`,
 /// best first, deterministic (ties by cosine, then id). `limit` bounds the answer.
-pub async fn rank(app: &App, snap: &Snapshot, project: &str, r: &Rank<'_>, limit: usize) -> Result<Vec<Hit>> {
+pub async fn rank(
+    app: &App,
+    snap: &Snapshot,
+    project: &str,
+    r: &Rank<'_>,
+    limit: usize,
+) -> Result<Vec<Hit>> {
     // Vector list: every row's cosine (a linear scan; 20,000 rows take a few ms).
     let mut vec_list: Vec<(&str, f32)> = snap
         .scored(r.source, r.qvec)
@@ -293,9 +311,22 @@ pub async fn rank(app: &App, snap: &Snapshot, project: &str, r: &Rank<'_>, limit
     let (lex, how) = if r.mode == Mode::Vector {
         (Vec::new(), Match::Some)
     } else {
-        lexical(app, r.index, project, r.query, r.prefix, POOL * 2, r.mode == Mode::Lexical).await?
+        lexical(
+            app,
+            r.index,
+            project,
+            r.query,
+            r.prefix,
+            POOL * 2,
+            r.mode == Mode::Lexical,
+        )
+        .await?
     };
-    let lex: Vec<(String, f64)> = lex.into_iter().filter(|(id, _)| (r.keep)(id)).take(POOL).collect();
+    let lex: Vec<(String, f64)> = lex
+        .into_iter()
+        .filter(|(id, _)| (r.keep)(id))
+        .take(POOL)
+        .collect();
     let lex_score: HashMap<&str, (usize, f64)> = lex
         .iter()
         .enumerate()
@@ -348,7 +379,10 @@ pub async fn rank(app: &App, snap: &Snapshot, project: &str, r: &Rank<'_>, limit
                 h.lexical = *s;
                 h.fused += w / (RRF_K + *rank as f64);
             }
-            fused.into_values().filter(|h| h.vector >= r.min_score).collect()
+            fused
+                .into_values()
+                .filter(|h| h.vector >= r.min_score)
+                .collect()
         }
     };
     hits.sort_by(|a, b| {
@@ -484,7 +518,11 @@ pub async fn search(app: &App, r: SearchReq) -> Result<SearchOut> {
                     .into_iter()
                     .map(|c| c.name)
                     .collect();
-                out.entities.push(EntityHit { hit: h, entity: e.clone(), categories });
+                out.entities.push(EntityHit {
+                    hit: h,
+                    entity: e.clone(),
+                    categories,
+                });
             }
         }
     }
@@ -517,7 +555,11 @@ pub async fn search(app: &App, r: SearchReq) -> Result<SearchOut> {
                     .iter()
                     .find(|(rid, _, _)| *rid == x.id)
                     .map(|(_, id, name)| (id.clone(), name.clone()));
-                out.references.push(ReferenceHit { hit: h, reference: x.clone(), entity });
+                out.references.push(ReferenceHit {
+                    hit: h,
+                    reference: x.clone(),
+                    entity,
+                });
             }
         }
     }

@@ -98,7 +98,10 @@ pub async fn edges_of_project(conn: &mut Conn, project_id: &str) -> Result<Vec<E
 
 /// The first entity (by name, then id) each reference is attached to, for the
 /// references a search returns: (reference id, entity id, entity name).
-pub async fn holders(conn: &mut Conn, reference_ids: &[String]) -> Result<Vec<(String, String, String)>> {
+pub async fn holders(
+    conn: &mut Conn,
+    reference_ids: &[String],
+) -> Result<Vec<(String, String, String)>> {
     if reference_ids.is_empty() {
         return Ok(Vec::new());
     }

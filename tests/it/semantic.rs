@@ -23,7 +23,10 @@ fn lines(s: &str) -> impl Iterator<Item = Vec<&str>> {
 }
 
 fn is_text_scope(cat: &str) -> bool {
-    matches!(cat, "core" | "supporting" | "infrastructure" | "capability" | "workflow")
+    matches!(
+        cat,
+        "core" | "supporting" | "infrastructure" | "capability" | "workflow"
+    )
 }
 
 /// A server with a project whose repository and entities are the retrieval fixture;
@@ -35,17 +38,29 @@ async fn load_fixture(c: &Cairn, repo: &Repo) -> (String, HashMap<String, String
         *per_file.entry(r[3]).or_default() += 1;
     }
     for (path, n) in &per_file {
-        let body: String = (1..=n * 4 + 2).map(|i| format!("# {path} line {i}\n")).collect();
+        let body: String = (1..=n * 4 + 2)
+            .map(|i| format!("# {path} line {i}\n"))
+            .collect();
         repo.write(path, &body);
     }
     repo.commit("fixture");
-    let d = c.ok("init_project", json!({"name":"Ferry","repoPath":repo.root()})).await;
+    let d = c
+        .ok(
+            "init_project",
+            json!({"name":"Ferry","repoPath":repo.root()}),
+        )
+        .await;
     let pid = d["projectId"].as_str().unwrap().to_string();
     let cats: HashMap<String, String> = d["categories"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| (c["name"].as_str().unwrap().to_string(), c["id"].as_str().unwrap().to_string()))
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap().to_string(),
+                c["id"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
     let mut next: HashMap<&str, usize> = HashMap::new();
     let mut ids: HashMap<String, String> = HashMap::new();
@@ -56,7 +71,11 @@ async fn load_fixture(c: &Cairn, repo: &Repo) -> (String, HashMap<String, String
         let (a, b) = (*k as i64 * 4 + 1, *k as i64 * 4 + 4);
         *k += 1;
         let kind = if is_text_scope(cat) { "text" } else { "code" };
-        let parents: Vec<String> = if parent == "-" { vec![] } else { vec![ids[parent].clone()] };
+        let parents: Vec<String> = if parent == "-" {
+            vec![]
+        } else {
+            vec![ids[parent].clone()]
+        };
         let mut cmd = json!({"command":"add","kind":kind,"documentPath":path,
                              "startLine":a,"endLine":b,"description":format!("{name} in {path}")});
         if kind == "code" {
@@ -87,7 +106,11 @@ async fn retrieval_recall_at_5_hybrid_beats_lexical_and_vector() {
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .map(|l| {
             let p: Vec<&str> = l.splitn(3, '|').collect();
-            (p[0].to_string(), p[1].to_string(), p[2].split(',').map(|s| s.trim().to_string()).collect())
+            (
+                p[0].to_string(),
+                p[1].to_string(),
+                p[2].split(',').map(|s| s.trim().to_string()).collect(),
+            )
         })
         .collect();
     assert!(queries.len() >= 40);
@@ -98,7 +121,10 @@ async fn retrieval_recall_at_5_hybrid_beats_lexical_and_vector() {
         let (mut total, mut para, mut ident) = (0.0, 0.0, 0.0);
         for (kind, q, want) in &queries {
             for w in want {
-                assert!(ids.contains_key(w), "query '{q}' expects unknown entity {w}");
+                assert!(
+                    ids.contains_key(w),
+                    "query '{q}' expects unknown entity {w}"
+                );
             }
             let r = c
                 .ok(
@@ -106,14 +132,18 @@ async fn retrieval_recall_at_5_hybrid_beats_lexical_and_vector() {
                     json!({"projectId":pid,"query":q,"target":"entities","limit":5,"minScore":-1,"mode":mode}),
                 )
                 .await;
-            assert_eq!(r["embedder"], "all-minilm-l6-v2", "the test needs the model: run scripts/test.sh");
+            assert_eq!(
+                r["embedder"], "all-minilm-l6-v2",
+                "the test needs the model: run scripts/test.sh"
+            );
             let got: Vec<&str> = r["entities"]
                 .as_array()
                 .unwrap()
                 .iter()
                 .map(|e| by_id[&e["id"].as_str().unwrap().to_string()].as_str())
                 .collect();
-            let hit = want.iter().filter(|w| got.contains(&w.as_str())).count() as f64 / want.len() as f64;
+            let hit = want.iter().filter(|w| got.contains(&w.as_str())).count() as f64
+                / want.len() as f64;
             if hit < 1.0 && mode == "hybrid" {
                 misses.push(format!("{q} → {got:?} (want {want:?})"));
             }
@@ -135,32 +165,76 @@ async fn retrieval_recall_at_5_hybrid_beats_lexical_and_vector() {
         println!("hybrid miss: {m}");
     }
     let (h, l, v) = (recall["hybrid"], recall["lexical"], recall["vector"]);
-    assert!(h.0 >= l.0 && h.0 >= v.0, "hybrid {h:?} lexical {l:?} vector {v:?}");
-    assert!(h.1 >= v.1, "hybrid must not lose to vector on paraphrases: {h:?} {v:?}");
+    assert!(
+        h.0 >= l.0 && h.0 >= v.0,
+        "hybrid {h:?} lexical {l:?} vector {v:?}"
+    );
+    assert!(
+        h.1 >= v.1,
+        "hybrid must not lose to vector on paraphrases: {h:?} {v:?}"
+    );
     assert!(h.0 >= 0.8, "hybrid recall@5 {h:?}");
 
     // Every hit carries the three scores; references are searchable too; FTS syntax
     // in the query is plain text.
     let r = c
-        .ok("search", json!({"projectId":pid,"query":"\"visibility_timeout\" * - ? NEAR(x) OR","limit":3}))
+        .ok(
+            "search",
+            json!({"projectId":pid,"query":"\"visibility_timeout\" * - ? NEAR(x) OR","limit":3}),
+        )
         .await;
     let e = &r["entities"][0];
-    assert!(e["score"].is_number() && e["vectorScore"].is_number() && e["lexicalScore"].is_number(), "{r}");
+    assert!(
+        e["score"].is_number() && e["vectorScore"].is_number() && e["lexicalScore"].is_number(),
+        "{r}"
+    );
     assert_eq!(r["queryTruncated"], false);
     assert_eq!(r["references"].as_array().unwrap().len(), 3, "{r}");
     assert!(r["references"][0]["entityName"].is_string());
     let r = c
         .ok("search", json!({"projectId":pid,"query":"retry backoff","target":"entities","scope":"Unit","limit":10}))
         .await;
-    assert!(r["entities"].as_array().unwrap().iter().all(|e| e["scope"] == "Unit"), "{r}");
+    assert!(
+        r["entities"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["scope"] == "Unit"),
+        "{r}"
+    );
     assert!(r["references"].as_array().unwrap().is_empty());
     let long = "x ".repeat(500); // 500 word pieces in 999 bytes: over the 256-piece window
-    let r = c.ok("search", json!({"projectId":pid,"query":long.trim(),"limit":1})).await;
+    let r = c
+        .ok(
+            "search",
+            json!({"projectId":pid,"query":long.trim(),"limit":1}),
+        )
+        .await;
     assert_eq!(r["queryTruncated"], true, "{r}");
-    c.err("search", json!({"projectId":pid,"query":"x".repeat(1025)}), "VALIDATION_ERROR").await;
-    c.err("search", json!({"projectId":pid,"query":"x","target":"references","scope":"Unit"}), "VALIDATION_ERROR").await;
-    c.err("search", json!({"projectId":pid,"query":"x","minScore":2}), "VALIDATION_ERROR").await;
-    c.err("search", json!({"projectId":"0192f000-0000-7000-8000-000000000001","query":"x"}), "NOT_FOUND").await;
+    c.err(
+        "search",
+        json!({"projectId":pid,"query":"x".repeat(1025)}),
+        "VALIDATION_ERROR",
+    )
+    .await;
+    c.err(
+        "search",
+        json!({"projectId":pid,"query":"x","target":"references","scope":"Unit"}),
+        "VALIDATION_ERROR",
+    )
+    .await;
+    c.err(
+        "search",
+        json!({"projectId":pid,"query":"x","minScore":2}),
+        "VALIDATION_ERROR",
+    )
+    .await;
+    c.err(
+        "search",
+        json!({"projectId":"0192f000-0000-7000-8000-000000000001","query":"x"}),
+        "NOT_FOUND",
+    )
+    .await;
 
     // Budgets on a 167-entity graph: never exceeded, whatever the budget.
     let root = &ids["Worker"];
@@ -175,7 +249,10 @@ async fn retrieval_recall_at_5_hybrid_beats_lexical_and_vector() {
         let est = r["stats"]["estimatedTokens"].as_u64().unwrap();
         let nodes = r["nodes"].as_array().unwrap().len();
         let shown = (r["nodes"].to_string().len() + r["edges"].to_string().len()) as u64 / 4;
-        assert!(est <= max_tokens && shown <= max_tokens, "{max_tokens}: est {est} shown {shown}");
+        assert!(
+            est <= max_tokens && shown <= max_tokens,
+            "{max_tokens}: est {est} shown {shown}"
+        );
         assert!(nodes <= max_nodes as usize && nodes >= 1, "{r}");
         assert!(r["stats"]["nodesVisited"].as_u64().unwrap() >= nodes as u64);
     }
@@ -189,34 +266,117 @@ async fn branch_fixture(c: &Cairn, repo: &Repo) -> (String, HashMap<&'static str
     repo.write("docs/billing.md", &"# billing\n".repeat(40));
     repo.write("billing/lib.py", &"# code\n".repeat(200));
     repo.commit("billing");
-    let d = c.ok("init_project", json!({"name":"Billing","repoPath":repo.root()})).await;
+    let d = c
+        .ok(
+            "init_project",
+            json!({"name":"Billing","repoPath":repo.root()}),
+        )
+        .await;
     let pid = d["projectId"].as_str().unwrap().to_string();
     let cat = |n: &str| {
-        d["categories"].as_array().unwrap().iter().find(|c| c["name"] == n).unwrap()["id"]
+        d["categories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == n)
+            .unwrap()["id"]
             .as_str()
             .unwrap()
             .to_string()
     };
     let spec: &[(&str, &str, &str, &str)] = &[
-        ("Billing", "core", "-", "Charging customers and keeping the books."),
-        ("Invoicing", "capability", "Billing", "Producing invoices for customers."),
-        ("billing", "module", "Invoicing", "The billing package: invoices, taxes, payments and ledger exports."),
-        ("InvoiceRenderer", "class", "billing", "Renders invoice PDF documents from invoice data."),
-        ("render_invoice_pdf", "function", "InvoiceRenderer", "Renders one invoice as a PDF document."),
-        ("invoice_pdf_layout", "function", "InvoiceRenderer", "Lays out invoice PDF pages: header, line items, totals."),
-        ("invoice_pdf_fonts", "function", "InvoiceRenderer", "Embeds fonts into rendered invoice PDF documents."),
-        ("invoice_pdf_logo", "function", "InvoiceRenderer", "Draws the company logo on invoice PDF documents."),
-        ("invoice_pdf_footer", "function", "InvoiceRenderer", "Renders the footer of invoice PDF pages with payment terms."),
-        ("TaxCalculator", "class", "billing", "Computes value added tax for invoice lines."),
-        ("vat_rate_for", "function", "TaxCalculator", "Looks up the VAT rate of a country."),
-        ("PaymentRetry", "class", "billing", "Retries failed card payments of unpaid invoices."),
-        ("LedgerExport", "class", "billing", "Exports booked invoices to the accounting ledger as CSV."),
+        (
+            "Billing",
+            "core",
+            "-",
+            "Charging customers and keeping the books.",
+        ),
+        (
+            "Invoicing",
+            "capability",
+            "Billing",
+            "Producing invoices for customers.",
+        ),
+        (
+            "billing",
+            "module",
+            "Invoicing",
+            "The billing package: invoices, taxes, payments and ledger exports.",
+        ),
+        (
+            "InvoiceRenderer",
+            "class",
+            "billing",
+            "Renders invoice PDF documents from invoice data.",
+        ),
+        (
+            "render_invoice_pdf",
+            "function",
+            "InvoiceRenderer",
+            "Renders one invoice as a PDF document.",
+        ),
+        (
+            "invoice_pdf_layout",
+            "function",
+            "InvoiceRenderer",
+            "Lays out invoice PDF pages: header, line items, totals.",
+        ),
+        (
+            "invoice_pdf_fonts",
+            "function",
+            "InvoiceRenderer",
+            "Embeds fonts into rendered invoice PDF documents.",
+        ),
+        (
+            "invoice_pdf_logo",
+            "function",
+            "InvoiceRenderer",
+            "Draws the company logo on invoice PDF documents.",
+        ),
+        (
+            "invoice_pdf_footer",
+            "function",
+            "InvoiceRenderer",
+            "Renders the footer of invoice PDF pages with payment terms.",
+        ),
+        (
+            "TaxCalculator",
+            "class",
+            "billing",
+            "Computes value added tax for invoice lines.",
+        ),
+        (
+            "vat_rate_for",
+            "function",
+            "TaxCalculator",
+            "Looks up the VAT rate of a country.",
+        ),
+        (
+            "PaymentRetry",
+            "class",
+            "billing",
+            "Retries failed card payments of unpaid invoices.",
+        ),
+        (
+            "LedgerExport",
+            "class",
+            "billing",
+            "Exports booked invoices to the accounting ledger as CSV.",
+        ),
     ];
     let mut ids: HashMap<&'static str, String> = HashMap::new();
     for (i, (name, cat_name, parent, desc)) in spec.iter().enumerate() {
         let text = is_text_scope(cat_name);
-        let (path, a) = if text { ("docs/billing.md", i as i64 * 2 + 1) } else { ("billing/lib.py", i as i64 * 4 + 1) };
-        let parents: Vec<String> = if *parent == "-" { vec![] } else { vec![ids[parent].clone()] };
+        let (path, a) = if text {
+            ("docs/billing.md", i as i64 * 2 + 1)
+        } else {
+            ("billing/lib.py", i as i64 * 4 + 1)
+        };
+        let parents: Vec<String> = if *parent == "-" {
+            vec![]
+        } else {
+            vec![ids[parent].clone()]
+        };
         let mut cmd = json!({"command":"add","kind":if text {"text"} else {"code"},"documentPath":path,
                              "startLine":a,"endLine":a + 1,"description":format!("{name} source")});
         if !text {
@@ -232,13 +392,17 @@ async fn branch_fixture(c: &Cairn, repo: &Repo) -> (String, HashMap<&'static str
         ids.insert(name, id(&e["entity"]));
     }
     // A note-carrying RELATED_TO and a code link.
-    let v = c.ok("get_entity", json!({"entityId":ids["billing"]})).await["entity"]["version"].clone();
+    let v =
+        c.ok("get_entity", json!({"entityId":ids["billing"]})).await["entity"]["version"].clone();
     c.ok(
         "update_entity",
         json!({"entityId":ids["billing"],"version":v,"commands":[{"command":"relate","entityId":ids["Billing"],"note":"billing implements the books"}]}),
     )
     .await;
-    let v = c.ok("get_entity", json!({"entityId":ids["render_invoice_pdf"]})).await["entity"]["version"].clone();
+    let v = c
+        .ok("get_entity", json!({"entityId":ids["render_invoice_pdf"]}))
+        .await["entity"]["version"]
+        .clone();
     c.ok(
         "update_entity",
         json!({"entityId":ids["render_invoice_pdf"],"version":v,"commands":[{"command":"link","entityId":ids["vat_rate_for"],"linkType":"CALLS"}]}),
@@ -248,7 +412,13 @@ async fn branch_fixture(c: &Cairn, repo: &Repo) -> (String, HashMap<&'static str
 }
 
 fn branches(r: &Value, ids: &HashMap<&'static str, String>) -> usize {
-    let heads = ["InvoiceRenderer", "TaxCalculator", "PaymentRetry", "LedgerExport", "Invoicing"];
+    let heads = [
+        "InvoiceRenderer",
+        "TaxCalculator",
+        "PaymentRetry",
+        "LedgerExport",
+        "Invoicing",
+    ];
     let children: HashMap<&str, &str> = [
         ("render_invoice_pdf", "InvoiceRenderer"),
         ("invoice_pdf_layout", "InvoiceRenderer"),
@@ -284,8 +454,12 @@ async fn query_strategies_filters_start_modes_and_errors() {
         a[k] = v;
         a
     };
-    let g = c.ok("query", with("scoringStrategy", json!("global"))).await;
-    let b = c.ok("query", with("scoringStrategy", json!("branch_penalty"))).await;
+    let g = c
+        .ok("query", with("scoringStrategy", json!("global")))
+        .await;
+    let b = c
+        .ok("query", with("scoringStrategy", json!("branch_penalty")))
+        .await;
     let (gn, bn) = (branches(&g, &ids), branches(&b, &ids));
     println!("distinct branches: global {gn}, branch_penalty {bn}");
     assert!(bn > gn, "global {g:#}\nbranch_penalty {b:#}");
@@ -293,26 +467,52 @@ async fn query_strategies_filters_start_modes_and_errors() {
         assert!(r["stats"]["estimatedTokens"].as_u64().unwrap() <= 700);
         assert_eq!(r["startedFrom"], "entityId");
         assert_eq!(r["rootEntity"]["id"], json!(ids["billing"]));
-        assert!(r["nodes"][0]["references"][0]["documentPath"].is_string(), "{r}");
+        assert!(
+            r["nodes"][0]["references"][0]["documentPath"].is_string(),
+            "{r}"
+        );
     }
 
     // Relationship filters: only RELATED_TO from the root reaches the Domain, with the note.
     let r = c
-        .ok("query", json!({"entityId":ids["billing"],"relationshipTypes":["RELATED_TO"],"minRelevance":-1}))
+        .ok(
+            "query",
+            json!({"entityId":ids["billing"],"relationshipTypes":["RELATED_TO"],"minRelevance":-1}),
+        )
         .await;
-    let names: Vec<&str> = r["nodes"].as_array().unwrap().iter().map(|n| n["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = r["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, vec!["billing", "Billing"], "{r}");
     assert_eq!(r["edges"][0]["relationship"], "RELATED_TO");
     assert_eq!(r["edges"][0]["note"], "billing implements the books");
     let r = c
         .ok("query", json!({"entityId":ids["render_invoice_pdf"],"relationshipTypes":"CALLS","minRelevance":-1}))
         .await;
-    let names: Vec<&str> = r["nodes"].as_array().unwrap().iter().map(|n| n["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = r["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, vec!["render_invoice_pdf", "vat_rate_for"], "{r}");
     let r = c
-        .ok("query", json!({"entityId":ids["billing"],"relationshipTypes":["BELONGS_TO"],"minRelevance":-1}))
+        .ok(
+            "query",
+            json!({"entityId":ids["billing"],"relationshipTypes":["BELONGS_TO"],"minRelevance":-1}),
+        )
         .await;
-    assert!(r["edges"].as_array().unwrap().iter().all(|e| e["relationship"] == "BELONGS_TO"), "{r}");
+    assert!(
+        r["edges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["relationship"] == "BELONGS_TO"),
+        "{r}"
+    );
     assert!(r["nodes"].as_array().unwrap().len() > 5);
 
     // minRelevance keeps irrelevant nodes out (the root stays).
@@ -321,25 +521,52 @@ async fn query_strategies_filters_start_modes_and_errors() {
     assert!(r["stats"]["nodesPruned"].as_u64().unwrap() >= 1);
 
     // Start from the best match of a semantic query.
-    let r = c.ok("query", json!({"projectId":pid,"semanticQuery":"draw the company logo on invoices"})).await;
+    let r = c
+        .ok(
+            "query",
+            json!({"projectId":pid,"semanticQuery":"draw the company logo on invoices"}),
+        )
+        .await;
     assert_eq!(r["startedFrom"], "semanticQuery");
     assert_eq!(r["rootEntity"]["name"], "invoice_pdf_logo", "{r}");
     // Without a semantic query, the start's description is the query.
-    let r = c.ok("query", json!({"entityId":ids["TaxCalculator"],"maxNodes":3})).await;
+    let r = c
+        .ok(
+            "query",
+            json!({"entityId":ids["TaxCalculator"],"maxNodes":3}),
+        )
+        .await;
     assert!(r["nodes"].as_array().unwrap().len() <= 3);
-    assert_eq!(r["nodes"][0]["relevance"].as_f64().unwrap().round(), 1.0, "{r}");
+    assert_eq!(
+        r["nodes"][0]["relevance"].as_f64().unwrap().round(),
+        1.0,
+        "{r}"
+    );
 
     // A root larger than the budget comes back alone, cut, marked truncated.
-    let r = c.ok("query", json!({"entityId":ids["billing"],"maxTokens":40})).await;
+    let r = c
+        .ok("query", json!({"entityId":ids["billing"],"maxTokens":40}))
+        .await;
     assert_eq!(r["truncated"], true, "{r}");
     assert_eq!(r["nodes"].as_array().unwrap().len(), 1);
     assert!(r["stats"]["estimatedTokens"].as_u64().unwrap() <= 40, "{r}");
 
     // The error modes.
     c.err("query", json!({}), "VALIDATION_ERROR").await;
-    c.err("query", json!({"semanticQuery":"x"}), "VALIDATION_ERROR").await;
-    c.err("query", json!({"entityId":ids["billing"],"relationshipTypes":["OWNS"]}), "VALIDATION_ERROR").await;
-    c.err("query", json!({"entityId":"0192f000-0000-7000-8000-000000000001"}), "NOT_FOUND").await;
+    c.err("query", json!({"semanticQuery":"x"}), "VALIDATION_ERROR")
+        .await;
+    c.err(
+        "query",
+        json!({"entityId":ids["billing"],"relationshipTypes":["OWNS"]}),
+        "VALIDATION_ERROR",
+    )
+    .await;
+    c.err(
+        "query",
+        json!({"entityId":"0192f000-0000-7000-8000-000000000001"}),
+        "NOT_FOUND",
+    )
+    .await;
     c.stop().await;
 }
 
@@ -355,7 +582,10 @@ async fn vectors_in_memory_follow_writes_from_another_process() {
     // A second server on the same file rewrites a description; the first one's
     // in-memory vectors must follow.
     let b = Cairn::on(&a.db, &[]).await;
-    let v = b.ok("get_entity", json!({"entityId":ids["LedgerExport"]})).await["entity"]["version"].clone();
+    let v = b
+        .ok("get_entity", json!({"entityId":ids["LedgerExport"]}))
+        .await["entity"]["version"]
+        .clone();
     b.ok(
         "update_entity",
         json!({"entityId":ids["LedgerExport"],"version":v,"description":"Refunds money to customers by bank transfer."}),
@@ -406,7 +636,9 @@ fn serve_raw(db: &std::path::Path, calls: &[Value]) -> (String, String) {
         if std::io::BufRead::read_line(&mut stdout, &mut line).unwrap() == 0 {
             break;
         }
-        if serde_json::from_str::<Value>(&line).is_ok_and(|v| v["id"].as_u64().is_some_and(|i| i >= 1)) {
+        if serde_json::from_str::<Value>(&line)
+            .is_ok_and(|v| v["id"].as_u64().is_some_and(|i| i >= 1))
+        {
             answered += 1;
         }
         out.push_str(&line);
@@ -425,19 +657,29 @@ fn a_server_that_only_writes_never_loads_the_model() {
         json!({"name":"query_container","arguments":{"operation":"search","containerType":"project"}}),
     ];
     let (out, err) = serve_raw(&db, &writes);
-    assert!(err.contains("server stopped") && err.contains("never loaded"), "{err}");
+    assert!(
+        err.contains("server stopped") && err.contains("never loaded"),
+        "{err}"
+    );
     let pid = out
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .find(|v| v["id"] == 1)
-        .and_then(|v| v["result"]["structuredContent"]["data"]["project"]["id"].as_str().map(str::to_string))
+        .and_then(|v| {
+            v["result"]["structuredContent"]["data"]["project"]["id"]
+                .as_str()
+                .map(str::to_string)
+        })
         .unwrap_or_else(|| panic!("no project id in {out}"));
     // A server that searches does load it.
     let (_, err) = serve_raw(
         &db,
         &[json!({"name":"search","arguments":{"projectId":pid,"query":"x"}})],
     );
-    assert!(err.contains("server stopped") && !err.contains("never loaded"), "{err}");
+    assert!(
+        err.contains("server stopped") && !err.contains("never loaded"),
+        "{err}"
+    );
 }
 
 #[tokio::test]
@@ -447,7 +689,8 @@ async fn regression_reindex_all_upserts_vectors_under_generation_triggers() {
     let repo = Repo::new();
     let c = Cairn::start().await;
     let (pid, _) = branch_fixture(&c, &repo).await;
-    c.ok("search", json!({"projectId":pid,"query":"invoice"})).await;
+    c.ok("search", json!({"projectId":pid,"query":"invoice"}))
+        .await;
     let db = c.db.clone();
     let out = Command::new(BIN)
         .arg("--db")
@@ -459,9 +702,15 @@ async fn regression_reindex_all_upserts_vectors_under_generation_triggers() {
         .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
         .output()
         .expect("run cairn reindex");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // The server still searches, now over the other embedder's vectors re-embedded.
-    let r = c.ok("search", json!({"projectId":pid,"query":"invoice"})).await;
+    let r = c
+        .ok("search", json!({"projectId":pid,"query":"invoice"}))
+        .await;
     assert!(!r["entities"].as_array().unwrap().is_empty(), "{r}");
     c.stop().await;
 }

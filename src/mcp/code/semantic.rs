@@ -75,12 +75,26 @@ pub async fn search(app: &App, a: Args) -> Result<Reply> {
     let min_score = a.num("minScore", -1.0, 1.0)?.unwrap_or(0.3) as f32;
     let scope = a.choice("scope", Scope::NAMES)?.and_then(Scope::parse);
     if scope.is_some() && target == Target::References {
-        return Err(Error::validation("scope", "filters entities: use target entities or all"));
+        return Err(Error::validation(
+            "scope",
+            "filters entities: use target entities or all",
+        ));
     }
-    let mode = a.choice("mode", Mode::NAMES)?.and_then(Mode::parse).unwrap_or(Mode::Hybrid);
+    let mode = a
+        .choice("mode", Mode::NAMES)?
+        .and_then(Mode::parse)
+        .unwrap_or(Mode::Hybrid);
     let out = semantic::search(
         app,
-        SearchReq { project_id: pid, query, target, limit, min_score, scope, mode },
+        SearchReq {
+            project_id: pid,
+            query,
+            target,
+            limit,
+            min_score,
+            scope,
+            mode,
+        },
     )
     .await?;
     let entities: Vec<Value> = out
@@ -145,7 +159,11 @@ pub async fn query_tool(app: &App, a: Args) -> Result<Reply> {
                 if !EDGE_KINDS.contains(&up.as_str()) {
                     return Err(Error::validation(
                         "relationshipTypes",
-                        format!("'{}' is not one of {}", k.chars().take(40).collect::<String>(), EDGE_KINDS.join(", ")),
+                        format!(
+                            "'{}' is not one of {}",
+                            k.chars().take(40).collect::<String>(),
+                            EDGE_KINDS.join(", ")
+                        ),
                     ));
                 }
                 out.push(up);
