@@ -184,6 +184,7 @@ async fn run(o: Overrides, cmd: Command) -> Result<ExitCode, String> {
         .map_err(|e| e.to_string())?;
     match cmd {
         Command::Serve => {
+            let embedder = app.embedder.clone();
             let service = Server::new(app, reg)
                 .serve(cairn::mcp::stdio::transport())
                 .await
@@ -192,6 +193,11 @@ async fn run(o: Overrides, cmd: Command) -> Result<ExitCode, String> {
                 .waiting()
                 .await
                 .map_err(|e| format!("server stopped: {e}"))?;
+            // Says whether this session ever needed the model (writes alone never do).
+            tracing::info!(
+                embedder = embedder.loaded().unwrap_or("never loaded"),
+                "server stopped"
+            );
             Ok(ExitCode::SUCCESS)
         }
         Command::Call { tool, json } => {

@@ -59,6 +59,7 @@ fn check_type(k: &str, ty: Ty, v: &Value) -> Result<()> {
         {
             Ok(())
         }
+        (Ty::Num, Value::Number(_)) => Ok(()),
         (Ty::Bool, Value::Bool(_)) => Ok(()),
         (Ty::Enum(values), Value::String(s)) => {
             if values.iter().any(|x| x.eq_ignore_ascii_case(s.trim())) {
@@ -89,6 +90,7 @@ fn check_type(k: &str, ty: Ty, v: &Value) -> Result<()> {
         (Ty::Str | Ty::Bulk | Ty::Id | Ty::StrOrList, _) => wrong("a string"),
         (Ty::Json, _) => wrong("a JSON array, or a string holding one"),
         (Ty::Int, _) => wrong("an integer"),
+        (Ty::Num, _) => wrong("a number"),
         (Ty::Bool, _) => wrong("true or false"),
         (Ty::Enum(_), _) => wrong("a string"),
     }
@@ -219,6 +221,21 @@ impl Args {
             None => Err(Error::validation(
                 k,
                 format!("expected an integer, got {}", type_name(v)),
+            )),
+        }
+    }
+
+    /// A number within `min..=max`.
+    pub fn num(&self, k: &str, min: f64, max: f64) -> Result<Option<f64>> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(Value::Number(n)) => match n.as_f64() {
+                Some(f) if (min..=max).contains(&f) => Ok(Some(f)),
+                _ => Err(Error::validation(k, format!("{n} is out of range {min}..={max}"))),
+            },
+            Some(v) => Err(Error::validation(
+                k,
+                format!("expected a number, got {}", type_name(v)),
             )),
         }
     }

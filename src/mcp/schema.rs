@@ -15,6 +15,8 @@ pub enum Ty {
     /// A UUID, dashes optional.
     Id,
     Int,
+    /// A JSON number (scores, thresholds).
+    Num,
     Bool,
     Enum(&'static [&'static str]),
     /// An array of strings or one string.
@@ -60,6 +62,7 @@ impl ToolDef {
                 Ty::Str | Ty::Bulk | Ty::Json => json!({ "type": "string" }),
                 Ty::Id => json!({ "type": "string", "format": "uuid" }),
                 Ty::Int => json!({ "type": "integer" }),
+                Ty::Num => json!({ "type": "number" }),
                 Ty::Bool => json!({ "type": "boolean" }),
                 Ty::Enum(values) => json!({ "type": "string", "enum": values }),
                 Ty::Objects => json!({ "type": "array", "items": { "type": "object" } }),

@@ -93,7 +93,7 @@ pub async fn reindex(
     app: &App,
     sources: &[Source],
     all: bool,
-    progress: &mut dyn FnMut(u64, u64),
+    progress: &mut (dyn FnMut(u64, u64) + Send),
 ) -> Result<Report> {
     let e = embedder(app).await?;
     let check = if all { Check::All } else { Check::Thorough };
@@ -132,7 +132,7 @@ async fn write_batches(
     e: &Arc<dyn Embedder>,
     src: &Source,
     rows: Vec<Pending>,
-    progress: &mut dyn FnMut(u64),
+    progress: &mut (dyn FnMut(u64) + Send),
 ) -> Result<(u64, u64)> {
     let (mut done, mut truncated) = (0u64, 0u64);
     for chunk in rows.chunks(BATCH) {

@@ -2,7 +2,7 @@
 //! with the spec's rules (same-project membership, valid globs, version checks), the
 //! changelog, and the reads behind `query_graph` get and search.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::json;
 
@@ -488,6 +488,9 @@ pub async fn search(app: &App, kind: NodeKind, q: &SearchQuery) -> Result<(Vec<N
     if let Some(m) = &q.molecule_id {
         graph::require_molecule(&mut c, m).await?;
     }
+    if let Some(text) = q.query.as_deref() {
+        return hybrid_search(app, c, kind, q, text).await;
+    }
     let f = Filter {
         project_id: q.project_id.as_deref(),
         molecule_id: q.molecule_id.as_deref(),
@@ -520,11 +523,130 @@ pub async fn search(app: &App, kind: NodeKind, q: &SearchQuery) -> Result<(Vec<N
             )
         }
     };
+    views_of(&mut c, kind, nodes, total, q.changelog_limit).await
+}
+
+/// Search with words: the rows every word matches (as a prefix, in name or
+/// knowledge) and the rows whose meaning is close to the query (cosine ≥
+/// [`GRAPH_MIN_COSINE`]), ordered by the hybrid ranking of `service::semantic`, then
+/// paged. The other filters (molecule, orphans) narrow the candidates first.
+async fn hybrid_search(
+    app: &App,
+    mut c: sqlx::pool::PoolConnection<sqlx::Sqlite>,
+    kind: NodeKind,
+    q: &SearchQuery,
+    text: &str,
+) -> Result<(Vec<NodeView>, i64)> {
+    use crate::service::semantic::{self, Mode, Rank};
+    use crate::store::semantic::Fts;
+    let project = match (&q.project_id, &q.molecule_id) {
+        (Some(p), _) => p.clone(),
+        (None, Some(m)) => graph::require_molecule(&mut c, m).await?.project_id,
+        (None, None) => return Ok((Vec::new(), 0)),
+    };
+    let f = Filter {
+        project_id: Some(&project),
+        molecule_id: q.molecule_id.as_deref(),
+        orphans_only: q.orphans_only,
+        query: None,
+    };
+    let candidates: Vec<(Node, Vec<Related>)> = match kind {
+        NodeKind::Atom => graph::search_atoms(&mut c, &f, i64::MAX, 0)
+            .await?
+            .0
+            .into_iter()
+            .map(|a| {
+                let r = a.related.clone();
+                (Node::Atom(a), r)
+            })
+            .collect(),
+        NodeKind::Molecule => graph::search_molecules(&mut c, &f, i64::MAX, 0)
+            .await?
+            .0
+            .into_iter()
+            .map(|m| {
+                let r = m.related.clone();
+                (Node::Molecule(m), r)
+            })
+            .collect(),
+    };
+    drop(c);
+    let toks = semantic::fts_tokens(text, true);
+    if toks.is_empty() || candidates.is_empty() {
+        return Ok((Vec::new(), 0));
+    }
+    let id_of = |n: &Node| match n {
+        Node::Atom(a) => a.id.clone(),
+        Node::Molecule(m) => m.id.clone(),
+    };
+    let allowed: HashSet<String> = candidates.iter().map(|(n, _)| id_of(n)).collect();
+    let (source, index) = match kind {
+        NodeKind::Atom => ("atom", Fts::Atoms),
+        NodeKind::Molecule => ("molecule", Fts::Molecules),
+    };
+    let all_words: HashSet<String> = {
+        let mut c = app.store.read().await?;
+        crate::store::semantic::lexical(&mut c, index, &project, &toks.join(" AND "), 10_000)
+            .await?
+            .into_iter()
+            .map(|x| x.0)
+            .collect()
+    };
+    let qv = semantic::embed_query(app, text).await?;
+    let snap = semantic::snapshot(app, &project).await?;
+    let keep = |id: &str| allowed.contains(id);
+    let hits = semantic::rank(
+        app,
+        &snap,
+        &project,
+        &Rank {
+            source,
+            index,
+            query: text,
+            qvec: &qv.vector,
+            mode: Mode::Hybrid,
+            min_score: -1.0,
+            prefix: true,
+            keep: &keep,
+        },
+        allowed.len(),
+    )
+    .await?;
+    let ranked: Vec<String> = hits
+        .into_iter()
+        .filter(|h| all_words.contains(&h.row_id) || h.vector >= GRAPH_MIN_COSINE)
+        .map(|h| h.row_id)
+        .collect();
+    let total = ranked.len() as i64;
+    let mut by_id: HashMap<String, (Node, Vec<Related>)> =
+        candidates.into_iter().map(|x| (id_of(&x.0), x)).collect();
+    let nodes: Vec<(Node, Vec<Related>)> = ranked
+        .iter()
+        .skip(q.offset.max(0) as usize)
+        .take(q.limit.max(0) as usize)
+        .filter_map(|id| by_id.remove(id))
+        .collect();
+    let mut c = app.store.read().await?;
+    views_of(&mut c, kind, nodes, total, q.changelog_limit).await
+}
+
+/// How close in meaning a row must be to count as a match of a graph search when not
+/// every word of the query appears in it: high, because the answer's `total` and pages
+/// are the matching rows, not a ranking of all of them.
+const GRAPH_MIN_COSINE: f32 = 0.5;
+
+async fn views_of(
+    c: &mut Conn,
+    kind: NodeKind,
+    nodes: Vec<(Node, Vec<Related>)>,
+    total: i64,
+    changelog_limit: i64,
+) -> Result<(Vec<NodeView>, i64)> {
     let all_related: Vec<String> = nodes
         .iter()
         .flat_map(|(_, r)| r.iter().map(|x| x.id.clone()))
         .collect();
-    let n = names(&mut c, kind, all_related).await?;
+    let n = names(c, kind, all_related).await?;
     let ids: Vec<&str> = nodes
         .iter()
         .map(|(node, _)| match node {
@@ -532,7 +654,7 @@ pub async fn search(app: &App, kind: NodeKind, q: &SearchQuery) -> Result<(Vec<N
             Node::Molecule(m) => m.id.as_str(),
         })
         .collect();
-    let mut logs = graph::recent_changelog(&mut c, kind, &ids, q.changelog_limit).await?;
+    let mut logs = graph::recent_changelog(c, kind, &ids, changelog_limit).await?;
     let views = nodes
         .into_iter()
         .map(|(node, related)| {

@@ -8,7 +8,9 @@ pub mod context;
 pub mod dependencies;
 pub mod embedding;
 pub mod graph;
+pub mod query;
 pub mod sections;
+pub mod semantic;
 pub mod tags;
 pub mod templates;
 pub mod workflow;
@@ -27,6 +29,8 @@ pub struct App {
     pub embedder: std::sync::Arc<crate::embed::Lazy>,
     /// Language servers, started on first use and shared by every call.
     pub lsp: std::sync::Arc<crate::lsp::Pool>,
+    /// Projects' vectors and entity graphs, reused while their generation holds.
+    pub semantic: std::sync::Arc<semantic::Cache>,
 }
 
 impl App {
@@ -39,6 +43,7 @@ impl App {
             graph: Default::default(),
             embedder,
             lsp: std::sync::Arc::new(lsp),
+            semantic: Default::default(),
         }
     }
 }

@@ -668,6 +668,16 @@ pub async fn references_in(
     .await
 }
 
+/// References by id (any order); unknown ids are skipped.
+pub async fn references_by_ids(conn: &mut Conn, ids: &[String]) -> Result<Vec<Reference>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let tail = format!("WHERE r.id IN ({})", crate::store::placeholders(ids.len()));
+    let binds: Vec<&str> = ids.iter().map(String::as_str).collect();
+    refs_where(conn, &tail, &binds).await
+}
+
 pub async fn references_of_project(conn: &mut Conn, project_id: &str) -> Result<Vec<Reference>> {
     refs_where(
         conn,

@@ -27,10 +27,48 @@ pub struct Source {
     pub project: &'static str,
 }
 
-/// Every source the semantic layer embeds. Filled as the tables land: atoms and
-/// molecules (name + knowledge), entities and references (description), RELATED_TO
-/// notes.
-pub const SOURCES: &[Source] = &[];
+pub const ENTITY: Source = Source {
+    name: "entity",
+    table: "code_entities",
+    id: "id",
+    text: "s.description",
+    project: "s.project_id",
+};
+pub const REFERENCE: Source = Source {
+    name: "reference",
+    table: "code_references",
+    id: "id",
+    text: "s.description",
+    project: "s.project_id",
+};
+/// A RELATED_TO edge has no id column: its row id is `from:to`, which is why `id` is a
+/// fragment spliced after `s.` rather than a bare column name.
+pub const RELATION: Source = Source {
+    name: "relation",
+    table: "code_relations",
+    id: "from_id || ':' || s.to_id",
+    text: "s.note",
+    project: "(SELECT project_id FROM code_entities WHERE id = s.from_id)",
+};
+pub const ATOM: Source = Source {
+    name: "atom",
+    table: "graph_atoms",
+    id: "id",
+    text: "s.name || char(10) || s.knowledge",
+    project: "s.project_id",
+};
+pub const MOLECULE: Source = Source {
+    name: "molecule",
+    table: "graph_molecules",
+    id: "id",
+    text: "s.name || char(10) || s.knowledge",
+    project: "s.project_id",
+};
+
+/// Every source the semantic layer embeds (migration 0005 gives each its staleness
+/// triggers): entities and references (description), RELATED_TO notes, atoms and
+/// molecules (name + knowledge).
+pub const SOURCES: &[Source] = &[ENTITY, REFERENCE, RELATION, ATOM, MOLECULE];
 
 /// A row that needs a vector, with the text to embed.
 #[derive(Debug, Clone, FromRow)]

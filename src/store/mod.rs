@@ -11,6 +11,7 @@ pub mod lock;
 pub mod pipeline;
 pub mod project;
 pub mod section;
+pub mod semantic;
 pub mod tag;
 pub mod template;
 

@@ -8,7 +8,7 @@ use crate::harness::Cairn;
 
 fn wrong_type(spec: &Value) -> Value {
     match spec["type"].as_str() {
-        Some("integer") => json!("seven"),
+        Some("integer") | Some("number") => json!("seven"),
         Some("boolean") => json!("yes"),
         Some("string") => json!(12345),
         _ => json!(42),

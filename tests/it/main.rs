@@ -10,6 +10,7 @@ mod containers;
 mod embed;
 mod graph;
 mod sections;
+mod semantic;
 mod templates_tags;
 mod tools_meta;
 mod workflow;

@@ -1,8 +1,9 @@
-//! The `code` toolset (DES-005 without `search`/`query`): a project's repository,
-//! taxonomy, entities run through commands, references, staleness analysis and graph
-//! validation.
+//! The `code` toolset (DES-005): a project's repository, taxonomy, entities run
+//! through commands, references, staleness analysis, graph validation, and the
+//! semantic `search` and `query` (in `semantic`).
 
 pub mod commands;
+pub mod semantic;
 pub mod view;
 
 use serde_json::{json, Value};
@@ -235,6 +236,8 @@ pub const TOOLS: &[&ToolDef] = &[
     &GET_CHANGED_FILES,
     &ANALYZE_DOCUMENT,
     &VALIDATE_GRAPH,
+    &semantic::SEARCH,
+    &semantic::QUERY,
 ];
 
 /// Runs one tool of this toolset; `None` when the name is not one of its tools.
@@ -253,6 +256,8 @@ pub async fn call(app: &App, name: &str, a: Args) -> Option<Result<Reply>> {
         "get_changed_files" => changed_files(app, a).await,
         "analyze_document" => analyze_document(app, a).await,
         "validate_graph" => validate_graph(app, a).await,
+        "search" => semantic::search(app, a).await,
+        "query" => semantic::query_tool(app, a).await,
         _ => return None,
     })
 }

@@ -1,0 +1,243 @@
+//! The `code` toolset's semantic tools (DES-005 `search` and `query`): parameters
+//! parsed and bounded here, answers built by hand from `service::semantic` and
+//! `service::query` values.
+
+use serde_json::{json, Value};
+
+use crate::domain::code::Scope;
+use crate::error::{Error, Result};
+use crate::mcp::args::{Args, QUERY_MAX};
+use crate::mcp::envelope::Reply;
+use crate::mcp::schema::{Effect, ToolDef, Ty, P};
+use crate::service::query::{self, QueryReq, Strategy, EDGE_KINDS};
+use crate::service::semantic::{self, Hit, Mode, SearchReq, Target};
+use crate::service::App;
+
+pub const SEARCH: ToolDef = ToolDef {
+    name: "search",
+    toolset: "code",
+    description: "Rank entities and/or references by meaning and words (hybrid: embeddings + BM25). Each hit has \
+                  score (fused), vectorScore (cosine) and lexicalScore (BM25, 0 = no word match).",
+    params: &[
+        P("projectId", Ty::Id, ""),
+        P("query", Ty::Str, "Natural language or identifiers, ≤ 1 KB"),
+        P("target", Ty::Enum(Target::NAMES), "Default all"),
+        P("limit", Ty::Int, "Per target, default 20, max 100"),
+        P("minScore", Ty::Num, "Minimum cosine similarity, default 0.3"),
+        P("scope", Ty::Enum(Scope::NAMES), "Entities only"),
+        P("mode", Ty::Enum(Mode::NAMES), "Ranking, default hybrid (others for evaluation)"),
+    ],
+    required: &["projectId", "query"],
+    effect: Effect::ReadOnly,
+    idempotent: true,
+};
+
+pub const QUERY: ToolDef = ToolDef {
+    name: "query",
+    toolset: "code",
+    description: "Relevant subgraph around an entity within a token budget: start at entityId or the best match of \
+                  semanticQuery; nodes (with references) by relevance, edges, stats.",
+    params: &[
+        P("entityId", Ty::Id, "Start here"),
+        P("semanticQuery", Ty::Str, "Relevance target (default: the start's description); alone, also picks the start"),
+        P("projectId", Ty::Id, "Required with semanticQuery alone"),
+        P("maxNodes", Ty::Int, "Default 50"),
+        P("maxTokens", Ty::Int, "Default 4000"),
+        P("minRelevance", Ty::Num, "Default 0.3"),
+        P("scoringStrategy", Ty::Enum(Strategy::NAMES), "global (default) or branch_penalty (breadth)"),
+        P("relationshipTypes", Ty::StrOrList, "Edges to follow, e.g. [BELONGS_TO, CALLS]; default all"),
+    ],
+    required: &[],
+    effect: Effect::ReadOnly,
+    idempotent: true,
+};
+
+fn text(a: &Args, k: &str) -> Result<Option<String>> {
+    match a.str(k, QUERY_MAX)? {
+        Some(s) if s.trim().is_empty() => Err(Error::validation(k, "must not be empty")),
+        other => Ok(other),
+    }
+}
+
+fn scores(h: &Hit) -> (f64, f64, f64) {
+    let r = |x: f64| (x * 10_000.0).round() / 10_000.0;
+    (r(h.fused), r(f64::from(h.vector)), r(h.lexical))
+}
+
+pub async fn search(app: &App, a: Args) -> Result<Reply> {
+    let pid = a.req_id("projectId")?;
+    let query = text(&a, "query")?.ok_or_else(|| Error::validation("query", "is required"))?;
+    let target = a
+        .choice("target", Target::NAMES)?
+        .and_then(Target::parse)
+        .unwrap_or(Target::All);
+    let limit = a.int("limit", 1, 100)?.unwrap_or(20) as usize;
+    let min_score = a.num("minScore", -1.0, 1.0)?.unwrap_or(0.3) as f32;
+    let scope = a.choice("scope", Scope::NAMES)?.and_then(Scope::parse);
+    if scope.is_some() && target == Target::References {
+        return Err(Error::validation(
+            "scope",
+            "filters entities: use target entities or all",
+        ));
+    }
+    let mode = a
+        .choice("mode", Mode::NAMES)?
+        .and_then(Mode::parse)
+        .unwrap_or(Mode::Hybrid);
+    let out = semantic::search(
+        app,
+        SearchReq {
+            project_id: pid,
+            query,
+            target,
+            limit,
+            min_score,
+            scope,
+            mode,
+        },
+    )
+    .await?;
+    let entities: Vec<Value> = out
+        .entities
+        .iter()
+        .map(|h| {
+            let (f, v, l) = scores(&h.hit);
+            json!({
+                "id": h.entity.id, "name": h.entity.name, "description": h.entity.description,
+                "scope": h.entity.scope.as_str(), "categories": h.categories,
+                "score": f, "vectorScore": v, "lexicalScore": l,
+            })
+        })
+        .collect();
+    let references: Vec<Value> = out
+        .references
+        .iter()
+        .map(|h| {
+            let (f, v, l) = scores(&h.hit);
+            json!({
+                "id": h.reference.id,
+                "entityId": h.entity.as_ref().map(|e| e.0.clone()),
+                "entityName": h.entity.as_ref().map(|e| e.1.clone()),
+                "documentPath": h.reference.document_path,
+                "startLine": h.reference.start_line, "endLine": h.reference.end_line,
+                "description": h.reference.description,
+                "score": f, "vectorScore": v, "lexicalScore": l,
+            })
+        })
+        .collect();
+    let mut data = json!({
+        "entities": entities,
+        "references": references,
+        "embedder": out.embedder,
+        "queryTruncated": out.query_truncated,
+        "mode": Mode::NAMES[match mode { Mode::Hybrid => 0, Mode::Lexical => 1, Mode::Vector => 2 }],
+    });
+    if let Some(why) = out.fallback_reason {
+        data["fallbackReason"] = json!(why);
+    }
+    Ok(Reply::new(
+        format!(
+            "{} entit(ies), {} reference(s) ({})",
+            out.entities.len(),
+            out.references.len(),
+            out.embedder
+        ),
+        data,
+    ))
+}
+
+pub async fn query_tool(app: &App, a: Args) -> Result<Reply> {
+    let entity_id = a.id("entityId")?;
+    let semantic_query = text(&a, "semanticQuery")?;
+    let project_id = a.id("projectId")?;
+    let kinds = match a.list("relationshipTypes")? {
+        None => None,
+        Some(l) => {
+            let mut out = Vec::new();
+            for k in l {
+                let up = k.trim().to_ascii_uppercase();
+                if !EDGE_KINDS.contains(&up.as_str()) {
+                    return Err(Error::validation(
+                        "relationshipTypes",
+                        format!(
+                            "'{}' is not one of {}",
+                            k.chars().take(40).collect::<String>(),
+                            EDGE_KINDS.join(", ")
+                        ),
+                    ));
+                }
+                out.push(up);
+            }
+            Some(out)
+        }
+    };
+    let req = QueryReq {
+        project_id,
+        entity_id,
+        semantic_query,
+        max_nodes: a.int("maxNodes", 1, 1000)?.unwrap_or(50) as usize,
+        max_tokens: a.int("maxTokens", 1, 1_000_000)?.unwrap_or(4000) as usize,
+        min_relevance: a.num("minRelevance", -1.0, 1.0)?.unwrap_or(0.3) as f32,
+        strategy: a
+            .choice("scoringStrategy", Strategy::NAMES)?
+            .and_then(Strategy::parse)
+            .unwrap_or(Strategy::Global),
+        kinds,
+    };
+    let out = query::query(app, req).await?;
+    let r4 = |x: f32| (f64::from(x) * 10_000.0).round() / 10_000.0;
+    let nodes: Vec<Value> = out
+        .nodes
+        .iter()
+        .map(|n| {
+            let mut v = json!({
+                "id": n.entity.id, "name": n.entity.name, "description": n.entity.description,
+                "scope": n.entity.scope.as_str(), "relevance": r4(n.relevance),
+                "references": n.references.iter().map(|r| json!({
+                    "id": r.id, "documentPath": r.document_path, "startLine": r.start_line,
+                    "endLine": r.end_line, "description": r.description,
+                })).collect::<Vec<_>>(),
+            });
+            if n.truncated {
+                v["truncated"] = json!(true);
+            }
+            v
+        })
+        .collect();
+    let edges: Vec<Value> = out
+        .edges
+        .iter()
+        .map(|e| {
+            let mut v = json!({
+                "fromId": e.from_id, "toId": e.to_id, "relationship": e.kind, "relevance": r4(e.relevance),
+            });
+            if let Some(n) = &e.note {
+                v["note"] = json!(n);
+            }
+            v
+        })
+        .collect();
+    Ok(Reply::new(
+        format!(
+            "{} node(s), {} edge(s), ~{} tokens from {}",
+            nodes.len(),
+            edges.len(),
+            out.estimated_tokens,
+            out.root.name
+        ),
+        json!({
+            "rootEntity": { "id": out.root.id, "name": out.root.name, "scope": out.root.scope.as_str() },
+            "startedFrom": out.started_from,
+            "nodes": nodes,
+            "edges": edges,
+            "truncated": out.truncated,
+            "embedder": out.embedder,
+            "queryTruncated": out.query_truncated,
+            "stats": {
+                "nodesVisited": out.nodes_visited,
+                "nodesPruned": out.nodes_pruned,
+                "estimatedTokens": out.estimated_tokens,
+            },
+        }),
+    ))
+}

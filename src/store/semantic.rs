@@ -1,0 +1,140 @@
+//! SQL of the semantic layer: full-text (FTS5, BM25) lookups, the per-project
+//! generation counter that tells a cache whether it is current, and the edge lists
+//! `query` walks. Callers pass an FTS5 expression they built from quoted tokens
+//! (`service::semantic::fts_expr`); nothing here interprets user text.
+
+use sqlx::{AssertSqlSafe, FromRow};
+
+use crate::error::Result;
+use crate::store::Conn;
+
+/// One full-text index of migration 0005.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fts {
+    Entities,
+    References,
+    Atoms,
+    Molecules,
+}
+
+impl Fts {
+    fn table(self) -> &'static str {
+        match self {
+            Fts::Entities => "code_entities_fts",
+            Fts::References => "code_references_fts",
+            Fts::Atoms => "graph_atoms_fts",
+            Fts::Molecules => "graph_molecules_fts",
+        }
+    }
+}
+
+/// The project's generation: bumped by triggers on every write that changes texts,
+/// edges, attachments or vectors (0 when nothing was ever written).
+pub async fn generation(conn: &mut Conn, project_id: &str) -> Result<i64> {
+    let g: Option<(i64,)> =
+        sqlx::query_as("SELECT generation FROM semantic_generations WHERE project_id = ?")
+            .bind(project_id)
+            .fetch_optional(&mut *conn)
+            .await?;
+    Ok(g.map(|g| g.0).unwrap_or(0))
+}
+
+/// The best `limit` rows of one project matching `expr`, best first, with a positive
+/// BM25 score (bigger is better; a name match weighs four times a body match). Ties go
+/// to the lower id so the order is deterministic.
+pub async fn lexical(
+    conn: &mut Conn,
+    index: Fts,
+    project_id: &str,
+    expr: &str,
+    limit: i64,
+) -> Result<Vec<(String, f64)>> {
+    let sql = format!(
+        "SELECT row_id, -bm25({t}, 4.0, 1.0) AS score FROM {t} WHERE {t} MATCH ? AND project_id = ? \
+         ORDER BY score DESC, row_id LIMIT ?",
+        t = index.table()
+    );
+    Ok(sqlx::query_as(AssertSqlSafe(sql))
+        .bind(expr)
+        .bind(project_id)
+        .bind(limit)
+        .fetch_all(&mut *conn)
+        .await?)
+}
+
+/// (entity id, scope) of every entity of a project.
+pub async fn entity_scopes(conn: &mut Conn, project_id: &str) -> Result<Vec<(String, String)>> {
+    Ok(
+        sqlx::query_as("SELECT id, scope FROM code_entities WHERE project_id = ? ORDER BY id")
+            .bind(project_id)
+            .fetch_all(&mut *conn)
+            .await?,
+    )
+}
+
+/// A RELATED_TO edge or a code link of a project.
+#[derive(Debug, Clone, FromRow)]
+pub struct EdgeRow {
+    pub from_id: String,
+    pub to_id: String,
+    /// `RELATED_TO`, `CALLS`, `IMPORTS`, `IMPLEMENTS`, `INSTANTIATES`.
+    pub kind: String,
+    pub note: Option<String>,
+}
+
+/// Every RELATED_TO edge and code link between entities of a project.
+pub async fn edges_of_project(conn: &mut Conn, project_id: &str) -> Result<Vec<EdgeRow>> {
+    Ok(sqlx::query_as(
+        "SELECT r.from_id, r.to_id, 'RELATED_TO' AS kind, r.note FROM code_relations r \
+           JOIN code_entities e ON e.id = r.from_id WHERE e.project_id = ?1 \
+         UNION ALL SELECT l.from_id, l.to_id, l.link_type, NULL FROM code_links l \
+           JOIN code_entities e ON e.id = l.from_id WHERE e.project_id = ?1 \
+         ORDER BY 1, 2, 3",
+    )
+    .bind(project_id)
+    .fetch_all(&mut *conn)
+    .await?)
+}
+
+/// The first entity (by name, then id) each reference is attached to, for the
+/// references a search returns: (reference id, entity id, entity name).
+pub async fn holders(
+    conn: &mut Conn,
+    reference_ids: &[String],
+) -> Result<Vec<(String, String, String)>> {
+    if reference_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let sql = format!(
+        "SELECT a.reference_id, e.id, e.name FROM code_attachments a JOIN code_entities e ON e.id = a.entity_id \
+         WHERE a.reference_id IN ({}) ORDER BY a.reference_id, e.name, e.id",
+        crate::store::placeholders(reference_ids.len())
+    );
+    let mut q = sqlx::query_as(AssertSqlSafe(sql));
+    for id in reference_ids {
+        q = q.bind(id);
+    }
+    Ok(q.fetch_all(&mut *conn).await?)
+}
+
+/// Streams the vectors of one project made by `model`, in (source, row id) order,
+/// handing each row to `each` without collecting them: loading 40,000 vectors then
+/// allocates nothing per row beyond what `each` keeps.
+pub async fn each_vector(
+    conn: &mut Conn,
+    project_id: &str,
+    model: &str,
+    mut each: impl FnMut(String, String, &[u8]),
+) -> Result<()> {
+    use futures::TryStreamExt;
+    let mut rows = sqlx::query_as::<_, (String, String, Vec<u8>)>(
+        "SELECT source, row_id, vector FROM embeddings WHERE project_id = ? AND model = ? ORDER BY source, row_id",
+    )
+    .bind(project_id)
+    .bind(model)
+    .fetch(&mut *conn);
+    while let Some((source, row_id, blob)) = rows.try_next().await? {
+        each(source, row_id, &blob);
+    }
+    Ok(())
+}

@@ -1,0 +1,716 @@
+//! The semantic layer through MCP: `search` recall on the hand-written retrieval
+//! fixture (hybrid against lexical-only and vector-only, real model), `query` budgets,
+//! strategies, filters and start modes, cache freshness across two processes, and a
+//! server that only writes never loading the model.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use serde_json::{json, Value};
+
+use crate::code::{id, Repo};
+use crate::harness::{model_dir, Cairn, TempDir, BIN};
+
+const ENTITIES: &str = include_str!("../../fixtures/retrieval/entities.txt");
+const QUERIES: &str = include_str!("../../fixtures/retrieval/queries.txt");
+
+fn lines(s: &str) -> impl Iterator<Item = Vec<&str>> {
+    s.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| l.splitn(5, '|').collect())
+}
+
+fn is_text_scope(cat: &str) -> bool {
+    matches!(
+        cat,
+        "core" | "supporting" | "infrastructure" | "capability" | "workflow"
+    )
+}
+
+/// A server with a project whose repository and entities are the retrieval fixture;
+/// answers the project id and entity ids by name.
+async fn load_fixture(c: &Cairn, repo: &Repo) -> (String, HashMap<String, String>) {
+    let rows: Vec<Vec<&str>> = lines(ENTITIES).collect();
+    let mut per_file: HashMap<&str, usize> = HashMap::new();
+    for r in &rows {
+        *per_file.entry(r[3]).or_default() += 1;
+    }
+    for (path, n) in &per_file {
+        let body: String = (1..=n * 4 + 2)
+            .map(|i| format!("# {path} line {i}\n"))
+            .collect();
+        repo.write(path, &body);
+    }
+    repo.commit("fixture");
+    let d = c
+        .ok(
+            "init_project",
+            json!({"name":"Ferry","repoPath":repo.root()}),
+        )
+        .await;
+    let pid = d["projectId"].as_str().unwrap().to_string();
+    let cats: HashMap<String, String> = d["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap().to_string(),
+                c["id"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let mut next: HashMap<&str, usize> = HashMap::new();
+    let mut ids: HashMap<String, String> = HashMap::new();
+    for r in &rows {
+        let (cat, parent, name, path, desc) = (r[0], r[1], r[2], r[3], r[4]);
+        assert!(!ids.contains_key(name), "duplicate fixture name {name}");
+        let k = next.entry(path).or_default();
+        let (a, b) = (*k as i64 * 4 + 1, *k as i64 * 4 + 4);
+        *k += 1;
+        let kind = if is_text_scope(cat) { "text" } else { "code" };
+        let parents: Vec<String> = if parent == "-" {
+            vec![]
+        } else {
+            vec![ids[parent].clone()]
+        };
+        let mut cmd = json!({"command":"add","kind":kind,"documentPath":path,
+                             "startLine":a,"endLine":b,"description":format!("{name} in {path}")});
+        if kind == "code" {
+            // No language server for .py: the symbol is recorded, the lines are ours.
+            cmd["lspSymbol"] = json!(name);
+        }
+        let e = c
+            .ok(
+                "create_entity",
+                json!({"projectId":pid,"name":name,"description":desc,"categoryIds":[cats[cat]],
+                       "parentIds":parents,"commands":[cmd]}),
+            )
+            .await;
+        ids.insert(name.to_string(), id(&e["entity"]));
+    }
+    (pid, ids)
+}
+
+#[tokio::test]
+async fn retrieval_recall_at_5_hybrid_beats_lexical_and_vector() {
+    let repo = Repo::new();
+    let c = Cairn::start().await;
+    let (pid, ids) = load_fixture(&c, &repo).await;
+    assert!(ids.len() >= 150, "fixture has {} entities", ids.len());
+    let queries: Vec<(String, String, Vec<String>)> = QUERIES
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let p: Vec<&str> = l.splitn(3, '|').collect();
+            (
+                p[0].to_string(),
+                p[1].to_string(),
+                p[2].split(',').map(|s| s.trim().to_string()).collect(),
+            )
+        })
+        .collect();
+    assert!(queries.len() >= 40);
+    let by_id: HashMap<&String, &String> = ids.iter().map(|(n, i)| (i, n)).collect();
+    let mut recall: HashMap<&str, (f64, f64, f64)> = HashMap::new();
+    let mut misses = Vec::new();
+    for mode in ["hybrid", "lexical", "vector"] {
+        let (mut total, mut para, mut ident) = (0.0, 0.0, 0.0);
+        for (kind, q, want) in &queries {
+            for w in want {
+                assert!(
+                    ids.contains_key(w),
+                    "query '{q}' expects unknown entity {w}"
+                );
+            }
+            let r = c
+                .ok(
+                    "search",
+                    json!({"projectId":pid,"query":q,"target":"entities","limit":5,"minScore":-1,"mode":mode}),
+                )
+                .await;
+            assert_eq!(
+                r["embedder"], "all-minilm-l6-v2",
+                "the test needs the model: run scripts/test.sh"
+            );
+            let got: Vec<&str> = r["entities"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| by_id[&e["id"].as_str().unwrap().to_string()].as_str())
+                .collect();
+            let hit = want.iter().filter(|w| got.contains(&w.as_str())).count() as f64
+                / want.len() as f64;
+            if hit < 1.0 && mode == "hybrid" {
+                misses.push(format!("{q} → {got:?} (want {want:?})"));
+            }
+            total += hit;
+            if kind == "paraphrase" {
+                para += hit;
+            } else {
+                ident += hit;
+            }
+        }
+        let n = queries.len() as f64;
+        let np = queries.iter().filter(|q| q.0 == "paraphrase").count() as f64;
+        recall.insert(mode, (total / n, para / np, ident / (n - np)));
+    }
+    for (m, (t, p, i)) in &recall {
+        println!("recall@5 {m:<8} all {t:.3}  paraphrase {p:.3}  identifier {i:.3}");
+    }
+    for m in &misses {
+        println!("hybrid miss: {m}");
+    }
+    let (h, l, v) = (recall["hybrid"], recall["lexical"], recall["vector"]);
+    assert!(
+        h.0 >= l.0 && h.0 >= v.0,
+        "hybrid {h:?} lexical {l:?} vector {v:?}"
+    );
+    assert!(
+        h.1 >= v.1,
+        "hybrid must not lose to vector on paraphrases: {h:?} {v:?}"
+    );
+    assert!(h.0 >= 0.8, "hybrid recall@5 {h:?}");
+
+    // Every hit carries the three scores; references are searchable too; FTS syntax
+    // in the query is plain text.
+    let r = c
+        .ok(
+            "search",
+            json!({"projectId":pid,"query":"\"visibility_timeout\" * - ? NEAR(x) OR","limit":3}),
+        )
+        .await;
+    let e = &r["entities"][0];
+    assert!(
+        e["score"].is_number() && e["vectorScore"].is_number() && e["lexicalScore"].is_number(),
+        "{r}"
+    );
+    assert_eq!(r["queryTruncated"], false);
+    assert_eq!(r["references"].as_array().unwrap().len(), 3, "{r}");
+    assert!(r["references"][0]["entityName"].is_string());
+    let r = c
+        .ok("search", json!({"projectId":pid,"query":"retry backoff","target":"entities","scope":"Unit","limit":10}))
+        .await;
+    assert!(
+        r["entities"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["scope"] == "Unit"),
+        "{r}"
+    );
+    assert!(r["references"].as_array().unwrap().is_empty());
+    let long = "x ".repeat(500); // 500 word pieces in 999 bytes: over the 256-piece window
+    let r = c
+        .ok(
+            "search",
+            json!({"projectId":pid,"query":long.trim(),"limit":1}),
+        )
+        .await;
+    assert_eq!(r["queryTruncated"], true, "{r}");
+    c.err(
+        "search",
+        json!({"projectId":pid,"query":"x".repeat(1025)}),
+        "VALIDATION_ERROR",
+    )
+    .await;
+    c.err(
+        "search",
+        json!({"projectId":pid,"query":"x","target":"references","scope":"Unit"}),
+        "VALIDATION_ERROR",
+    )
+    .await;
+    c.err(
+        "search",
+        json!({"projectId":pid,"query":"x","minScore":2}),
+        "VALIDATION_ERROR",
+    )
+    .await;
+    c.err(
+        "search",
+        json!({"projectId":"0192f000-0000-7000-8000-000000000001","query":"x"}),
+        "NOT_FOUND",
+    )
+    .await;
+
+    // Budgets on a 167-entity graph: never exceeded, whatever the budget.
+    let root = &ids["Worker"];
+    for (max_tokens, max_nodes) in [(150, 50), (400, 50), (1000, 5), (4000, 50), (20000, 200)] {
+        let r = c
+            .ok(
+                "query",
+                json!({"entityId":root,"semanticQuery":"worker processes running jobs","maxTokens":max_tokens,
+                       "maxNodes":max_nodes,"minRelevance":0.0}),
+            )
+            .await;
+        let est = r["stats"]["estimatedTokens"].as_u64().unwrap();
+        let nodes = r["nodes"].as_array().unwrap().len();
+        let shown = (r["nodes"].to_string().len() + r["edges"].to_string().len()) as u64 / 4;
+        assert!(
+            est <= max_tokens && shown <= max_tokens,
+            "{max_tokens}: est {est} shown {shown}"
+        );
+        assert!(nodes <= max_nodes as usize && nodes >= 1, "{r}");
+        assert!(r["stats"]["nodesVisited"].as_u64().unwrap() >= nodes as u64);
+    }
+    c.stop().await;
+}
+
+/// A root (Namespace "billing") with four Component branches: "InvoiceRenderer" with a
+/// deep, very relevant subtree about rendering invoices, and three others that are
+/// only loosely related to invoice rendering.
+async fn branch_fixture(c: &Cairn, repo: &Repo) -> (String, HashMap<&'static str, String>) {
+    repo.write("docs/billing.md", &"# billing\n".repeat(40));
+    repo.write("billing/lib.py", &"# code\n".repeat(200));
+    repo.commit("billing");
+    let d = c
+        .ok(
+            "init_project",
+            json!({"name":"Billing","repoPath":repo.root()}),
+        )
+        .await;
+    let pid = d["projectId"].as_str().unwrap().to_string();
+    let cat = |n: &str| {
+        d["categories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == n)
+            .unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let spec: &[(&str, &str, &str, &str)] = &[
+        (
+            "Billing",
+            "core",
+            "-",
+            "Charging customers and keeping the books.",
+        ),
+        (
+            "Invoicing",
+            "capability",
+            "Billing",
+            "Producing invoices for customers.",
+        ),
+        (
+            "billing",
+            "module",
+            "Invoicing",
+            "The billing package: invoices, taxes, payments and ledger exports.",
+        ),
+        (
+            "InvoiceRenderer",
+            "class",
+            "billing",
+            "Renders invoice PDF documents from invoice data.",
+        ),
+        (
+            "render_invoice_pdf",
+            "function",
+            "InvoiceRenderer",
+            "Renders one invoice as a PDF document.",
+        ),
+        (
+            "invoice_pdf_layout",
+            "function",
+            "InvoiceRenderer",
+            "Lays out invoice PDF pages: header, line items, totals.",
+        ),
+        (
+            "invoice_pdf_fonts",
+            "function",
+            "InvoiceRenderer",
+            "Embeds fonts into rendered invoice PDF documents.",
+        ),
+        (
+            "invoice_pdf_logo",
+            "function",
+            "InvoiceRenderer",
+            "Draws the company logo on invoice PDF documents.",
+        ),
+        (
+            "invoice_pdf_footer",
+            "function",
+            "InvoiceRenderer",
+            "Renders the footer of invoice PDF pages with payment terms.",
+        ),
+        (
+            "TaxCalculator",
+            "class",
+            "billing",
+            "Computes value added tax for invoice lines.",
+        ),
+        (
+            "vat_rate_for",
+            "function",
+            "TaxCalculator",
+            "Looks up the VAT rate of a country.",
+        ),
+        (
+            "PaymentRetry",
+            "class",
+            "billing",
+            "Retries failed card payments of unpaid invoices.",
+        ),
+        (
+            "LedgerExport",
+            "class",
+            "billing",
+            "Exports booked invoices to the accounting ledger as CSV.",
+        ),
+    ];
+    let mut ids: HashMap<&'static str, String> = HashMap::new();
+    for (i, (name, cat_name, parent, desc)) in spec.iter().enumerate() {
+        let text = is_text_scope(cat_name);
+        let (path, a) = if text {
+            ("docs/billing.md", i as i64 * 2 + 1)
+        } else {
+            ("billing/lib.py", i as i64 * 4 + 1)
+        };
+        let parents: Vec<String> = if *parent == "-" {
+            vec![]
+        } else {
+            vec![ids[parent].clone()]
+        };
+        let mut cmd = json!({"command":"add","kind":if text {"text"} else {"code"},"documentPath":path,
+                             "startLine":a,"endLine":a + 1,"description":format!("{name} source")});
+        if !text {
+            cmd["lspSymbol"] = json!(name);
+        }
+        let e = c
+            .ok(
+                "create_entity",
+                json!({"projectId":pid,"name":name,"description":desc,"categoryIds":[cat(cat_name)],"parentIds":parents,
+                       "commands":[cmd]}),
+            )
+            .await;
+        ids.insert(name, id(&e["entity"]));
+    }
+    // A note-carrying RELATED_TO and a code link.
+    let v =
+        c.ok("get_entity", json!({"entityId":ids["billing"]})).await["entity"]["version"].clone();
+    c.ok(
+        "update_entity",
+        json!({"entityId":ids["billing"],"version":v,"commands":[{"command":"relate","entityId":ids["Billing"],"note":"billing implements the books"}]}),
+    )
+    .await;
+    let v = c
+        .ok("get_entity", json!({"entityId":ids["render_invoice_pdf"]}))
+        .await["entity"]["version"]
+        .clone();
+    c.ok(
+        "update_entity",
+        json!({"entityId":ids["render_invoice_pdf"],"version":v,"commands":[{"command":"link","entityId":ids["vat_rate_for"],"linkType":"CALLS"}]}),
+    )
+    .await;
+    (pid, ids)
+}
+
+fn branches(r: &Value, ids: &HashMap<&'static str, String>) -> usize {
+    let heads = [
+        "InvoiceRenderer",
+        "TaxCalculator",
+        "PaymentRetry",
+        "LedgerExport",
+        "Invoicing",
+    ];
+    let children: HashMap<&str, &str> = [
+        ("render_invoice_pdf", "InvoiceRenderer"),
+        ("invoice_pdf_layout", "InvoiceRenderer"),
+        ("invoice_pdf_fonts", "InvoiceRenderer"),
+        ("invoice_pdf_logo", "InvoiceRenderer"),
+        ("invoice_pdf_footer", "InvoiceRenderer"),
+        ("vat_rate_for", "TaxCalculator"),
+        ("Billing", "Invoicing"),
+    ]
+    .into_iter()
+    .collect();
+    let by_id: HashMap<&String, &str> = ids.iter().map(|(n, i)| (i, *n)).collect();
+    let mut seen = std::collections::HashSet::new();
+    for n in r["nodes"].as_array().unwrap() {
+        let name = by_id[&n["id"].as_str().unwrap().to_string()];
+        let head = children.get(name).copied().unwrap_or(name);
+        if heads.contains(&head) {
+            seen.insert(head);
+        }
+    }
+    seen.len()
+}
+
+#[tokio::test]
+async fn query_strategies_filters_start_modes_and_errors() {
+    let repo = Repo::new();
+    let c = Cairn::start().await;
+    let (pid, ids) = branch_fixture(&c, &repo).await;
+    let base = json!({"entityId":ids["billing"],"semanticQuery":"render invoice PDF documents","minRelevance":0.05,
+                      "maxTokens":700});
+    let with = |k: &str, v: Value| {
+        let mut a = base.clone();
+        a[k] = v;
+        a
+    };
+    let g = c
+        .ok("query", with("scoringStrategy", json!("global")))
+        .await;
+    let b = c
+        .ok("query", with("scoringStrategy", json!("branch_penalty")))
+        .await;
+    let (gn, bn) = (branches(&g, &ids), branches(&b, &ids));
+    println!("distinct branches: global {gn}, branch_penalty {bn}");
+    assert!(bn > gn, "global {g:#}\nbranch_penalty {b:#}");
+    for r in [&g, &b] {
+        assert!(r["stats"]["estimatedTokens"].as_u64().unwrap() <= 700);
+        assert_eq!(r["startedFrom"], "entityId");
+        assert_eq!(r["rootEntity"]["id"], json!(ids["billing"]));
+        assert!(
+            r["nodes"][0]["references"][0]["documentPath"].is_string(),
+            "{r}"
+        );
+    }
+
+    // Relationship filters: only RELATED_TO from the root reaches the Domain, with the note.
+    let r = c
+        .ok(
+            "query",
+            json!({"entityId":ids["billing"],"relationshipTypes":["RELATED_TO"],"minRelevance":-1}),
+        )
+        .await;
+    let names: Vec<&str> = r["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, vec!["billing", "Billing"], "{r}");
+    assert_eq!(r["edges"][0]["relationship"], "RELATED_TO");
+    assert_eq!(r["edges"][0]["note"], "billing implements the books");
+    let r = c
+        .ok("query", json!({"entityId":ids["render_invoice_pdf"],"relationshipTypes":"CALLS","minRelevance":-1}))
+        .await;
+    let names: Vec<&str> = r["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, vec!["render_invoice_pdf", "vat_rate_for"], "{r}");
+    let r = c
+        .ok(
+            "query",
+            json!({"entityId":ids["billing"],"relationshipTypes":["BELONGS_TO"],"minRelevance":-1}),
+        )
+        .await;
+    assert!(
+        r["edges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["relationship"] == "BELONGS_TO"),
+        "{r}"
+    );
+    assert!(r["nodes"].as_array().unwrap().len() > 5);
+
+    // minRelevance keeps irrelevant nodes out (the root stays).
+    let r = c.ok("query", json!({"entityId":ids["billing"],"semanticQuery":"render invoice PDF documents","minRelevance":0.99})).await;
+    assert_eq!(r["nodes"].as_array().unwrap().len(), 1, "{r}");
+    assert!(r["stats"]["nodesPruned"].as_u64().unwrap() >= 1);
+
+    // Start from the best match of a semantic query.
+    let r = c
+        .ok(
+            "query",
+            json!({"projectId":pid,"semanticQuery":"draw the company logo on invoices"}),
+        )
+        .await;
+    assert_eq!(r["startedFrom"], "semanticQuery");
+    assert_eq!(r["rootEntity"]["name"], "invoice_pdf_logo", "{r}");
+    // Without a semantic query, the start's description is the query.
+    let r = c
+        .ok(
+            "query",
+            json!({"entityId":ids["TaxCalculator"],"maxNodes":3}),
+        )
+        .await;
+    assert!(r["nodes"].as_array().unwrap().len() <= 3);
+    assert_eq!(
+        r["nodes"][0]["relevance"].as_f64().unwrap().round(),
+        1.0,
+        "{r}"
+    );
+
+    // A root larger than the budget comes back alone, cut, marked truncated.
+    let r = c
+        .ok("query", json!({"entityId":ids["billing"],"maxTokens":40}))
+        .await;
+    assert_eq!(r["truncated"], true, "{r}");
+    assert_eq!(r["nodes"].as_array().unwrap().len(), 1);
+    assert!(r["stats"]["estimatedTokens"].as_u64().unwrap() <= 40, "{r}");
+
+    // The error modes.
+    c.err("query", json!({}), "VALIDATION_ERROR").await;
+    c.err("query", json!({"semanticQuery":"x"}), "VALIDATION_ERROR")
+        .await;
+    c.err(
+        "query",
+        json!({"entityId":ids["billing"],"relationshipTypes":["OWNS"]}),
+        "VALIDATION_ERROR",
+    )
+    .await;
+    c.err(
+        "query",
+        json!({"entityId":"0192f000-0000-7000-8000-000000000001"}),
+        "NOT_FOUND",
+    )
+    .await;
+    c.stop().await;
+}
+
+#[tokio::test]
+async fn vectors_in_memory_follow_writes_from_another_process() {
+    let repo = Repo::new();
+    let a = Cairn::start().await;
+    let (pid, ids) = branch_fixture(&a, &repo).await;
+    let top = |r: &Value| r["entities"][0]["name"].as_str().unwrap_or("").to_string();
+    let q = json!({"projectId":pid,"query":"refund money to customers by bank transfer","target":"entities","mode":"vector","minScore":-1});
+    let before = a.ok("search", q.clone()).await;
+    assert_ne!(top(&before), "LedgerExport");
+    // A second server on the same file rewrites a description; the first one's
+    // in-memory vectors must follow.
+    let b = Cairn::on(&a.db, &[]).await;
+    let v = b
+        .ok("get_entity", json!({"entityId":ids["LedgerExport"]}))
+        .await["entity"]["version"]
+        .clone();
+    b.ok(
+        "update_entity",
+        json!({"entityId":ids["LedgerExport"],"version":v,"description":"Refunds money to customers by bank transfer."}),
+    )
+    .await;
+    let after = a.ok("search", q.clone()).await;
+    assert_eq!(top(&after), "LedgerExport", "{after:#}");
+    // And the lexical index follows too.
+    let r = a.ok("search", json!({"projectId":pid,"query":"Refunds","target":"entities","mode":"lexical","minScore":-1})).await;
+    assert_eq!(top(&r), "LedgerExport", "{r}");
+    b.stop().await;
+    a.stop().await;
+}
+
+/// Speaks raw JSON-RPC to `cairn serve` so the test can read its stderr.
+fn serve_raw(db: &std::path::Path, calls: &[Value]) -> (String, String) {
+    let mut child = Command::new(BIN)
+        .arg("--db")
+        .arg(db)
+        .arg("serve")
+        .env_remove("CAIRN_CONFIG")
+        .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+        .env("CAIRN_MODEL_DIR", model_dir())
+        .env("CAIRN_LOG", "info")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn cairn");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut msgs = vec![
+        json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+    ];
+    for (i, c) in calls.iter().enumerate() {
+        msgs.push(json!({"jsonrpc":"2.0","id":i + 1,"method":"tools/call","params":c}));
+    }
+    for m in msgs {
+        writeln!(stdin, "{m}").unwrap();
+    }
+    stdin.flush().unwrap();
+    // Read until every call is answered, then close the input so the server stops.
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut out = String::new();
+    let mut answered = 0;
+    while answered < calls.len() {
+        let mut line = String::new();
+        if std::io::BufRead::read_line(&mut stdout, &mut line).unwrap() == 0 {
+            break;
+        }
+        if serde_json::from_str::<Value>(&line)
+            .is_ok_and(|v| v["id"].as_u64().is_some_and(|i| i >= 1))
+        {
+            answered += 1;
+        }
+        out.push_str(&line);
+    }
+    drop(stdin);
+    let rest = child.wait_with_output().unwrap();
+    (out, String::from_utf8_lossy(&rest.stderr).to_string())
+}
+
+#[test]
+fn a_server_that_only_writes_never_loads_the_model() {
+    let tmp = TempDir::new();
+    let db = tmp.path().join("cairn.db");
+    let writes = [
+        json!({"name":"manage_container","arguments":{"operation":"create","containerType":"project","name":"P"}}),
+        json!({"name":"query_container","arguments":{"operation":"search","containerType":"project"}}),
+    ];
+    let (out, err) = serve_raw(&db, &writes);
+    assert!(
+        err.contains("server stopped") && err.contains("never loaded"),
+        "{err}"
+    );
+    let pid = out
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["id"] == 1)
+        .and_then(|v| {
+            v["result"]["structuredContent"]["data"]["project"]["id"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| panic!("no project id in {out}"));
+    // A server that searches does load it.
+    let (_, err) = serve_raw(
+        &db,
+        &[json!({"name":"search","arguments":{"projectId":pid,"query":"x"}})],
+    );
+    assert!(
+        err.contains("server stopped") && !err.contains("never loaded"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn regression_reindex_all_upserts_vectors_under_generation_triggers() {
+    // An upsert into `embeddings` made the generation trigger's INSERT OR IGNORE fail
+    // with UNIQUE (the outer statement's conflict handling wins inside triggers).
+    let repo = Repo::new();
+    let c = Cairn::start().await;
+    let (pid, _) = branch_fixture(&c, &repo).await;
+    c.ok("search", json!({"projectId":pid,"query":"invoice"}))
+        .await;
+    let db = c.db.clone();
+    let out = Command::new(BIN)
+        .arg("--db")
+        .arg(&db)
+        .arg("--model-dir")
+        .arg("/nonexistent/cairn-model")
+        .args(["reindex", "--all"])
+        .env_remove("CAIRN_CONFIG")
+        .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+        .output()
+        .expect("run cairn reindex");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The server still searches, now over the other embedder's vectors re-embedded.
+    let r = c
+        .ok("search", json!({"projectId":pid,"query":"invoice"}))
+        .await;
+    assert!(!r["entities"].as_array().unwrap().is_empty(), "{r}");
+    c.stop().await;
+}
