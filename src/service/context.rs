@@ -13,7 +13,7 @@ use crate::domain::{Item, ItemKind, Status};
 use crate::error::{Error, Result};
 use crate::service::graph::Resolved;
 use crate::service::App;
-use crate::store::{graph, item, section};
+use crate::store::{graph, section};
 
 /// At most this many paths per context call.
 pub const PATHS_MAX: usize = 500;
@@ -638,10 +638,4 @@ pub async fn hints(app: &App, task: &Item) -> Result<Option<Hints>> {
         h.unmatched_paths = c.unmatched_paths;
     }
     Ok(Some(h))
-}
-
-/// Re-reads a task (used by the hint after a transition committed).
-pub async fn task(app: &App, id: &str) -> Result<Item> {
-    let mut c = app.store.read().await?;
-    item::require(&mut c, ItemKind::Task, id).await
 }
