@@ -224,8 +224,16 @@ fn foundation() {
         }
     }
     let (med, p95) = stats(starts);
-    row("cold start, new file (creates and migrates it)", format!("{:.1} ms", ms(first)), "");
-    row("cold start, migrated db (spawn → initialize → tools/list)", format!("{med:.1} ms (p95 {p95:.1})"), "≤ 20 ms median");
+    row(
+        "cold start, new file (creates and migrates it)",
+        format!("{:.1} ms", ms(first)),
+        "",
+    );
+    row(
+        "cold start, migrated db (spawn → initialize → tools/list)",
+        format!("{med:.1} ms (p95 {p95:.1})"),
+        "≤ 20 ms median",
+    );
 
     let d = Dir::new("tasks");
     let mut s = Server::spawn(&d.0.join("t.db"), "tasks,graph");

@@ -231,7 +231,10 @@ impl Args {
             None => Ok(None),
             Some(Value::Number(n)) => match n.as_f64() {
                 Some(f) if (min..=max).contains(&f) => Ok(Some(f)),
-                _ => Err(Error::validation(k, format!("{n} is out of range {min}..={max}"))),
+                _ => Err(Error::validation(
+                    k,
+                    format!("{n} is out of range {min}..={max}"),
+                )),
             },
             Some(v) => Err(Error::validation(
                 k,

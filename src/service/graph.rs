@@ -92,17 +92,21 @@ async fn require_project(c: &mut Conn, project_id: &str) -> Result<()> {
     Ok(())
 }
 
+fn cross_project_molecule(molecule_id: &str, its_project: &str, project_id: &str) -> Error {
+    Error::Invariant {
+        message: format!(
+            "molecule {molecule_id} belongs to project {its_project}, not {project_id}: an atom and its molecule share a project"
+        ),
+        details: Some(json!({ "moleculeProjectId": its_project, "projectId": project_id })),
+    }
+}
+
 /// The molecule exists and lives in `project_id`.
 async fn check_molecule(c: &mut Conn, molecule_id: &str, project_id: &str) -> Result<()> {
     let found = graph::projects_of(c, NodeKind::Molecule, &[molecule_id.to_string()]).await?;
     match found.get(molecule_id) {
         None => Err(Error::not_found("molecule", molecule_id)),
-        Some(p) if p != project_id => Err(Error::Invariant {
-            message: format!(
-                "molecule {molecule_id} belongs to project {p}, not {project_id}: an atom and its molecule share a project"
-            ),
-            details: Some(json!({ "moleculeProjectId": p, "projectId": project_id })),
-        }),
+        Some(p) if p != project_id => Err(cross_project_molecule(molecule_id, p, project_id)),
         Some(_) => Ok(()),
     }
 }
@@ -173,24 +177,46 @@ pub enum Node {
 }
 
 pub async fn create(app: &App, kind: NodeKind, n: NewNode) -> Result<Node> {
+    // Rules the request alone decides come before any database work.
+    let paths = match (kind, &n.paths) {
+        (NodeKind::Atom, Some(p)) => check_paths(p)?,
+        (NodeKind::Atom, None) => {
+            return Err(Error::validation(
+                "paths",
+                "is required to create an atom: a JSON array of glob patterns, e.g. [\"src/payments/**\"]",
+            ))
+        }
+        (NodeKind::Molecule, _) => vec![],
+    };
     let mut tx = app.store.write().await?;
-    require_project(&mut tx, &n.project_id).await?;
-    require_task(&mut tx, "createdByTaskId", &n.created_by_task_id).await?;
+    let (project, task, molecule_project) = graph::create_refs(
+        &mut tx,
+        &n.project_id,
+        &n.created_by_task_id,
+        n.molecule_id.as_deref(),
+    )
+    .await?;
+    if !project {
+        return Err(Error::not_found("project", &n.project_id));
+    }
+    if !task {
+        return Err(Error::NotFound {
+            entity: "task",
+            id: format!("{} (given as createdByTaskId)", n.created_by_task_id),
+        });
+    }
+    if let Some(m) = &n.molecule_id {
+        match molecule_project {
+            None => return Err(Error::not_found("molecule", m)),
+            Some(p) if p != n.project_id => {
+                return Err(cross_project_molecule(m, &p, &n.project_id))
+            }
+            Some(_) => {}
+        }
+    }
     let ts = now();
     let node = match kind {
         NodeKind::Atom => {
-            let paths = match &n.paths {
-                Some(p) => check_paths(p)?,
-                None => {
-                    return Err(Error::validation(
-                        "paths",
-                        "is required to create an atom: a JSON array of glob patterns, e.g. [\"src/payments/**\"]",
-                    ))
-                }
-            };
-            if let Some(m) = &n.molecule_id {
-                check_molecule(&mut tx, m, &n.project_id).await?;
-            }
             check_related(
                 &mut tx,
                 kind,

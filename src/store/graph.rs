@@ -261,6 +261,26 @@ pub async fn projects_of(
     Ok(q.fetch_all(&mut *conn).await?.into_iter().collect())
 }
 
+/// What a create refers to, read in one statement (each statement is a trip to the
+/// connection's worker thread): whether the project and the task exist, and the
+/// project of the molecule, when one is named and exists.
+pub async fn create_refs(
+    conn: &mut Conn,
+    project_id: &str,
+    task_id: &str,
+    molecule_id: Option<&str>,
+) -> Result<(bool, bool, Option<String>)> {
+    Ok(sqlx::query_as(
+        "SELECT EXISTS (SELECT 1 FROM projects WHERE id = ?), EXISTS (SELECT 1 FROM tasks WHERE id = ?), \
+         (SELECT project_id FROM graph_molecules WHERE id = ?)",
+    )
+    .bind(project_id)
+    .bind(task_id)
+    .bind(molecule_id)
+    .fetch_one(&mut *conn)
+    .await?)
+}
+
 /// The names of those of `ids` that exist.
 pub async fn names_of(
     conn: &mut Conn,

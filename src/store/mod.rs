@@ -4,8 +4,8 @@
 
 pub mod code;
 pub mod dependency;
-pub mod graph;
 pub mod embedding;
+pub mod graph;
 pub mod item;
 pub mod lock;
 pub mod pipeline;
