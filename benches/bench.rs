@@ -6,119 +6,16 @@
 //! among them, idle memory) and the knowledge graph's (2,000 then 20,000 atoms with
 //! three realistic patterns each in 20 molecules; context calls of 50 paths).
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::json;
 
-const BIN: &str = env!("CARGO_BIN_EXE_cairn");
+mod client;
+use client::{Server, BIN};
 
-struct Server {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    next: u64,
-}
-
-impl Server {
-    fn spawn(db: &Path, toolsets: &str) -> Server {
-        let mut child = Command::new(BIN)
-            .arg("--db")
-            .arg(db)
-            .args(["--toolsets", toolsets, "serve"])
-            .env_remove("CAIRN_CONFIG")
-            .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn cairn");
-        let stdin = child.stdin.take().expect("stdin");
-        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        Server {
-            child,
-            stdin,
-            stdout,
-            next: 1,
-        }
-    }
-
-    fn send(&mut self, v: &Value) {
-        let mut line = v.to_string();
-        line.push('\n');
-        self.stdin.write_all(line.as_bytes()).expect("write");
-        self.stdin.flush().expect("flush");
-    }
-
-    /// Sends a request and returns (result, bytes of the response line).
-    fn request(&mut self, method: &str, params: Value) -> (Value, usize) {
-        let id = self.next;
-        self.next += 1;
-        self.send(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}));
-        let mut line = String::new();
-        loop {
-            line.clear();
-            let n = self.stdout.read_line(&mut line).expect("read");
-            assert!(n > 0, "server closed stdout");
-            let v: Value = serde_json::from_str(&line).expect("JSON-RPC line");
-            if v["id"] == json!(id) {
-                if let Some(e) = v.get("error") {
-                    panic!("{method}: {e}");
-                }
-                return (v["result"].clone(), n);
-            }
-        }
-    }
-
-    fn initialize(&mut self) {
-        self.request(
-            "initialize",
-            json!({"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}),
-        );
-        self.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
-    }
-
-    /// Calls a tool that must succeed; returns its envelope's `data` and the answer size.
-    fn call(&mut self, tool: &str, args: Value) -> (Value, usize) {
-        let (r, n) = self.request("tools/call", json!({"name":tool,"arguments":args}));
-        let env = &r["structuredContent"];
-        assert_eq!(env["success"], json!(true), "{tool}: {env}");
-        (env["data"].clone(), n)
-    }
-
-    /// CPU time the server process has used (user + system): a measure of the work
-    /// per call that, unlike wall time, does not move when other processes compete.
-    fn cpu(&self) -> Duration {
-        let s =
-            std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
-        // Fields after the command name, which is in parentheses.
-        let rest = s.rsplit_once(')').map_or("", |x| x.1);
-        let f: Vec<u64> = rest
-            .split_whitespace()
-            .map(|x| x.parse().unwrap_or(0))
-            .collect();
-        let ticks = f.get(11).copied().unwrap_or(0) + f.get(12).copied().unwrap_or(0);
-        Duration::from_millis(ticks * 10)
-    }
-
-    fn rss_kib(&self) -> u64 {
-        let s = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .unwrap_or_default();
-        s.lines()
-            .find(|l| l.starts_with("VmRSS:"))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(0)
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+fn serve(db: &std::path::Path, toolsets: &str) -> Server {
+    Server::start(db, &["--toolsets", toolsets], &[])
 }
 
 struct Dir(PathBuf);
@@ -214,8 +111,7 @@ fn foundation() {
     let mut first = Duration::ZERO;
     for i in 0..21 {
         let t = Instant::now();
-        let mut s = Server::spawn(&db, "tasks,graph");
-        s.initialize();
+        let mut s = serve(&db, "tasks,graph");
         s.request("tools/list", json!({}));
         if i == 0 {
             first = t.elapsed();
@@ -236,10 +132,9 @@ fn foundation() {
     );
 
     let d = Dir::new("tasks");
-    let mut s = Server::spawn(&d.0.join("t.db"), "tasks,graph");
-    s.initialize();
-    let (tools, _) = s.request("tools/list", json!({}));
-    let idle = s.rss_kib();
+    let mut s = serve(&d.0.join("t.db"), "tasks,graph");
+    let tools = s.request("tools/list", json!({}));
+    let idle = s.rss_mb();
     let chars = serde_json::to_string(&tools["tools"])
         .map(|x| x.len())
         .unwrap_or(0);
@@ -253,11 +148,11 @@ fn foundation() {
     );
     row(
         "resident memory, idle after initialize",
-        format!("{:.1} MB", idle as f64 / 1024.0),
+        format!("{idle:.1} MB"),
         "≤ 15 MB",
     );
 
-    let (p, _) = s.call(
+    let p = s.call(
         "manage_container",
         json!({"operation":"create","containerType":"project","name":"Bench"}),
     );
@@ -295,7 +190,7 @@ fn foundation() {
     );
     row(
         "resident memory after the task workload",
-        format!("{:.1} MB", s.rss_kib() as f64 / 1024.0),
+        format!("{:.1} MB", s.rss_mb()),
         "",
     );
 }
@@ -339,7 +234,7 @@ fn context_round(s: &mut Server, project: &str, modules: u64, rng: &mut Lcg) -> 
         });
     }
     let t = Instant::now();
-    let (_, n) = s.call(
+    let (_, n) = s.call_sized(
         "query_graph",
         json!({"operation":"context","projectId":project,"paths":paths.join(",")}),
     );
@@ -348,21 +243,20 @@ fn context_round(s: &mut Server, project: &str, modules: u64, rng: &mut Lcg) -> 
 
 fn graph() {
     let d = Dir::new("graph");
-    let mut s = Server::spawn(&d.0.join("g.db"), "tasks,graph");
-    s.initialize();
-    let (p, _) = s.call(
+    let mut s = serve(&d.0.join("g.db"), "tasks,graph");
+    let p = s.call(
         "manage_container",
         json!({"operation":"create","containerType":"project","name":"Graph"}),
     );
     let project = p["project"]["id"].as_str().expect("project").to_string();
-    let (t, _) = s.call(
+    let t = s.call(
         "manage_container",
         json!({"operation":"create","containerType":"task","projectId":project,"title":"Map"}),
     );
     let task = t["task"]["id"].as_str().expect("task").to_string();
     let mut molecules = Vec::new();
     for m in 0..20 {
-        let (v, _) = s.call(
+        let v = s.call(
             "manage_graph",
             json!({"operation":"create","entityType":"molecule","projectId":project,"name":format!("Area {m}"),
                    "knowledge":knowledge(m, 1200),"createdByTaskId":task}),
@@ -436,7 +330,7 @@ fn graph() {
     row("  server CPU per context call", format!("{per:.2} ms"), "");
     row(
         "resident memory with 20,000 atoms cached",
-        format!("{:.1} MB", s.rss_kib() as f64 / 1024.0),
+        format!("{:.1} MB", s.rss_mb()),
         "",
     );
 }

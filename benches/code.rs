@@ -8,91 +8,18 @@
 //! ask clangd nothing new; the third row edits the file before every call and so
 //! measures a real clangd round trip each time.
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-const BIN: &str = env!("CARGO_BIN_EXE_cairn");
+mod client;
+use client::Server;
 const FUNCTIONS: usize = 333; // 2 + 333 * 6 = 2,000 lines
 const REFERENCES: usize = 200;
 const WARMUP: usize = 5;
 const SAMPLES: usize = 60;
-
-struct Session {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    next: i64,
-}
-
-impl Session {
-    fn start(db: &Path) -> Session {
-        let mut child = Command::new(BIN)
-            .arg("--db")
-            .arg(db)
-            .arg("serve")
-            .env_remove("CAIRN_CONFIG")
-            .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn cairn");
-        let stdin = child.stdin.take().expect("stdin");
-        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut s = Session {
-            child,
-            stdin,
-            stdout,
-            next: 1,
-        };
-        s.request(
-            "initialize",
-            json!({"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}),
-        );
-        s.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
-        s
-    }
-
-    fn send(&mut self, v: &Value) {
-        writeln!(self.stdin, "{v}").expect("write");
-        self.stdin.flush().expect("flush");
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next;
-        self.next += 1;
-        self.send(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}));
-        loop {
-            let mut line = String::new();
-            if self.stdout.read_line(&mut line).expect("read") == 0 {
-                panic!("cairn exited");
-            }
-            let v: Value = serde_json::from_str(&line).expect("JSON-RPC line");
-            if v["id"] == json!(id) {
-                return v["result"].clone();
-            }
-        }
-    }
-
-    /// Calls a tool and returns the envelope, panicking on failure.
-    fn call(&mut self, tool: &str, args: Value) -> Value {
-        let r = self.request("tools/call", json!({"name": tool, "arguments": args}));
-        let env = r["structuredContent"].clone();
-        assert_eq!(env["success"], json!(true), "{tool}: {env}");
-        env["data"].clone()
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn git(dir: &Path, args: &[&str]) {
     let ok = Command::new("git")
@@ -124,7 +51,7 @@ fn stats(mut v: Vec<Duration>) -> (f64, f64, f64) {
 
 /// Round trips of `analyze_document`; `before` runs ahead of each call, untimed.
 fn measure(
-    s: &mut Session,
+    s: &mut Server,
     pid: &str,
     mut before: impl FnMut(usize),
     check: impl Fn(&Value),
@@ -158,7 +85,7 @@ fn main() {
     git(&repo, &["add", "-A"]);
     git(&repo, &["commit", "-q", "-m", "init"]);
 
-    let mut s = Session::start(&dir.join("cairn.db"));
+    let mut s = Server::start(&dir.join("cairn.db"), &[], &[]);
     let init = s.call(
         "init_project",
         json!({"name":"Big","repoPath":repo.to_string_lossy()}),

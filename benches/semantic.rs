@@ -14,14 +14,13 @@
 //! model, cosine runs over 20,000 real 384-dimension vectors, BM25 over the real texts.
 //! Rankings are meaningless; timings and memory are those of the real code path.
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::json;
 
-const BIN: &str = env!("CARGO_BIN_EXE_cairn");
+mod client;
+use client::Server;
 const ENTITIES: usize = 20_000;
 const SAMPLES: usize = 60;
 
@@ -173,92 +172,6 @@ async fn seed(db: &Path) -> (String, String, String) {
     (pid, ids[0].clone(), ids[100].clone())
 }
 
-struct Session {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    next: i64,
-}
-
-impl Session {
-    fn start(db: &Path, model: &Path) -> Session {
-        let mut child = Command::new(BIN)
-            .arg("--db")
-            .arg(db)
-            .arg("serve")
-            .env_remove("CAIRN_CONFIG")
-            .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
-            .env("CAIRN_MODEL_DIR", model)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn cairn");
-        let stdin = child.stdin.take().expect("stdin");
-        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut s = Session {
-            child,
-            stdin,
-            stdout,
-            next: 1,
-        };
-        s.request(
-            "initialize",
-            json!({"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}),
-        );
-        s.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
-        s
-    }
-
-    fn send(&mut self, v: &Value) {
-        writeln!(self.stdin, "{v}").expect("write");
-        self.stdin.flush().expect("flush");
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next;
-        self.next += 1;
-        self.send(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}));
-        loop {
-            let mut line = String::new();
-            if self.stdout.read_line(&mut line).expect("read") == 0 {
-                panic!("cairn exited");
-            }
-            let v: Value = serde_json::from_str(&line).expect("JSON-RPC line");
-            if v["id"] == json!(id) {
-                return v["result"].clone();
-            }
-        }
-    }
-
-    fn call(&mut self, tool: &str, args: Value) -> Value {
-        let r = self.request("tools/call", json!({"name":tool,"arguments":args}));
-        let env = r["structuredContent"].clone();
-        assert_eq!(env["success"], json!(true), "{tool}: {env}");
-        env["data"].clone()
-    }
-
-    fn rss_mb(&self) -> f64 {
-        std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .ok()
-            .and_then(|s| {
-                s.lines()
-                    .find(|l| l.starts_with("VmRSS:"))
-                    .and_then(|l| l.split_whitespace().nth(1))
-                    .and_then(|kb| kb.parse::<f64>().ok())
-            })
-            .map(|kb| kb / 1024.0)
-            .unwrap_or(f64::NAN)
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 fn median(mut v: Vec<Duration>) -> f64 {
     v.sort();
     v[v.len() / 2].as_secs_f64() * 1000.0
@@ -284,7 +197,7 @@ fn main() {
         t.elapsed().as_secs_f64()
     );
 
-    let mut s = Session::start(&db, &model);
+    let mut s = Server::start(&db, &[], &[("CAIRN_MODEL_DIR", model.as_os_str())]);
     let rss_idle = s.rss_mb();
     let t = Instant::now();
     let first = s.call(

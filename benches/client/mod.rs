@@ -1,0 +1,134 @@
+//! The one stdio JSON-RPC client the benchmarks drive the release `cairn` binary with:
+//! newline-delimited messages, as an MCP client speaks them, and the server's CPU and
+//! memory read from /proc.
+
+#![allow(dead_code)] // each benchmark uses part of it
+
+use std::ffi::OsStr;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_cairn");
+
+pub struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next: u64,
+}
+
+impl Server {
+    /// Starts `cairn [args] serve` on `db` with extra environment, and initializes the
+    /// MCP session.
+    pub fn start(db: &Path, args: &[&str], env: &[(&str, &OsStr)]) -> Server {
+        let mut cmd = Command::new(BIN);
+        cmd.arg("--db")
+            .arg(db)
+            .args(args)
+            .arg("serve")
+            .env_remove("CAIRN_CONFIG")
+            .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("spawn cairn");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut s = Server {
+            child,
+            stdin,
+            stdout,
+            next: 1,
+        };
+        s.request(
+            "initialize",
+            json!({"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}),
+        );
+        s.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+        s
+    }
+
+    fn send(&mut self, v: &Value) {
+        writeln!(self.stdin, "{v}").expect("write");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// Sends a request and returns its result and the size of the response line.
+    pub fn request_sized(&mut self, method: &str, params: Value) -> (Value, usize) {
+        let id = self.next;
+        self.next += 1;
+        self.send(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}));
+        let mut line = String::new();
+        loop {
+            line.clear();
+            let n = self.stdout.read_line(&mut line).expect("read");
+            assert!(n > 0, "cairn closed stdout");
+            let v: Value = serde_json::from_str(&line).expect("JSON-RPC line");
+            if v["id"] == json!(id) {
+                if let Some(e) = v.get("error") {
+                    panic!("{method}: {e}");
+                }
+                return (v["result"].clone(), n);
+            }
+        }
+    }
+
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        self.request_sized(method, params).0
+    }
+
+    /// Calls a tool that must succeed; returns its envelope's `data` and the answer size.
+    pub fn call_sized(&mut self, tool: &str, args: Value) -> (Value, usize) {
+        let (r, n) = self.request_sized("tools/call", json!({"name":tool,"arguments":args}));
+        let env = &r["structuredContent"];
+        assert_eq!(env["success"], json!(true), "{tool}: {env}");
+        (env["data"].clone(), n)
+    }
+
+    pub fn call(&mut self, tool: &str, args: Value) -> Value {
+        self.call_sized(tool, args).0
+    }
+
+    /// CPU time the server has used (user + system): the work per call, which unlike
+    /// wall time does not move much when other processes compete for the cores.
+    pub fn cpu(&self) -> Duration {
+        let s =
+            std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
+        // Fields after the command name, which is in parentheses.
+        let rest = s.rsplit_once(')').map_or("", |x| x.1);
+        let f: Vec<u64> = rest
+            .split_whitespace()
+            .map(|x| x.parse().unwrap_or(0))
+            .collect();
+        let ticks = f.get(11).copied().unwrap_or(0) + f.get(12).copied().unwrap_or(0);
+        Duration::from_millis(ticks * 10)
+    }
+
+    /// Resident memory in MB.
+    pub fn rss_mb(&self) -> f64 {
+        std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("VmRSS:"))
+                    .and_then(|l| l.split_whitespace().nth(1))
+                    .and_then(|kb| kb.parse::<f64>().ok())
+            })
+            .map(|kb| kb / 1024.0)
+            .unwrap_or(f64::NAN)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
