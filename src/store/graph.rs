@@ -197,14 +197,22 @@ pub async fn update_molecule(conn: &mut Conn, m: &Molecule, expected: i64) -> Re
     Ok(v)
 }
 
+/// One row by id; shared by atoms and molecules.
+async fn by_id<R, T>(conn: &mut Conn, kind: NodeKind, cols: &str, id: &str) -> Result<Option<T>>
+where
+    R: for<'r> FromRow<'r, sqlx::sqlite::SqliteRow> + Send + Unpin,
+    T: From<R>,
+{
+    let sql = format!("SELECT {cols} FROM {} WHERE id = ?", table(kind).name);
+    let r: Option<R> = sqlx::query_as(AssertSqlSafe(sql))
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await?;
+    Ok(r.map(T::from))
+}
+
 pub async fn get_atom(conn: &mut Conn, id: &str) -> Result<Option<Atom>> {
-    let r: Option<AtomRow> = sqlx::query_as(AssertSqlSafe(format!(
-        "SELECT {ATOM_COLS} FROM graph_atoms WHERE id = ?"
-    )))
-    .bind(id)
-    .fetch_optional(&mut *conn)
-    .await?;
-    Ok(r.map(Atom::from))
+    by_id::<AtomRow, Atom>(conn, NodeKind::Atom, ATOM_COLS, id).await
 }
 
 pub async fn require_atom(conn: &mut Conn, id: &str) -> Result<Atom> {
@@ -214,13 +222,7 @@ pub async fn require_atom(conn: &mut Conn, id: &str) -> Result<Atom> {
 }
 
 pub async fn get_molecule(conn: &mut Conn, id: &str) -> Result<Option<Molecule>> {
-    let r: Option<MoleculeRow> = sqlx::query_as(AssertSqlSafe(format!(
-        "SELECT {MOLECULE_COLS} FROM graph_molecules WHERE id = ?"
-    )))
-    .bind(id)
-    .fetch_optional(&mut *conn)
-    .await?;
-    Ok(r.map(Molecule::from))
+    by_id::<MoleculeRow, Molecule>(conn, NodeKind::Molecule, MOLECULE_COLS, id).await
 }
 
 pub async fn require_molecule(conn: &mut Conn, id: &str) -> Result<Molecule> {

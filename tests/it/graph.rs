@@ -1210,3 +1210,45 @@ async fn a_patched_matcher_answers_like_a_freshly_built_one() {
         c.stop().await;
     }
 }
+
+#[tokio::test]
+async fn related_molecules_resolve_to_names_in_get_and_context() {
+    let f = Fixture::new().await;
+    let api = id_of(&f.molecule("API Layer", "REST endpoints").await);
+    let pages = id_of(&f.molecule("Pages", "").await);
+    f.c.ok(
+        "manage_graph",
+        json!({"operation":"update","entityType":"molecule","id":pages,"version":1,"lastTaskId":f.task,
+               "relatedMolecules":[{"moleculeId":api,"reason":"pages consume API endpoints"}]}),
+    )
+    .await;
+    f.atom("Checkout", &["src/pages/checkout/**"], Some(&pages), "")
+        .await;
+    let g =
+        f.c.ok(
+            "query_graph",
+            json!({"operation":"get","entityType":"molecule","id":pages}),
+        )
+        .await;
+    assert_eq!(
+        g["molecule"]["relatedMolecules"],
+        json!([{"moleculeId":api,"name":"API Layer","reason":"pages consume API endpoints"}])
+    );
+    let d = f.context("src/pages/checkout/index.tsx").await;
+    assert_eq!(
+        d["molecules"][0]["relatedMolecules"][0]["name"],
+        json!("API Layer")
+    );
+    // A link to a molecule deleted since reads as missing rather than vanishing.
+    f.c.ok(
+        "manage_graph",
+        json!({"operation":"delete","entityType":"molecule","id":api,"version":1}),
+    )
+    .await;
+    let d = f.context("src/pages/checkout/index.tsx").await;
+    assert_eq!(
+        d["molecules"][0]["relatedMolecules"][0]["missing"],
+        json!(true)
+    );
+    f.c.stop().await;
+}
