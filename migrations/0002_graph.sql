@@ -54,7 +54,9 @@ CREATE INDEX graph_changelog_task ON graph_changelog(task_id);
 -- is still current, which also catches writes made by another process on this file.
 -- Each atom row carries the generation of its last write and each deleted atom
 -- leaves a tombstone, so a stale matcher is brought up to date by reading only what
--- changed since its generation.
+-- changed since its generation. The counter row is created with INSERT ... WHERE NOT
+-- EXISTS rather than OR IGNORE, which an outer statement's conflict clause (an upsert)
+-- would override inside a trigger.
 CREATE TABLE graph_generations (
   project_id TEXT PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
   generation INTEGER NOT NULL
@@ -70,7 +72,8 @@ CREATE TABLE graph_tombstones (
 CREATE INDEX graph_tombstones_gen ON graph_tombstones(project_id, gen);
 
 CREATE TRIGGER graph_atoms_gen_insert AFTER INSERT ON graph_atoms BEGIN
-  INSERT OR IGNORE INTO graph_generations (project_id, generation) VALUES (NEW.project_id, 0);
+  INSERT INTO graph_generations (project_id, generation) SELECT NEW.project_id, 0
+   WHERE NOT EXISTS (SELECT 1 FROM graph_generations WHERE project_id = NEW.project_id);
   UPDATE graph_generations SET generation = generation + 1 WHERE project_id = NEW.project_id;
   UPDATE graph_atoms SET gen = (SELECT generation FROM graph_generations WHERE project_id = NEW.project_id)
    WHERE id = NEW.id;
@@ -79,17 +82,20 @@ END;
 CREATE TRIGGER graph_atoms_gen_update
 AFTER UPDATE OF id, project_id, molecule_id, name, paths, knowledge, related_atoms, created_by_task_id,
                 last_task_id, version, created_at, updated_at ON graph_atoms BEGIN
-  INSERT OR IGNORE INTO graph_generations (project_id, generation) VALUES (NEW.project_id, 0);
+  INSERT INTO graph_generations (project_id, generation) SELECT NEW.project_id, 0
+   WHERE NOT EXISTS (SELECT 1 FROM graph_generations WHERE project_id = NEW.project_id);
   UPDATE graph_generations SET generation = generation + 1 WHERE project_id = NEW.project_id;
   UPDATE graph_atoms SET gen = (SELECT generation FROM graph_generations WHERE project_id = NEW.project_id)
    WHERE id = NEW.id;
 END;
 CREATE TRIGGER graph_molecules_gen_insert AFTER INSERT ON graph_molecules BEGIN
-  INSERT OR IGNORE INTO graph_generations (project_id, generation) VALUES (NEW.project_id, 0);
+  INSERT INTO graph_generations (project_id, generation) SELECT NEW.project_id, 0
+   WHERE NOT EXISTS (SELECT 1 FROM graph_generations WHERE project_id = NEW.project_id);
   UPDATE graph_generations SET generation = generation + 1 WHERE project_id = NEW.project_id;
 END;
 CREATE TRIGGER graph_molecules_gen_update AFTER UPDATE ON graph_molecules BEGIN
-  INSERT OR IGNORE INTO graph_generations (project_id, generation) VALUES (NEW.project_id, 0);
+  INSERT INTO graph_generations (project_id, generation) SELECT NEW.project_id, 0
+   WHERE NOT EXISTS (SELECT 1 FROM graph_generations WHERE project_id = NEW.project_id);
   UPDATE graph_generations SET generation = generation + 1 WHERE project_id = NEW.project_id;
 END;
 
