@@ -1252,3 +1252,53 @@ async fn related_molecules_resolve_to_names_in_get_and_context() {
     );
     f.c.stop().await;
 }
+
+/// Full-text rows follow text edits and deletes exactly, also after the database file
+/// was vacuumed behind the server's back (the index is keyed by the rows' rowids).
+#[tokio::test]
+async fn search_follows_edits_and_deletes_also_after_vacuum() {
+    let f = Fixture::new().await;
+    let words = ["aardvark", "bonobo", "capybara", "dingo", "echidna", "fennec"];
+    let mut atoms = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        let a = f
+            .atom(&format!("Area {i}"), &[&format!("src/area{i}/**")], None, &format!("Handles the {w} flows."))
+            .await;
+        atoms.push(a);
+    }
+    let find = |q: &str| {
+        json!({"operation":"search","entityType":"atom","projectId":f.project,"query":q})
+    };
+    let del = |a: &Value| json!({"operation":"delete","entityType":"atom","id":a["id"],"version":a["version"]});
+    // A gap in the rowids, then VACUUM, which may renumber rows without an INTEGER key.
+    f.c.ok("manage_graph", del(&atoms[1])).await;
+    {
+        let opts = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(&f.c.db)
+            .busy_timeout(std::time::Duration::from_secs(10));
+        let pool = sqlx::SqlitePool::connect_with(opts).await.unwrap();
+        sqlx::query("VACUUM").execute(&pool).await.unwrap();
+        pool.close().await;
+    }
+    f.c.ok(
+        "manage_graph",
+        json!({"operation":"update","entityType":"atom","id":atoms[4]["id"],"version":atoms[4]["version"],
+               "lastTaskId":f.task,"knowledge":"Handles the axolotl flows."}),
+    )
+    .await;
+    f.c.ok("manage_graph", del(&atoms[3])).await;
+    let expect = [
+        ("aardvark", vec!["Area 0"]),
+        ("bonobo", vec![]),
+        ("capybara", vec!["Area 2"]),
+        ("dingo", vec![]),
+        ("echidna", vec![]),
+        ("axolotl", vec!["Area 4"]),
+        ("fennec", vec!["Area 5"]),
+    ];
+    for (w, want) in expect {
+        let r = f.c.ok("query_graph", find(w)).await;
+        assert_eq!(names(&r["items"]), want, "search {w}: {r}");
+    }
+    f.c.stop().await;
+}
