@@ -22,10 +22,15 @@ struct Row {
     version: i64,
     created_at: String,
     updated_at: String,
+    /// The item's tags as a JSON array, read in the same statement as the row.
+    tags: String,
 }
 
 impl Row {
-    fn into_item(self, kind: ItemKind, tags: Vec<String>) -> Result<Item> {
+    fn into_item(self, kind: ItemKind) -> Result<Item> {
+        let tags: Vec<String> = serde_json::from_str(&self.tags).map_err(|e| {
+            Error::Internal(format!("{} {} has unreadable tags: {e}", kind.as_str(), self.id))
+        })?;
         let status = Status::parse(&self.status).ok_or_else(|| {
             Error::Internal(format!(
                 "{} {} has unknown status '{}'",
@@ -61,15 +66,21 @@ pub fn table(kind: ItemKind) -> lock::Table {
     }
 }
 
+/// The row and its tags in one statement: each statement is a round trip to sqlx's
+/// connection thread, and those trips, not SQLite, are most of a small read's cost.
 fn select(kind: ItemKind) -> &'static str {
     match kind {
         ItemKind::Task => {
             "SELECT x.id, x.project_id, x.feature_id, x.title AS name, x.summary, x.description, x.status, x.priority, \
-             x.complexity, x.status_reason, x.version, x.created_at, x.updated_at FROM tasks x"
+             x.complexity, x.status_reason, x.version, x.created_at, x.updated_at, \
+             (SELECT json_group_array(t.tag) FROM (SELECT tag FROM tags WHERE entity_id = x.id ORDER BY tag) t) AS tags \
+             FROM tasks x"
         }
         ItemKind::Feature => {
             "SELECT x.id, x.project_id, NULL AS feature_id, x.name, x.summary, x.description, x.status, x.priority, \
-             NULL AS complexity, x.status_reason, x.version, x.created_at, x.updated_at FROM features x"
+             NULL AS complexity, x.status_reason, x.version, x.created_at, x.updated_at, \
+             (SELECT json_group_array(t.tag) FROM (SELECT tag FROM tags WHERE entity_id = x.id ORDER BY tag) t) AS tags \
+             FROM features x"
         }
     }
 }
@@ -142,19 +153,51 @@ pub async fn insert(conn: &mut Conn, it: &Item) -> Result<()> {
     Ok(())
 }
 
+/// Inserts an item that has no feature and no tags in one autocommit statement, only
+/// if its project exists (or it names none); returns whether it did. Autocommit takes
+/// the write lock for the statement, so no other writer can come between the check
+/// and the insert.
+pub async fn insert_if_project(conn: &mut Conn, it: &Item) -> Result<bool> {
+    debug_assert!(it.feature_id.is_none() && it.tags.is_empty());
+    let q = match it.kind {
+        ItemKind::Task => sqlx::query(
+            "INSERT INTO tasks (id, project_id, title, summary, description, status, priority, complexity, \
+             version, created_at, updated_at) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1, ?9, ?10 \
+             WHERE ?2 IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = ?2)",
+        ),
+        ItemKind::Feature => sqlx::query(
+            "INSERT INTO features (id, project_id, name, summary, description, status, priority, \
+             version, created_at, updated_at) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, 1, ?8, ?9 \
+             WHERE ?2 IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = ?2)",
+        ),
+    };
+    let q = q
+        .bind(&it.id)
+        .bind(&it.project_id)
+        .bind(&it.name)
+        .bind(&it.summary)
+        .bind(&it.description)
+        .bind(it.status.as_str())
+        .bind(it.priority.rank());
+    let q = match it.kind {
+        ItemKind::Task => q.bind(it.complexity.unwrap_or(5)),
+        ItemKind::Feature => q,
+    };
+    let done = q
+        .bind(&it.created_at)
+        .bind(&it.updated_at)
+        .execute(&mut *conn)
+        .await?;
+    Ok(done.rows_affected() == 1)
+}
+
 pub async fn get(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<Option<Item>> {
     let row: Option<Row> =
         sqlx::query_as(AssertSqlSafe(format!("{} WHERE x.id = ?", select(kind))))
             .bind(id)
             .fetch_optional(&mut *conn)
             .await?;
-    match row {
-        Some(r) => {
-            let tags = tag::of(conn, id).await?;
-            Ok(Some(r.into_item(kind, tags)?))
-        }
-        None => Ok(None),
-    }
+    row.map(|r| r.into_item(kind)).transpose()
 }
 
 /// Like `get`, but a missing row is `NOT_FOUND`.
@@ -336,18 +379,7 @@ async fn fetch(
         q = q.bind(*t);
     }
     let rows = q.fetch_all(&mut *conn).await?;
-    let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
-    let mut tags = if ids.is_empty() {
-        Default::default()
-    } else {
-        tag::load(conn, &ids).await?
-    };
-    rows.into_iter()
-        .map(|r| {
-            let t = tags.remove(&r.id).unwrap_or_default();
-            r.into_item(kind, t)
-        })
-        .collect()
+    rows.into_iter().map(|r| r.into_item(kind)).collect()
 }
 
 /// Filtered page of items, oldest first, and the total count of matches.
