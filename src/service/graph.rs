@@ -188,87 +188,87 @@ pub async fn create(app: &App, kind: NodeKind, n: NewNode) -> Result<Node> {
         }
         (NodeKind::Molecule, _) => vec![],
     };
+    let ts = now();
+    let node = match kind {
+        NodeKind::Atom => Node::Atom(Atom {
+            id: id::new_id(),
+            project_id: n.project_id,
+            molecule_id: n.molecule_id,
+            name: n.name,
+            paths,
+            knowledge: n.knowledge,
+            related: n.related,
+            last_task_id: n.created_by_task_id.clone(),
+            created_by_task_id: n.created_by_task_id,
+            version: 1,
+            created_at: ts.clone(),
+            updated_at: ts,
+        }),
+        NodeKind::Molecule => Node::Molecule(Molecule {
+            id: id::new_id(),
+            project_id: n.project_id,
+            name: n.name,
+            knowledge: n.knowledge,
+            related: n.related,
+            last_task_id: n.created_by_task_id.clone(),
+            created_by_task_id: n.created_by_task_id,
+            version: 1,
+            created_at: ts.clone(),
+            updated_at: ts,
+        }),
+    };
+    // Without related entries, every rule left is about rows that must exist: one
+    // statement checks them and inserts, atomically, in one trip to the connection.
+    // When it inserts nothing, the transaction below finds out which rule failed.
+    let (project_id, task_id, molecule_id, related) = match &node {
+        Node::Atom(a) => (&a.project_id, &a.created_by_task_id, a.molecule_id.as_deref(), &a.related),
+        Node::Molecule(m) => (&m.project_id, &m.created_by_task_id, None, &m.related),
+    };
+    if related.is_empty() {
+        let mut c = app.store.read().await?;
+        let inserted = match &node {
+            Node::Atom(a) => graph::insert_atom(&mut c, a).await?,
+            Node::Molecule(m) => graph::insert_molecule(&mut c, m).await?,
+        };
+        if inserted {
+            return Ok(node);
+        }
+    }
     let mut tx = app.store.write().await?;
-    let (project, task, molecule_project) = graph::create_refs(
-        &mut tx,
-        &n.project_id,
-        &n.created_by_task_id,
-        n.molecule_id.as_deref(),
-    )
-    .await?;
+    let (project, task, molecule_project) =
+        graph::create_refs(&mut tx, project_id, task_id, molecule_id).await?;
     if !project {
-        return Err(Error::not_found("project", &n.project_id));
+        return Err(Error::not_found("project", project_id));
     }
     if !task {
         return Err(Error::NotFound {
             entity: "task",
-            id: format!("{} (given as createdByTaskId)", n.created_by_task_id),
+            id: format!("{task_id} (given as createdByTaskId)"),
         });
     }
-    if let Some(m) = &n.molecule_id {
+    if let Some(m) = molecule_id {
         match molecule_project {
             None => return Err(Error::not_found("molecule", m)),
-            Some(p) if p != n.project_id => {
-                return Err(cross_project_molecule(m, &p, &n.project_id))
-            }
+            Some(p) if &p != project_id => return Err(cross_project_molecule(m, &p, project_id)),
             Some(_) => {}
         }
     }
-    let ts = now();
-    let node = match kind {
-        NodeKind::Atom => {
-            check_related(
-                &mut tx,
-                kind,
-                "relatedAtoms",
-                &n.related,
-                &n.project_id,
-                None,
-            )
-            .await?;
-            let a = Atom {
-                id: id::new_id(),
-                project_id: n.project_id,
-                molecule_id: n.molecule_id,
-                name: n.name,
-                paths,
-                knowledge: n.knowledge,
-                related: n.related,
-                last_task_id: n.created_by_task_id.clone(),
-                created_by_task_id: n.created_by_task_id,
-                version: 1,
-                created_at: ts.clone(),
-                updated_at: ts,
-            };
-            graph::insert_atom(&mut tx, &a).await?;
-            Node::Atom(a)
-        }
-        NodeKind::Molecule => {
-            check_related(
-                &mut tx,
-                kind,
-                "relatedMolecules",
-                &n.related,
-                &n.project_id,
-                None,
-            )
-            .await?;
-            let m = Molecule {
-                id: id::new_id(),
-                project_id: n.project_id,
-                name: n.name,
-                knowledge: n.knowledge,
-                related: n.related,
-                last_task_id: n.created_by_task_id.clone(),
-                created_by_task_id: n.created_by_task_id,
-                version: 1,
-                created_at: ts.clone(),
-                updated_at: ts,
-            };
-            graph::insert_molecule(&mut tx, &m).await?;
-            Node::Molecule(m)
-        }
+    let param = match kind {
+        NodeKind::Atom => "relatedAtoms",
+        NodeKind::Molecule => "relatedMolecules",
     };
+    check_related(&mut tx, kind, param, related, project_id, None).await?;
+    let inserted = match &node {
+        Node::Atom(a) => graph::insert_atom(&mut tx, a).await?,
+        Node::Molecule(m) => graph::insert_molecule(&mut tx, m).await?,
+    };
+    if !inserted {
+        // The write lock has been held since the checks above: nothing can have gone.
+        return Err(Error::Internal(format!(
+            "{} insert refused after its references were checked",
+            kind.as_str()
+        )));
+    }
     tx.commit().await?;
     Ok(node)
 }

@@ -123,10 +123,17 @@ const ATOM_COLS: &str = "id, project_id, molecule_id, name, paths, knowledge, re
 const MOLECULE_COLS: &str = "id, project_id, name, knowledge, related_molecules, \
                              created_by_task_id, last_task_id, version, created_at, updated_at";
 
-pub async fn insert_atom(conn: &mut Conn, a: &Atom) -> Result<()> {
-    sqlx::query(
+/// Inserts `a` only if its project and creating task exist and its molecule, when it
+/// has one, is in the same project; returns whether it did. One statement checks and
+/// writes, so outside a transaction it is still atomic (autocommit holds the write
+/// lock for the statement) and costs one trip to the connection.
+pub async fn insert_atom(conn: &mut Conn, a: &Atom) -> Result<bool> {
+    let done = sqlx::query(
         "INSERT INTO graph_atoms (id, project_id, molecule_id, name, paths, knowledge, related_atoms, \
-         created_by_task_id, last_task_id, version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+         created_by_task_id, last_task_id, version, created_at, updated_at) \
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?11 \
+         WHERE EXISTS (SELECT 1 FROM projects WHERE id = ?2) AND EXISTS (SELECT 1 FROM tasks WHERE id = ?8) \
+         AND (?3 IS NULL OR EXISTS (SELECT 1 FROM graph_molecules WHERE id = ?3 AND project_id = ?2))",
     )
     .bind(&a.id)
     .bind(&a.project_id)
@@ -141,7 +148,7 @@ pub async fn insert_atom(conn: &mut Conn, a: &Atom) -> Result<()> {
     .bind(&a.updated_at)
     .execute(&mut *conn)
     .await?;
-    Ok(())
+    Ok(done.rows_affected() == 1)
 }
 
 /// Writes the fields of `a` over the stored row after claiming `expected`.
@@ -163,10 +170,14 @@ pub async fn update_atom(conn: &mut Conn, a: &Atom, expected: i64) -> Result<i64
     Ok(v)
 }
 
-pub async fn insert_molecule(conn: &mut Conn, m: &Molecule) -> Result<()> {
-    sqlx::query(
+/// Inserts `m` only if its project and creating task exist; returns whether it did.
+/// Atomic on its own, like `insert_atom`.
+pub async fn insert_molecule(conn: &mut Conn, m: &Molecule) -> Result<bool> {
+    let done = sqlx::query(
         "INSERT INTO graph_molecules (id, project_id, name, knowledge, related_molecules, \
-         created_by_task_id, last_task_id, version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+         created_by_task_id, last_task_id, version, created_at, updated_at) \
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, 1, ?8, ?9 \
+         WHERE EXISTS (SELECT 1 FROM projects WHERE id = ?2) AND EXISTS (SELECT 1 FROM tasks WHERE id = ?6)",
     )
     .bind(&m.id)
     .bind(&m.project_id)
@@ -179,7 +190,7 @@ pub async fn insert_molecule(conn: &mut Conn, m: &Molecule) -> Result<()> {
     .bind(&m.updated_at)
     .execute(&mut *conn)
     .await?;
-    Ok(())
+    Ok(done.rows_affected() == 1)
 }
 
 pub async fn update_molecule(conn: &mut Conn, m: &Molecule, expected: i64) -> Result<i64> {
