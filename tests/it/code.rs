@@ -612,11 +612,14 @@ async fn commands_run_in_order_and_stop_at_the_first_failure() {
         .await;
     assert_eq!(env["error"]["code"], "INVALID_OPERATION");
     assert!(env["error"]["message"].as_str().unwrap().contains("last"));
+    // Nothing took effect, so nothing was written: the version to retry with is still 2.
+    let same = k.c.ok("get_entity", json!({"entityId":id(&a)})).await;
+    assert_eq!(same["entity"]["version"], 2);
     let ok = k
         .c
         .ok(
             "update_entity",
-            json!({"entityId":id(&a),"version":3,"commands":[{"command":"attach","referenceId":rb},{"command":"unattach","referenceId":ra}]}),
+            json!({"entityId":id(&a),"version":2,"commands":[{"command":"attach","referenceId":rb},{"command":"unattach","referenceId":ra}]}),
         )
         .await;
     assert_eq!(ok["entity"]["referenceIds"], json!([rb]));

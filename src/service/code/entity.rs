@@ -458,6 +458,11 @@ pub async fn update(app: &App, ch: EntityChange, cmds: Vec<Command>) -> Result<O
     check_commands(scope, &cmds)?;
     let mut prepared = prepare(app, &c, &cmds).await?;
     let ts = now();
+    let fields_change = ch.name.is_some()
+        || ch.description.is_some()
+        || ch.category_ids.is_some()
+        || ch.parent_ids.is_some();
+    let before = old.clone();
     let mut tx = app.store.write().await?;
     let version = lock::bump(&mut tx, lock::CODE_ENTITIES, &ch.id, ch.version, &ts).await?;
     let e = Entity {
@@ -484,6 +489,15 @@ pub async fn update(app: &App, ch: EntityChange, cmds: Vec<Command>) -> Result<O
                 break;
             }
         }
+    }
+    if !fields_change && run.executed.is_empty() {
+        // Nothing took effect: dropping the transaction rolls the version bump back,
+        // so the caller's version is still the one to retry with.
+        drop(tx);
+        return Ok(Outcome {
+            entity: Some(before),
+            run,
+        });
     }
     tx.commit().await?;
     Ok(Outcome {
