@@ -88,10 +88,17 @@ impl ServerHandler for Server {
     ) -> Result<CallToolResponse, McpError> {
         let env = dispatch(&self.app, &self.reg, &request.name, request.arguments).await;
         let failed = env["success"] != serde_json::Value::Bool(true);
+        // `Value`'s Display writes through fmt::Formatter piece by piece; writing into
+        // a byte buffer is the cheaper way to the text copy of a large answer.
+        let mut text = Vec::with_capacity(4096);
+        serde_json::to_writer(&mut text, &env)
+            .map_err(|e| McpError::internal_error(format!("cannot encode the answer: {e}"), None))?;
+        let text = String::from_utf8(text)
+            .map_err(|e| McpError::internal_error(format!("cannot encode the answer: {e}"), None))?;
         let mut r = if failed {
-            CallToolResult::error(vec![ContentBlock::text(env.to_string())])
+            CallToolResult::error(vec![ContentBlock::text(text)])
         } else {
-            CallToolResult::success(vec![ContentBlock::text(env.to_string())])
+            CallToolResult::success(vec![ContentBlock::text(text)])
         };
         r.structured_content = Some(env);
         Ok(r.into())
