@@ -150,12 +150,15 @@ pub async fn snapshot(
     app: &App,
     project_id: &str,
 ) -> Result<tokio::sync::OwnedMutexGuard<Option<Snapshot>>> {
-    let mut guard = app.graph.cell(project_id).lock_owned().await;
-    let cached = guard.as_ref().map(|s| s.generation);
+    // Read before the cell exists, so a call naming no project leaves no cell behind.
     let current = {
         let mut c = app.store.read().await?;
-        graph::generation(&mut c, project_id).await?
+        graph::project_generation(&mut c, project_id)
+            .await?
+            .ok_or_else(|| Error::not_found("project", project_id))?
     };
+    let mut guard = app.graph.cell(project_id).lock_owned().await;
+    let cached = guard.as_ref().map(|s| s.generation);
     if cached == Some(current) {
         return Ok(guard);
     }
@@ -298,12 +301,7 @@ pub async fn context(
             ),
         ));
     }
-    {
-        let mut c = app.store.read().await?;
-        if !crate::store::project::exists(&mut c, project_id).await? {
-            return Err(Error::not_found("project", project_id));
-        }
-    }
+    // Answers NOT_FOUND for a missing project.
     let guard = snapshot(app, project_id).await?;
     let Some(snap) = guard.as_ref() else {
         return Err(Error::Internal(

@@ -467,13 +467,20 @@ pub async fn molecules_of(conn: &mut Conn, project_id: &str) -> Result<Vec<Molec
 
 /// The project's graph generation: bumped by triggers on every atom or molecule write.
 pub async fn generation(conn: &mut Conn, project_id: &str) -> Result<i64> {
-    Ok(sqlx::query_scalar::<_, i64>(
-        "SELECT generation FROM graph_generations WHERE project_id = ?",
+    Ok(project_generation(conn, project_id).await?.unwrap_or(0))
+}
+
+/// The project's graph generation, or `None` when the project does not exist: one
+/// statement answers both, where a context call used to ask them apart.
+pub async fn project_generation(conn: &mut Conn, project_id: &str) -> Result<Option<i64>> {
+    let (exists, generation): (bool, Option<i64>) = sqlx::query_as(
+        "SELECT EXISTS (SELECT 1 FROM projects WHERE id = ?1), \
+         (SELECT generation FROM graph_generations WHERE project_id = ?1)",
     )
     .bind(project_id)
-    .fetch_optional(&mut *conn)
-    .await?
-    .unwrap_or(0))
+    .fetch_one(&mut *conn)
+    .await?;
+    Ok(exists.then_some(generation.unwrap_or(0)))
 }
 
 /// Detaches every atom of a molecule, touching each (version, `updated_at`, and
