@@ -94,12 +94,19 @@ fn knowledge(i: usize, len: usize) -> String {
 }
 
 fn main() {
-    // `cargo bench` passes --bench; nothing to parse.
+    // `cargo bench --bench bench -- graph` runs one workload; `cargo bench` itself
+    // passes --bench, which is not a workload name.
+    let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let run = |name: &str| only.is_empty() || only.iter().any(|o| o == name);
     println!("cairn {} — {}", env!("CARGO_PKG_VERSION"), BIN);
     println!("| {:<58} | {:>22} | {:<16} |", "measure", "value", "target");
     println!("|{}|{}|{}|", "-".repeat(60), "-".repeat(24), "-".repeat(18));
-    foundation();
-    graph();
+    if run("foundation") {
+        foundation();
+    }
+    if run("graph") {
+        graph();
+    }
 }
 
 fn foundation() {
@@ -176,6 +183,24 @@ fn foundation() {
         "≥ 5,000/s",
     );
     row("  server CPU per task create", format!("{per:.0} µs"), "");
+    // The floors every call pays: stdio both ways and JSON-RPC (ping), then a tool
+    // call that reads one row.
+    let mut floor = |name: &str, f: &mut dyn FnMut(&mut Server)| {
+        let mut times = Vec::new();
+        for _ in 0..500 {
+            let t = Instant::now();
+            f(&mut s);
+            times.push(t.elapsed());
+        }
+        let (med, p95) = stats(times);
+        row(name, format!("{med:.3} ms (p95 {p95:.3})"), "");
+    };
+    floor("  ping, round trip", &mut |s| {
+        s.request("ping", json!({}));
+    });
+    floor("  query_container get of the project, round trip", &mut |s| {
+        s.call("query_container", json!({"operation":"get","containerType":"project","id":project}));
+    });
     let mut times = Vec::new();
     for _ in 0..500 {
         let t = Instant::now();
@@ -195,7 +220,8 @@ fn foundation() {
     );
 }
 
-/// Creates atoms `from..to` (three patterns each) spread over 20 molecules.
+/// Creates atoms `from..to` (three patterns each) spread over 20 molecules; returns
+/// the time taken and the new atoms' ids.
 fn create_atoms(
     s: &mut Server,
     project: &str,
@@ -203,7 +229,8 @@ fn create_atoms(
     molecules: &[String],
     from: usize,
     to: usize,
-) -> Duration {
+) -> (Duration, Vec<String>) {
+    let mut ids = Vec::with_capacity(to - from);
     let t = Instant::now();
     for i in from..to {
         let (area, module) = (i % 20, i / 20);
@@ -212,13 +239,14 @@ fn create_atoms(
             format!("src/area{area}/mod{module}-*.ts"),
             format!("docs/area{area}/mod{module}.md"),
         ]);
-        s.call(
+        let v = s.call(
             "manage_graph",
             json!({"operation":"create","entityType":"atom","projectId":project,"name":format!("Area {area} module {module}"),
                    "paths":paths.to_string(),"moleculeId":molecules[area],"knowledge":knowledge(i, 3500),"createdByTaskId":task}),
         );
+        ids.push(v["atom"]["id"].as_str().expect("atom id").to_string());
     }
-    t.elapsed()
+    (t.elapsed(), ids)
 }
 
 fn context_round(s: &mut Server, project: &str, modules: u64, rng: &mut Lcg) -> (Duration, usize) {
@@ -264,7 +292,7 @@ fn graph() {
         molecules.push(v["molecule"]["id"].as_str().expect("molecule").to_string());
     }
     let cpu = s.cpu();
-    let el = create_atoms(&mut s, &project, &task, &molecules, 0, 2000);
+    let (el, _) = create_atoms(&mut s, &project, &task, &molecules, 0, 2000);
     let per = (s.cpu() - cpu).as_secs_f64() * 1e6 / 2000.0;
     row(
         "atoms created over one stdio session (2,000, 3 patterns)",
@@ -303,7 +331,7 @@ fn graph() {
         "",
     );
 
-    let el = create_atoms(&mut s, &project, &task, &molecules, 2000, 20_000);
+    let (el, ids) = create_atoms(&mut s, &project, &task, &molecules, 2000, 20_000);
     row(
         "atoms created, 2,000 → 20,000",
         format!("{:.0} atoms/s", 18_000.0 / el.as_secs_f64()),
@@ -328,6 +356,24 @@ fn graph() {
         "≤ 10 ms median",
     );
     row("  server CPU per context call", format!("{per:.2} ms"), "");
+    // Editing knowledge rewrites the atom's full-text row, found by its key.
+    let mut times = Vec::new();
+    for k in 0..200 {
+        let id = &ids[(k * 89) % ids.len()];
+        let t = Instant::now();
+        s.call(
+            "manage_graph",
+            json!({"operation":"update","entityType":"atom","id":id,"version":1,"lastTaskId":task,
+                   "knowledge":knowledge(k + 7, 3500)}),
+        );
+        times.push(t.elapsed());
+    }
+    let (med, p95) = stats(times);
+    row(
+        "atom knowledge rewritten, 20,000 atoms, round trip",
+        format!("{med:.2} ms (p95 {p95:.2})"),
+        "",
+    );
     row(
         "resident memory with 20,000 atoms cached",
         format!("{:.1} MB", s.rss_mb()),
