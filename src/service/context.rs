@@ -164,7 +164,7 @@ pub async fn snapshot(
     }
     // Read in one read transaction, so what is applied matches the generation it is
     // labelled with even while another process writes.
-    let mut tx = app.store.pool().begin().await?;
+    let mut tx = app.store.snapshot().await?;
     let generation = graph::generation(&mut tx, project_id).await?;
     match guard.as_mut() {
         Some(s) if s.generation < generation => {

@@ -558,7 +558,7 @@ pub async fn search(app: &App, kind: NodeKind, q: &SearchQuery) -> Result<(Vec<N
 /// paged. The other filters (molecule, orphans) narrow the candidates first.
 async fn hybrid_search(
     app: &App,
-    mut c: sqlx::pool::PoolConnection<sqlx::Sqlite>,
+    mut c: crate::store::Lease,
     kind: NodeKind,
     q: &SearchQuery,
     text: &str,

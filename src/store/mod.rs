@@ -15,26 +15,45 @@ pub mod semantic;
 pub mod tag;
 pub mod template;
 
+use std::ops::{Deref, DerefMut};
 use std::path::Path;
 use std::str::FromStr;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use sqlx::pool::PoolConnection;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{Sqlite, SqlitePool};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous,
+    SqliteTransactionManager,
+};
+use sqlx::{ConnectOptions, SqlitePool};
+use sqlx_core::transaction::TransactionManager;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::error::{Error, Result};
 
 pub use sqlx::SqliteConnection as Conn;
 
-/// A write transaction, opened with `BEGIN IMMEDIATE` so it holds the write lock from
-/// its first statement: two processes can then never interleave a read-modify-write.
-pub type Tx = sqlx::Transaction<'static, Sqlite>;
-
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
+/// How many connections the store lends at once: SQLite takes one writer at a time,
+/// and a few readers cover an agent's concurrent calls.
+const CONNECTIONS: usize = 4;
+
+/// The database file and the connections it lends.
+///
+/// The store keeps its own connections rather than borrowing from sqlx's pool,
+/// for two costs that pool adds to every call: it pings each connection it takes
+/// back (one more trip to the connection's worker thread per call), and it hands
+/// out its idle connections in turn, so each call lands on a connection whose page
+/// cache the previous call's write has invalidated. Here a returned connection goes
+/// on a stack and the next call takes the one used last, warm.
 #[derive(Clone)]
 pub struct Store {
+    opts: SqliteConnectOptions,
+    idle: Arc<Mutex<Vec<Conn>>>,
+    permits: Arc<Semaphore>,
+    /// A pool on the same file for bulk tools (benchmark seeding); it opens nothing
+    /// until used.
     pool: SqlitePool,
 }
 
@@ -56,22 +75,12 @@ impl Store {
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(Duration::from_secs(10))
             .foreign_keys(true);
-        let pool = SqlitePoolOptions::new()
-            .max_connections(4)
-            .min_connections(1)
-            .idle_timeout(None)
-            .max_lifetime(None)
-            // A pooled SQLite connection is a file handle in this process: it cannot go
-            // stale the way a network connection can, and the ping before every
-            // acquire cost one more trip to the connection's worker thread per call.
-            .test_before_acquire(false)
-            .connect_with(opts)
-            .await?;
+        let mut conn = opts.connect().await?;
         // Two servers starting on a fresh file race to migrate; the loser sees the
         // winner's tables and succeeds on a second pass.
         let mut attempt = 0;
         loop {
-            match MIGRATOR.run(&pool).await {
+            match MIGRATOR.run(&mut conn).await {
                 Ok(()) => break,
                 Err(e) if attempt < 5 => {
                     attempt += 1;
@@ -81,21 +90,133 @@ impl Store {
                 Err(e) => return Err(e.into()),
             }
         }
-        Ok(Store { pool })
+        let pool = SqlitePoolOptions::new()
+            .max_connections(2)
+            .min_connections(0)
+            .connect_lazy_with(opts.clone());
+        Ok(Store {
+            opts,
+            idle: Arc::new(Mutex::new(vec![conn])),
+            permits: Arc::new(Semaphore::new(CONNECTIONS)),
+            pool,
+        })
+    }
+
+    /// A connection for reads outside a transaction, or for a write that is one
+    /// self-checking statement (autocommit).
+    pub async fn read(&self) -> Result<Lease> {
+        let permit = self
+            .permits
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|_| Error::Internal("the store is closed".into()))?;
+        let warm = self.idle.lock().ok().and_then(|mut v| v.pop());
+        let conn = match warm {
+            Some(c) => c,
+            None => self.opts.connect().await?,
+        };
+        Ok(Lease {
+            conn: Some(conn),
+            idle: self.idle.clone(),
+            _permit: permit,
+        })
     }
 
     /// Begins a write transaction (`BEGIN IMMEDIATE`).
     pub async fn write(&self) -> Result<Tx> {
-        Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
+        self.begin(Some("BEGIN IMMEDIATE")).await
     }
 
-    /// A connection for reads outside a transaction.
-    pub async fn read(&self) -> Result<PoolConnection<Sqlite>> {
-        Ok(self.pool.acquire().await?)
+    /// Begins a read transaction (deferred `BEGIN`): its reads see one snapshot of
+    /// the file even while another process writes.
+    pub async fn snapshot(&self) -> Result<Tx> {
+        self.begin(None).await
+    }
+
+    async fn begin(&self, statement: Option<&'static str>) -> Result<Tx> {
+        let mut lease = self.read().await?;
+        SqliteTransactionManager::begin(&mut lease, statement.map(sqlx::SqlStr::from_static))
+            .await?;
+        Ok(Tx { lease, open: true })
     }
 
     pub fn pool(&self) -> &SqlitePool {
         &self.pool
+    }
+}
+
+/// A connection lent by the store; it goes back on the store's stack when dropped.
+pub struct Lease {
+    conn: Option<Conn>,
+    idle: Arc<Mutex<Vec<Conn>>>,
+    // Released after `drop` has put the connection back, so a waiter finds it.
+    _permit: OwnedSemaphorePermit,
+}
+
+impl Deref for Lease {
+    type Target = Conn;
+    fn deref(&self) -> &Conn {
+        self.conn.as_ref().expect("a lease holds its connection until dropped")
+    }
+}
+
+impl DerefMut for Lease {
+    fn deref_mut(&mut self) -> &mut Conn {
+        self.conn.as_mut().expect("a lease holds its connection until dropped")
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        // A statement cut off by a cancelled call, or a rollback queued by `Tx`, runs
+        // on the connection's worker before anything the next borrower sends: the
+        // worker takes commands in order.
+        if let (Some(c), Ok(mut idle)) = (self.conn.take(), self.idle.lock()) {
+            idle.push(c);
+        }
+    }
+}
+
+/// A transaction on a lent connection. Dropped without `commit`, it rolls back
+/// (queued on the connection before it is lent again).
+pub struct Tx {
+    lease: Lease,
+    open: bool,
+}
+
+impl Tx {
+    pub async fn commit(mut self) -> Result<()> {
+        SqliteTransactionManager::commit(&mut self.lease).await?;
+        self.open = false;
+        Ok(())
+    }
+
+    pub async fn rollback(mut self) -> Result<()> {
+        SqliteTransactionManager::rollback(&mut self.lease).await?;
+        self.open = false;
+        Ok(())
+    }
+}
+
+impl Deref for Tx {
+    type Target = Conn;
+    fn deref(&self) -> &Conn {
+        &self.lease
+    }
+}
+
+impl DerefMut for Tx {
+    fn deref_mut(&mut self) -> &mut Conn {
+        &mut self.lease
+    }
+}
+
+impl Drop for Tx {
+    fn drop(&mut self) {
+        if self.open {
+            SqliteTransactionManager::start_rollback(&mut self.lease);
+        }
     }
 }
 
