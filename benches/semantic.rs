@@ -256,7 +256,12 @@ fn main() {
     }
     let rss = s.rss_mb();
     drop(s);
-    let _ = std::fs::remove_dir_all(&dir);
+    // CAIRN_BENCH_KEEP=1 keeps the seeded file, to profile a server on it.
+    if std::env::var_os("CAIRN_BENCH_KEEP").is_some() {
+        eprintln!("kept {} (project {pid})", db.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     println!(
         "semantic benchmark — {ENTITIES} entities + {ENTITIES} references, embedder {embedder}"

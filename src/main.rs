@@ -213,7 +213,11 @@ async fn run(o: Overrides, cmd: Command) -> Result<ExitCode, String> {
                         Err(e) => return Err(format!("the arguments are not valid JSON: {e}")),
                     },
                 };
-            let env = dispatch(&app, &reg, &tool, raw).await;
+            // A first search may embed a backlog for minutes: show how far it got.
+            let progress = cairn::service::progress::Progress::to(std::sync::Arc::new(
+                cairn::progress::BarSink::new("embedding"),
+            ));
+            let env = dispatch(&app, &reg, &tool, raw, progress).await;
             println!(
                 "{}",
                 serde_json::to_string_pretty(&env).unwrap_or_else(|_| env.to_string())

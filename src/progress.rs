@@ -1,9 +1,32 @@
-//! A progress bar on stderr for long commands (`cairn reindex`). On a terminal it
-//! redraws one line at most ten times a second; in a log (CI, a pipe) it prints a line
-//! every tenth of the way, so the log stays short. stdout is never touched.
+//! A progress bar on stderr for long commands (`cairn reindex`, and `cairn call` through
+//! [`BarSink`]). On a terminal it redraws one line at most ten times a second; in a log
+//! (CI, a pipe) it prints a line every tenth of the way, so the log stays short. stdout
+//! is never touched.
 
 use std::io::{IsTerminal, Write};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+use crate::service::progress::Sink;
+
+/// A tool call's progress drawn as a [`Bar`]; a report without a total (loading the
+/// model) is a line of its own.
+pub struct BarSink(Mutex<Bar>);
+
+impl BarSink {
+    pub fn new(label: &'static str) -> BarSink {
+        BarSink(Mutex::new(Bar::new(label)))
+    }
+}
+
+impl Sink for BarSink {
+    fn send(&self, progress: u64, total: Option<u64>, message: String) {
+        match (total, self.0.lock()) {
+            (Some(t), Ok(mut bar)) => bar.update(progress, t),
+            _ => eprintln!("{message}"),
+        }
+    }
+}
 
 pub struct Bar {
     label: &'static str,

@@ -24,6 +24,7 @@ use crate::error::Error;
 use crate::mcp::args::Args;
 use crate::mcp::envelope::Reply;
 use crate::mcp::schema::ToolDef;
+use crate::service::progress::Progress;
 use crate::service::App;
 
 /// What each toolset is for, in a line; also the server's `instructions`.
@@ -95,11 +96,13 @@ impl Registry {
 
 /// Runs one tool call and answers its envelope; shared by the MCP server and `cairn call`.
 /// Never fails and never unwinds: a panic inside a tool becomes an INTERNAL_ERROR answer.
+/// Long operations inside the call report to `progress` (`Progress::default()`: nowhere).
 pub async fn dispatch(
     app: &App,
     reg: &Registry,
     name: &str,
     raw: Option<Map<String, Value>>,
+    progress: Progress,
 ) -> Value {
     let Some(def) = reg.find(name) else {
         let names: Vec<&str> = reg.defs.iter().map(|d| d.name).collect();
@@ -111,6 +114,7 @@ pub async fn dispatch(
         v["error"]["details"]["availableTools"] = Value::from(names);
         return v;
     };
+    let app = &app.with_progress(progress);
     let run = async {
         let a = Args::new(raw, def.params)?;
         match def.toolset {

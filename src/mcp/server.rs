@@ -1,18 +1,78 @@
 //! The rmcp server handler: initialize, tools/list and tools/call over any transport.
 //! Tool calls are answered with the envelope as JSON text and as `structuredContent`.
+//! A call whose `_meta` carries a `progressToken` gets `notifications/progress` while
+//! its long operations run ([`Notifier`]); a call without one gets none.
 
 use std::sync::Arc;
+
+use std::sync::Mutex;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
     GetPromptResponse, Implementation, ListPromptsResult, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig,
+    ProgressNotificationParam, ProgressToken, ServerCapabilities, ServerConfig,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use tokio::sync::mpsc;
 
 use crate::mcp::{dispatch, prompts, Registry};
+use crate::service::progress::{Progress, Sink};
 use crate::service::App;
+
+/// Turns one call's progress reports into `notifications/progress` for its token.
+/// The service reports from any thread and must not wait, so reports are queued and
+/// one task sends them in order through the peer.
+struct Notifier {
+    token: ProgressToken,
+    /// `None` once the call is answered: later reports are dropped.
+    tx: Mutex<Option<mpsc::UnboundedSender<ProgressNotificationParam>>>,
+}
+
+impl Notifier {
+    fn start(
+        peer: Peer<RoleServer>,
+        token: ProgressToken,
+    ) -> (Arc<Notifier>, (Arc<Notifier>, tokio::task::JoinHandle<()>)) {
+        let (tx, mut rx) = mpsc::unbounded_channel::<ProgressNotificationParam>();
+        let task = tokio::spawn(async move {
+            while let Some(p) = rx.recv().await {
+                if let Err(e) = peer.notify_progress(p).await {
+                    // The client went away; the call itself will find out.
+                    tracing::debug!(error = %e, "progress notification not sent");
+                    break;
+                }
+            }
+        });
+        let n = Arc::new(Notifier {
+            token,
+            tx: Mutex::new(Some(tx)),
+        });
+        (n.clone(), (n, task))
+    }
+
+    /// Stops queueing; the task ends once it has sent what is queued.
+    fn close(&self) {
+        if let Ok(mut tx) = self.tx.lock() {
+            tx.take();
+        }
+    }
+}
+
+impl Sink for Notifier {
+    fn send(&self, progress: u64, total: Option<u64>, message: String) {
+        let mut p = ProgressNotificationParam::new(self.token.clone(), progress as f64)
+            .with_message(message);
+        if let Some(t) = total {
+            p = p.with_total(t as f64);
+        }
+        if let Ok(tx) = self.tx.lock() {
+            if let Some(tx) = tx.as_ref() {
+                let _ = tx.send(p);
+            }
+        }
+    }
+}
 
 #[derive(Clone)]
 pub struct Server {
@@ -84,9 +144,29 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let env = dispatch(&self.app, &self.reg, &request.name, request.arguments).await;
+        let (progress, forwarder) = match context.meta.get_progress_token() {
+            Some(token) => {
+                let (sink, forwarder) = Notifier::start(context.peer.clone(), token);
+                (Progress::to(sink), Some(forwarder))
+            }
+            None => (Progress::default(), None),
+        };
+        let env = dispatch(
+            &self.app,
+            &self.reg,
+            &request.name,
+            request.arguments,
+            progress,
+        )
+        .await;
+        // Every notification goes out before the answer: a client may forget the
+        // token once the call is answered, and MCP wants progress to stop there.
+        if let Some((sink, task)) = forwarder {
+            sink.close();
+            let _ = task.await;
+        }
         let failed = env["success"] != serde_json::Value::Bool(true);
         // `Value`'s Display writes through fmt::Formatter piece by piece; writing into
         // a byte buffer is the cheaper way to the text copy of a large answer.

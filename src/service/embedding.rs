@@ -32,8 +32,13 @@ pub struct Report {
     pub pruned: u64,
 }
 
-/// The embedder, loaded on first use (off the async thread).
+/// The embedder, loaded on first use (off the async thread). Loading reads about
+/// 90 MB and takes a noticeable moment, so a caller listening for progress hears of it.
 pub async fn embedder(app: &App) -> Result<Arc<dyn Embedder>> {
+    if app.embedder.loaded().is_none() {
+        app.progress
+            .report(0, None, || "loading the embedding model".into());
+    }
     let lazy = app.embedder.clone();
     tokio::task::spawn_blocking(move || lazy.get())
         .await
@@ -64,14 +69,16 @@ pub async fn embed_query(app: &App, query: &str) -> Result<(Embedding, &'static 
 }
 
 /// Embeds the rows of `sources` in `project` that have no vector from the running
-/// embedder; call before ranking. Answers how many were embedded.
+/// embedder; call before ranking. Answers how many were embedded. A backlog (a first
+/// search, a model change) can take minutes, so every batch is reported to
+/// `app.progress` as `done` of the whole backlog.
 pub async fn ensure_embedded(app: &App, project: &str, sources: &[Source]) -> Result<u64> {
     let e = embedder(app).await?;
-    let mut n = 0;
-    for src in sources {
-        let rows = {
-            let mut c = app.store.read().await?;
-            store::pending(
+    let mut work = Vec::new();
+    {
+        let mut c = app.store.read().await?;
+        for src in sources {
+            let rows = store::pending(
                 &mut c,
                 src,
                 e.id(),
@@ -79,11 +86,28 @@ pub async fn ensure_embedded(app: &App, project: &str, sources: &[Source]) -> Re
                 Check::Missing,
                 embed::text_hash,
             )
-            .await?
-        };
-        n += write_batches(app, &e, src, rows, &mut |_| {}).await?.0;
+            .await?;
+            work.push((src, rows));
+        }
     }
-    Ok(n)
+    let total: u64 = work.iter().map(|(_, r)| r.len() as u64).sum();
+    if total > 0 {
+        app.progress
+            .report(0, Some(total), || format!("embedding {total} texts"));
+    }
+    let mut done = 0;
+    for (src, rows) in work {
+        let base = done;
+        let p = &app.progress;
+        done += write_batches(app, &e, src, rows, &mut |k| {
+            p.report(base + k, Some(total), || {
+                format!("embedded {} of {total} texts", base + k)
+            })
+        })
+        .await?
+        .0;
+    }
+    Ok(done)
 }
 
 /// Re-embeds a database: every row of `sources` whose vector is missing, from another

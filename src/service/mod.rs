@@ -8,6 +8,7 @@ pub mod context;
 pub mod dependencies;
 pub mod embedding;
 pub mod graph;
+pub mod progress;
 pub mod query;
 pub mod sections;
 pub mod semantic;
@@ -31,6 +32,9 @@ pub struct App {
     pub lsp: std::sync::Arc<crate::lsp::Pool>,
     /// Projects' vectors and entity graphs, reused while their generation holds.
     pub semantic: std::sync::Arc<semantic::Cache>,
+    /// Where the running call reports progress (nowhere unless its caller asked):
+    /// set per call by [`App::with_progress`], never shared between calls.
+    pub progress: progress::Progress,
 }
 
 impl App {
@@ -44,6 +48,15 @@ impl App {
             embedder,
             lsp: std::sync::Arc::new(lsp),
             semantic: Default::default(),
+            progress: Default::default(),
+        }
+    }
+
+    /// The same application for one call that reports its progress to `p`.
+    pub fn with_progress(&self, p: progress::Progress) -> App {
+        App {
+            progress: p,
+            ..self.clone()
         }
     }
 }

@@ -41,6 +41,26 @@ impl Drop for TempDir {
     }
 }
 
+/// The stdio of a `cairn serve` on `db` (extra arguments before `serve`), for a
+/// client of any handler.
+pub fn transport(db: &Path, extra: &[&str]) -> TokioChildProcess {
+    let db_owned = db.to_path_buf();
+    let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+    let cmd = Command::new(BIN).configure(|c| {
+        c.arg("--db").arg(&db_owned).args(&extra).arg("serve");
+        // No user config leaks into tests.
+        c.env_remove("CAIRN_CONFIG")
+            .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+            .env_remove("CAIRN_DB")
+            .env("CAIRN_MODEL_DIR", model_dir());
+    });
+    let (transport, _stderr) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn cairn");
+    transport
+}
+
 pub struct Cairn {
     pub client: RunningService<RoleClient, ()>,
     /// The database file this server runs on.
@@ -61,21 +81,7 @@ impl Cairn {
 
     /// A server on `db` with extra command-line arguments (before `serve`).
     pub async fn on(db: &Path, extra: &[&str]) -> Cairn {
-        let db_owned = db.to_path_buf();
-        let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
-        let cmd = Command::new(BIN).configure(|c| {
-            c.arg("--db").arg(&db_owned).args(&extra).arg("serve");
-            // No user config leaks into tests.
-            c.env_remove("CAIRN_CONFIG")
-                .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
-                .env_remove("CAIRN_DB")
-                .env("CAIRN_MODEL_DIR", model_dir());
-        });
-        let (transport, _stderr) = TokioChildProcess::builder(cmd)
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn cairn");
-        let client = ().serve(transport).await.expect("MCP initialize");
+        let client = ().serve(transport(db, extra)).await.expect("MCP initialize");
         Cairn {
             client,
             db: db.to_path_buf(),

@@ -1,16 +1,20 @@
 //! The semantic layer through MCP: `search` recall on the hand-written retrieval
 //! fixture (hybrid against lexical-only and vector-only, real model), `query` budgets,
-//! strategies, filters and start modes, cache freshness across two processes, and a
-//! server that only writes never loading the model.
+//! strategies, filters and start modes, cache freshness across two processes, a
+//! server that only writes never loading the model, and progress notifications while a
+//! search embeds a backlog.
 
 use std::collections::HashMap;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
+use rmcp::model::{CallToolRequestParams, ProgressNotificationParam};
+use rmcp::service::NotificationContext;
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{json, Value};
 
 use crate::code::{id, Repo};
-use crate::harness::{model_dir, Cairn, TempDir, BIN};
+use crate::harness::{model_dir, transport, Cairn, TempDir, BIN};
 
 const ENTITIES: &str = include_str!("../../fixtures/retrieval/entities.txt");
 const QUERIES: &str = include_str!("../../fixtures/retrieval/queries.txt");
@@ -713,4 +717,111 @@ async fn regression_reindex_all_upserts_vectors_under_generation_triggers() {
         .await;
     assert!(!r["entities"].as_array().unwrap().is_empty(), "{r}");
     c.stop().await;
+}
+
+/// Records the progress notifications a client receives.
+#[derive(Clone, Default)]
+struct Listener(std::sync::Arc<std::sync::Mutex<Vec<ProgressNotificationParam>>>);
+
+impl ClientHandler for Listener {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.0.lock().unwrap().push(params);
+    }
+}
+
+#[tokio::test]
+async fn a_search_that_embeds_a_backlog_reports_progress_to_a_client_that_asks() {
+    let repo = Repo::new();
+    // Written by one server (writes never embed), searched by another.
+    let w = Cairn::start().await;
+    let (pid, ids) = branch_fixture(&w, &repo).await;
+    let listener = Listener::default();
+    let client = listener
+        .clone()
+        .serve(transport(&w.db, &[]))
+        .await
+        .expect("MCP initialize");
+    // rmcp's client puts a progressToken in every request's _meta.
+    let p = CallToolRequestParams::new("search").with_arguments(
+        json!({"projectId":pid,"query":"render invoices"})
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    let r = client.call_tool(p).await.expect("tools/call");
+    let env = r.structured_content.expect("structuredContent");
+    assert_eq!(env["success"], json!(true), "{env:#}");
+    assert_eq!(env["data"]["embedder"], "all-minilm-l6-v2");
+    // Notifications are sent before the answer, but the client handles them on tasks
+    // of its own: wait (boundedly) for the one that completes the backlog.
+    let done = |n: &ProgressNotificationParam| n.total.is_some_and(|t| t == n.progress);
+    for _ in 0..200 {
+        if listener.0.lock().unwrap().iter().any(done) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let seen = listener.0.lock().unwrap().clone();
+    assert!(!seen.is_empty(), "no progress notification");
+    assert!(seen.iter().all(|n| n.progress_token == seen[0].progress_token));
+    assert!(
+        seen.windows(2).all(|w| w[1].progress > w[0].progress),
+        "progress must increase: {seen:?}"
+    );
+    let last = seen.last().unwrap();
+    assert!(done(last), "the last notification completes the backlog: {seen:?}");
+    // Every entity and every reference of the fixture was embedded.
+    assert!(last.progress >= 2.0 * ids.len() as f64, "{seen:?}");
+    assert!(seen.iter().all(|n| n.message.as_deref().is_some_and(|m| !m.is_empty())));
+    let _ = client.cancel().await;
+    w.stop().await;
+}
+
+#[tokio::test]
+async fn a_call_without_a_progress_token_gets_no_progress_notifications() {
+    // The same backlog and a model to load, once without a token and once with one
+    // (raw JSON-RPC, so the wire itself is read).
+    for token in [None, Some("p-1")] {
+        let repo = Repo::new();
+        let tmp = TempDir::new();
+        let db = tmp.path().join("cairn.db");
+        let w = Cairn::on(&db, &[]).await;
+        let (pid, _) = branch_fixture(&w, &repo).await;
+        w.stop().await;
+        let mut call =
+            json!({"name":"search","arguments":{"projectId":pid,"query":"render invoices"}});
+        if let Some(t) = token {
+            call["_meta"] = json!({ "progressToken": t });
+        }
+        let (out, _) = serve_raw(&db, &[call]);
+        let msgs: Vec<Value> = out
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .collect();
+        let answer = msgs
+            .iter()
+            .position(|v| v["id"] == 1)
+            .unwrap_or_else(|| panic!("no answer in {out}"));
+        assert_eq!(
+            msgs[answer]["result"]["structuredContent"]["success"],
+            json!(true),
+            "{out}"
+        );
+        let progress: Vec<usize> = (0..msgs.len())
+            .filter(|&i| msgs[i]["method"] == "notifications/progress")
+            .collect();
+        match token {
+            None => assert!(progress.is_empty(), "{out}"),
+            Some(t) => {
+                assert!(!progress.is_empty(), "{out}");
+                // All before the answer, all for the token asked with.
+                assert!(progress.iter().all(|&i| i < answer), "{out}");
+                assert!(progress.iter().all(|&i| msgs[i]["params"]["progressToken"] == t));
+            }
+        }
+    }
 }
