@@ -69,10 +69,92 @@ struct Layer {
     out_norm: LayerNorm,
 }
 
-/// The loaded model: tokenizer and encoder weights (about 90 MB of f32).
+/// The word-piece table: in memory, or read row by row from the weights file.
+enum Words {
+    Memory(Lookup),
+    Disk(WordRows),
+}
+
+/// The word-piece embedding table (30,522 × 384 f32, 47 MB, half the weights) left in
+/// `model.safetensors`: a text needs only its own few dozen rows, read with `pread`
+/// from a handle kept open. The rows read are the same bytes the in-memory table would
+/// hold, so vectors are bit-identical; the process keeps 47 MB less resident. The
+/// handle pins the file that was loaded: replacing the model (as
+/// `scripts/fetch-model.sh` does, by rename) cannot change what is read, and a file
+/// cut short in place gives an error, never undefined behaviour as a mapping would.
+struct WordRows {
+    file: std::fs::File,
+    /// Byte offset of row 0 in the file.
+    offset: u64,
+    rows: usize,
+    dim: usize,
+}
+
+impl WordRows {
+    /// Finds the table in a safetensors file (8-byte little-endian header length, JSON
+    /// header, data); `None` when it is not a plain f32 table of `rows` × `dim`, and the
+    /// caller keeps the table in memory.
+    fn locate(bytes: &[u8], dir: &Path, rows: usize, dim: usize) -> Option<WordRows> {
+        let n = u64::from_le_bytes(bytes.get(..8)?.try_into().ok()?) as usize;
+        let header: serde_json::Value =
+            serde_json::from_slice(bytes.get(8..8usize.checked_add(n)?)?).ok()?;
+        let t = [
+            "embeddings.word_embeddings.weight",
+            "bert.embeddings.word_embeddings.weight",
+        ]
+        .iter()
+        .find_map(|k| header.get(*k))?;
+        let shape: Vec<u64> = serde_json::from_value(t.get("shape")?.clone()).ok()?;
+        let span: Vec<u64> = serde_json::from_value(t.get("data_offsets")?.clone()).ok()?;
+        let bytes_needed = (rows * dim * 4) as u64;
+        if t.get("dtype")?.as_str()? != "F32"
+            || shape != [rows as u64, dim as u64]
+            || span.len() != 2
+            || span[1].checked_sub(span[0])? != bytes_needed
+        {
+            return None;
+        }
+        let offset = 8 + n as u64 + span[0];
+        if offset + bytes_needed > bytes.len() as u64 {
+            return None;
+        }
+        let file = std::fs::File::open(dir.join("model.safetensors")).ok()?;
+        Some(WordRows {
+            file,
+            offset,
+            rows,
+            dim,
+        })
+    }
+
+    /// The rows of `ids`, one after another.
+    fn lookup(&self, ids: &[u32]) -> std::io::Result<Vec<f32>> {
+        use std::os::unix::fs::FileExt;
+        let mut out = Vec::with_capacity(ids.len() * self.dim);
+        let mut row = vec![0u8; self.dim * 4];
+        for &id in ids {
+            let id = id as usize;
+            if id >= self.rows {
+                return Err(std::io::Error::other(format!(
+                    "word piece {id} is outside the vocabulary"
+                )));
+            }
+            self.file
+                .read_exact_at(&mut row, self.offset + (id * self.dim * 4) as u64)?;
+            out.extend(
+                row.chunks_exact(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+            );
+        }
+        Ok(out)
+    }
+}
+
+/// The loaded model: tokenizer and encoder weights (about 43 MB of f32 in memory, the
+/// word-piece table on disk).
 pub struct MiniLm {
     tokenizer: Tokenizer,
-    words: Lookup,
+    words: Words,
     positions: Lookup,
     /// Row 0 of the token-type table: every input is a single segment.
     segment: Tensor,
@@ -150,9 +232,10 @@ impl MiniLm {
         let device = Device::Cpu;
         // Buffered, not memory-mapped: a file changed under a mapping is undefined
         // behaviour, and the buffer is freed once the tensors are built.
-        let vb =
-            VarBuilder::from_buffered_safetensors(read("model.safetensors")?, DType::F32, &device)
-                .map_err(|e| load_err(dir, format!("model.safetensors: {e}")))?;
+        let weights = read("model.safetensors")?;
+        let disk_words = WordRows::locate(&weights, dir, cfg.vocab_size, cfg.hidden_size);
+        let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &device)
+            .map_err(|e| load_err(dir, format!("model.safetensors: {e}")))?;
         // Some exports prefix every tensor with the architecture name.
         let vb = if vb.contains_tensor("embeddings.word_embeddings.weight") {
             vb
@@ -163,7 +246,12 @@ impl MiniLm {
         let h = cfg.hidden_size;
         let eps = cfg.layer_norm_eps;
         let e = vb.pp("embeddings");
-        let words = candle_nn::embedding(cfg.vocab_size, h, e.pp("word_embeddings")).map_err(w)?;
+        let words = match disk_words {
+            Some(rows) => Words::Disk(rows),
+            None => Words::Memory(
+                candle_nn::embedding(cfg.vocab_size, h, e.pp("word_embeddings")).map_err(w)?,
+            ),
+        };
         let positions =
             candle_nn::embedding(cfg.max_position_embeddings, h, e.pp("position_embeddings"))
                 .map_err(w)?;
@@ -243,13 +331,19 @@ impl MiniLm {
             mask.extend(std::iter::repeat_n(1f32, x.len()));
             mask.resize(mask.len() + t - x.len(), 0.0);
         }
-        let ids = Tensor::from_vec(ids, (b, t), &self.device)?;
+        let words = match &self.words {
+            Words::Memory(table) => table.forward(&Tensor::from_vec(ids, (b, t), &self.device)?)?,
+            Words::Disk(rows) => Tensor::from_vec(
+                rows.lookup(&ids)
+                    .map_err(|e| candle_core::Error::Msg(format!("model.safetensors: {e}")))?,
+                (b, t, rows.dim),
+                &self.device,
+            )?,
+        };
         let mask = Tensor::from_vec(mask, (b, t), &self.device)?;
         let pos = Tensor::arange(0u32, t as u32, &self.device)?;
 
-        let x = self
-            .words
-            .forward(&ids)?
+        let x = words
             .broadcast_add(&self.positions.forward(&pos)?)?
             .broadcast_add(&self.segment)?;
         let mut x = self.emb_norm.forward(&x)?;
@@ -395,6 +489,38 @@ mod tests {
         // Reference: 0.769 and -0.027.
         assert!((para - 0.7689).abs() < 1e-3, "paraphrase {para}");
         assert!(unrelated < 0.1, "unrelated {unrelated}");
+    }
+
+    #[test]
+    fn word_rows_read_from_disk_equal_the_table() {
+        let m = model();
+        let Words::Disk(rows) = &m.words else {
+            panic!("the shipped model's word-piece table should stay on disk")
+        };
+        let dir = std::env::var_os("CAIRN_TEST_MODEL_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/test-model"));
+        let bytes = std::fs::read(dir.join("model.safetensors")).unwrap();
+        let vb = VarBuilder::from_buffered_safetensors(bytes, DType::F32, &Device::Cpu).unwrap();
+        let vb = if vb.contains_tensor("embeddings.word_embeddings.weight") {
+            vb
+        } else {
+            vb.pp("bert")
+        };
+        let table = vb
+            .get((rows.rows, rows.dim), "embeddings.word_embeddings.weight")
+            .unwrap();
+        let ids = [0u32, 101, 102, 2023, rows.rows as u32 - 1];
+        let got = rows.lookup(&ids).unwrap();
+        for (k, id) in ids.iter().enumerate() {
+            let want = table.get(*id as usize).unwrap().to_vec1::<f32>().unwrap();
+            assert_eq!(
+                &got[k * rows.dim..(k + 1) * rows.dim],
+                &want[..],
+                "row {id}"
+            );
+        }
+        assert!(rows.lookup(&[rows.rows as u32]).is_err());
     }
 
     /// The shipped tokenizer.json pads everything to 128 pieces; a query must not be.
