@@ -99,6 +99,14 @@ fn parse(args: Vec<String>) -> Result<(Overrides, Command), String> {
 }
 
 fn main() -> ExitCode {
+    // candle asks for its thread count before every matrix product and, unless
+    // RAYON_NUM_THREADS is set, finds it by reading /proc/cpuinfo: dozens of file
+    // reads per embedded query. Setting the variable once, here, before any thread
+    // exists, to the count the process may use, keeps the parallelism and drops the reads.
+    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+        std::env::set_var("RAYON_NUM_THREADS", n.to_string());
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "-h" || a == "--help") {
         println!("{USAGE}");
