@@ -78,6 +78,20 @@ impl Matrix {
         }
     }
 
+    /// Room for `rows` rows up front: growing a slab of tens of megabytes by doubling
+    /// copies it several times and leaves the freed halves behind in the allocator.
+    pub fn with_capacity(dim: usize, rows: usize) -> Matrix {
+        Matrix {
+            dim,
+            data: Vec::with_capacity(dim * rows),
+        }
+    }
+
+    /// Gives back capacity beyond the rows held.
+    pub fn shrink(&mut self) {
+        self.data.shrink_to_fit();
+    }
+
     pub fn dim(&self) -> usize {
         self.dim
     }
@@ -159,6 +173,68 @@ impl Matrix {
     pub fn top_k(&self, query: &[f32], k: usize, min_score: f32) -> Vec<(usize, f32)> {
         rank(self.scores(query), k, min_score)
     }
+
+    /// The `k` best of `rows` that `keep` accepts, best first (score by `total_cmp`,
+    /// ties to the lower index): exactly what filtering every row, sorting and cutting
+    /// would answer. One pass over the slab with a bounded heap, so `keep` (a scope
+    /// lookup) runs only for rows that would enter the current top `k`, a few hundred
+    /// of 20,000.
+    pub fn top_k_by(
+        &self,
+        rows: std::ops::Range<usize>,
+        query: &[f32],
+        k: usize,
+        mut keep: impl FnMut(usize) -> bool,
+    ) -> Vec<(usize, f32)> {
+        use std::collections::BinaryHeap;
+        if k == 0 || self.dim == 0 {
+            return Vec::new();
+        }
+        let rows = rows.start.min(self.len())..rows.end.min(self.len());
+        let slab = &self.data[rows.start * self.dim..rows.end * self.dim];
+        // The heap's top is the worst entry kept.
+        let mut heap: BinaryHeap<Worst> = BinaryHeap::with_capacity(k + 1);
+        for (j, r) in slab.chunks_exact(self.dim).enumerate() {
+            let w = Worst(dot(r, query), rows.start + j);
+            if heap.len() == k && heap.peek().is_some_and(|top| w >= *top) {
+                continue;
+            }
+            if !keep(w.1) {
+                continue;
+            }
+            if heap.len() == k {
+                heap.pop();
+            }
+            heap.push(w);
+        }
+        // Ascending "worst" order is best first.
+        heap.into_sorted_vec()
+            .into_iter()
+            .map(|w| (w.1, w.0))
+            .collect()
+    }
+}
+
+/// A ranked row ordered worst-first: a lower score, or an equal one at a higher index,
+/// is greater.
+#[derive(Clone, Copy)]
+struct Worst(f32, usize);
+
+impl PartialEq for Worst {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+impl Eq for Worst {}
+impl PartialOrd for Worst {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Worst {
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.0.total_cmp(&self.0).then(self.1.cmp(&o.1))
+    }
 }
 
 /// The `k` best `(index, score)` of `scores` with score ≥ `min_score`, best first, ties
@@ -228,6 +304,40 @@ mod tests {
         assert_eq!(m.top_k(&q, 3, -1.0), vec![(0, 1.0), (3, 1.0), (2, 0.6)]);
         assert_eq!(m.top_k(&q, 10, 0.5), vec![(0, 1.0), (3, 1.0), (2, 0.6)]);
         assert_eq!(m.top_k(&q, 0, 0.0), vec![]);
+    }
+
+    #[test]
+    fn top_k_by_equals_filter_sort_cut() {
+        let mut m = Matrix::new(3);
+        for i in 0..500u32 {
+            // Many exact ties: scores repeat every 37 rows.
+            let a = ((i % 37) as f32 * 0.7).sin();
+            let mut v = [a, (1.0 - a * a).max(0.0).sqrt(), 0.0];
+            normalize(&mut v);
+            m.push(&v);
+        }
+        let q = [0.6, 0.8, 0.0];
+        for (k, range) in [
+            (1, 0..500),
+            (10, 0..500),
+            (100, 50..450),
+            (600, 0..500),
+            (7, 490..600),
+        ] {
+            let keep = |i: usize| i % 3 != 1;
+            let want: Vec<(usize, f32)> = {
+                let r = range.start.min(500)..range.end.min(500);
+                let mut all: Vec<(usize, f32)> = r
+                    .filter(|&i| keep(i))
+                    .map(|i| (i, dot(m.row(i).unwrap(), &q)))
+                    .collect();
+                all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                all.truncate(k);
+                all
+            };
+            assert_eq!(m.top_k_by(range, &q, k, keep), want, "k {k}");
+        }
+        assert!(m.top_k_by(0..500, &q, 0, |_| true).is_empty());
     }
 
     #[test]

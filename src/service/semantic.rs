@@ -15,6 +15,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use crate::domain::code::Scope;
 use crate::embed::vector::{self, Matrix};
 use crate::error::{Error, Result};
 use crate::service::embedding;
@@ -27,22 +28,81 @@ const RRF_K: f64 = 60.0;
 /// Candidates taken from each list before fusion.
 const POOL: usize = 100;
 
-/// A project's vectors as one search sees them: rows of every source, in
-/// (source, row id) order, and the generation they were read at.
+/// Strings in one buffer, in the order pushed: what a snapshot keeps per row instead
+/// of a `String` each (40,000 ids as separate allocations, twice over for a hash index,
+/// cost more than ten megabytes and a pointer chase per lookup).
+#[derive(Default)]
+struct Ids {
+    buf: String,
+    ends: Vec<u32>,
+}
+
+impl Ids {
+    fn push(&mut self, s: &str) {
+        self.buf.push_str(s);
+        self.ends.push(self.buf.len() as u32);
+    }
+
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn get(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.buf[start..self.ends[i] as usize]
+    }
+
+    /// Index of `id` among rows `range`, which must be in ascending byte order (SQLite's
+    /// BINARY collation, which `ORDER BY` used when loading).
+    fn find(&self, range: std::ops::Range<usize>, id: &str) -> Option<usize> {
+        let (mut lo, mut hi) = (range.start, range.end);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.get(mid).cmp(id) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+
+    fn shrink(&mut self) {
+        self.buf.shrink_to_fit();
+        self.ends.shrink_to_fit();
+    }
+}
+
+/// A project's vectors as one search sees them: one slab of every source's rows, read
+/// in (source, row id) order so that each source is a contiguous run of rows with its
+/// ids ascending (ranking one source scans one run; finding a row is a binary search),
+/// and the generation they were read at.
 pub struct Snapshot {
     pub generation: i64,
     pub model: &'static str,
-    keys: Vec<(String, String)>,
     matrix: Matrix,
-    index: HashMap<(String, String), usize>,
-    /// Entity id → scope name, for the scope filter.
-    pub scopes: HashMap<String, String>,
+    /// Row `i`'s id.
+    ids: Ids,
+    /// Each source's run of rows.
+    sources: Vec<(String, std::ops::Range<usize>)>,
+    /// Every entity's id (ascending) and, at the same index, its scope: for the scope
+    /// filter, which also applies to lexical hits without a vector.
+    scope_ids: Ids,
+    scope_of: Vec<Option<Scope>>,
 }
 
 impl Snapshot {
+    fn rows(&self, source: &str) -> std::ops::Range<usize> {
+        self.sources
+            .iter()
+            .find(|(s, _)| s == source)
+            .map(|(_, r)| r.clone())
+            .unwrap_or(0..0)
+    }
+
     /// The stored vector of one row, if it has one.
     pub fn vector(&self, source: &str, row_id: &str) -> Option<&[f32]> {
-        let i = *self.index.get(&(source.to_string(), row_id.to_string()))?;
+        let i = self.ids.find(self.rows(source), row_id)?;
         self.matrix.row(i)
     }
 
@@ -53,26 +113,19 @@ impl Snapshot {
             .unwrap_or(0.0)
     }
 
+    /// An entity's scope (`None` for an id that is not an entity of the project).
+    pub fn scope(&self, entity_id: &str) -> Option<Scope> {
+        let i = self.scope_ids.find(0..self.scope_ids.len(), entity_id)?;
+        self.scope_of[i]
+    }
+
     /// How many vectors are held.
     pub fn len(&self) -> usize {
-        self.keys.len()
+        self.ids.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
-    }
-
-    /// Every row of `source` with its similarity to `q`.
-    fn scored<'a>(&'a self, source: &'a str, q: &'a [f32]) -> impl Iterator<Item = (&'a str, f32)> {
-        self.keys
-            .iter()
-            .enumerate()
-            .filter_map(move |(i, (s, id))| {
-                if s != source {
-                    return None;
-                }
-                self.matrix.row(i).map(|v| (id.as_str(), vector::dot(v, q)))
-            })
+        self.ids.len() == 0
     }
 }
 
@@ -144,30 +197,42 @@ pub async fn snapshot(app: &App, project: &str) -> Result<Arc<Snapshot>> {
         if missing > 0 && attempt < 2 {
             continue;
         }
-        let mut keys = Vec::new();
-        let mut matrix = Matrix::new(e.dim());
+        let count = sstore::count_vectors(&mut tx, project, model).await?;
+        let mut matrix = Matrix::with_capacity(e.dim(), count);
+        let mut ids = Ids::default();
+        let mut sources: Vec<(String, std::ops::Range<usize>)> = Vec::new();
         sstore::each_vector(&mut tx, project, model, |source, row_id, blob| {
-            if matrix.push_blob(blob).is_some() {
-                keys.push((source, row_id));
-            } else {
+            let Some(i) = matrix.push_blob(blob) else {
                 tracing::warn!(source = %source, row = %row_id, "stored vector has the wrong size; skipped");
+                return;
+            };
+            ids.push(row_id);
+            match sources.last_mut() {
+                Some((s, r)) if s == source => r.end = i + 1,
+                _ => sources.push((source.to_string(), i..i + 1)),
             }
         })
         .await?;
-        let scopes = sstore::entity_scopes(&mut tx, project).await?;
+        let mut scope_ids = Ids::default();
+        let mut scope_of = Vec::new();
+        sstore::each_entity_scope(&mut tx, project, |id, scope| {
+            scope_ids.push(id);
+            scope_of.push(Scope::parse(scope));
+        })
+        .await?;
         tx.commit().await?;
-        let index = keys
-            .iter()
-            .enumerate()
-            .map(|(i, k)| (k.clone(), i))
-            .collect();
+        matrix.shrink();
+        ids.shrink();
+        scope_ids.shrink();
+        scope_of.shrink_to_fit();
         let s = Arc::new(Snapshot {
             generation,
             model,
-            keys,
             matrix,
-            index,
-            scopes: scopes.into_iter().collect(),
+            ids,
+            sources,
+            scope_ids,
+            scope_of,
         });
         if let Ok(mut m) = app.semantic.snapshots.lock() {
             m.insert(key.clone(), s.clone());
@@ -296,18 +361,17 @@ pub async fn rank(
     r: &Rank<'_>,
     limit: usize,
 ) -> Result<Vec<Hit>> {
-    // Vector list: every row's cosine (a linear scan; 20,000 rows take a few ms).
-    let mut vec_list: Vec<(&str, f32)> = snap
-        .scored(r.source, r.qvec)
-        .filter(|(id, _)| (r.keep)(id))
-        .collect();
-    let order = |a: &(&str, f32), b: &(&str, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(b.0));
+    // Vector list: the best rows passing `keep` by cosine, ties to the lower id (rows
+    // of a source are in id order). One linear scan of the source's slab.
     let keep_n = POOL.max(limit);
-    if vec_list.len() > keep_n {
-        vec_list.select_nth_unstable_by(keep_n - 1, order);
-        vec_list.truncate(keep_n);
-    }
-    vec_list.sort_by(order);
+    let vec_list: Vec<(&str, f32)> = snap
+        .matrix
+        .top_k_by(snap.rows(r.source), r.qvec, keep_n, |i| {
+            (r.keep)(snap.ids.get(i))
+        })
+        .into_iter()
+        .map(|(i, c)| (snap.ids.get(i), c))
+        .collect();
     let (lex, how) = if r.mode == Mode::Vector {
         (Vec::new(), Match::Some)
     } else {
@@ -486,10 +550,9 @@ pub async fn search(app: &App, r: SearchReq) -> Result<SearchOut> {
         vectors: snap.len(),
     };
     if r.target != Target::References {
-        let scope = r.scope.map(|s| s.as_str());
-        let keep = |id: &str| match scope {
+        let keep = |id: &str| match r.scope {
             None => true,
-            Some(s) => snap.scopes.get(id).is_some_and(|x| x == s),
+            Some(s) => snap.scope(id) == Some(s),
         };
         let hits = rank(
             app,
@@ -510,18 +573,22 @@ pub async fn search(app: &App, r: SearchReq) -> Result<SearchOut> {
         .await?;
         let ids: Vec<String> = hits.iter().map(|h| h.row_id.clone()).collect();
         let mut c = app.store.read().await?;
-        let rows = crate::store::code::entities_by_ids(&mut c, &ids).await?;
+        let mut rows: HashMap<String, crate::domain::code::Entity> =
+            crate::store::code::entities_by_ids(&mut c, &ids)
+                .await?
+                .into_iter()
+                .map(|e| (e.id.clone(), e))
+                .collect();
+        let mut categories: HashMap<String, Vec<String>> = HashMap::new();
+        for (id, name) in crate::store::code::category_names_of(&mut c, &ids).await? {
+            categories.entry(id).or_default().push(name);
+        }
         for h in hits {
-            if let Some(e) = rows.iter().find(|e| e.id == h.row_id) {
-                let categories = crate::store::code::categories_of(&mut c, &e.id)
-                    .await?
-                    .into_iter()
-                    .map(|c| c.name)
-                    .collect();
+            if let Some(entity) = rows.remove(&h.row_id) {
                 out.entities.push(EntityHit {
+                    categories: categories.remove(&entity.id).unwrap_or_default(),
                     hit: h,
-                    entity: e.clone(),
-                    categories,
+                    entity,
                 });
             }
         }

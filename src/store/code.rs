@@ -156,6 +156,27 @@ pub async fn categories_of(conn: &mut Conn, entity_id: &str) -> Result<Vec<Categ
     rows.into_iter().map(CategoryRow::into_category).collect()
 }
 
+/// (entity id, category name) for every category of `entity_ids`, by entity, then
+/// name as [`categories_of`] orders them: one statement for a page of search hits.
+pub async fn category_names_of(
+    conn: &mut Conn,
+    entity_ids: &[String],
+) -> Result<Vec<(String, String)>> {
+    if entity_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let sql = format!(
+        "SELECT ec.entity_id, c.name FROM code_entity_categories ec JOIN code_categories c ON c.id = ec.category_id \
+         WHERE ec.entity_id IN ({}) ORDER BY ec.entity_id, c.name",
+        placeholders(entity_ids.len())
+    );
+    let mut q = sqlx::query_as(AssertSqlSafe(sql));
+    for id in entity_ids {
+        q = q.bind(id);
+    }
+    Ok(q.fetch_all(&mut *conn).await?)
+}
+
 pub async fn set_categories(conn: &mut Conn, entity_id: &str, ids: &[String]) -> Result<()> {
     sqlx::query("DELETE FROM code_entity_categories WHERE entity_id = ?")
         .bind(entity_id)

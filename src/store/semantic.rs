@@ -3,7 +3,7 @@
 //! `query` walks. Callers pass an FTS5 expression they built from quoted tokens
 //! (`service::semantic::fts_expr`); nothing here interprets user text.
 
-use sqlx::{AssertSqlSafe, FromRow};
+use sqlx::{AssertSqlSafe, FromRow, Row};
 
 use crate::error::Result;
 use crate::store::Conn;
@@ -62,14 +62,33 @@ pub async fn lexical(
         .await?)
 }
 
-/// (entity id, scope) of every entity of a project.
-pub async fn entity_scopes(conn: &mut Conn, project_id: &str) -> Result<Vec<(String, String)>> {
-    Ok(
-        sqlx::query_as("SELECT id, scope FROM code_entities WHERE project_id = ? ORDER BY id")
+/// Hands `each` the (id, scope) of every entity of a project, in id order, without
+/// collecting them.
+pub async fn each_entity_scope(
+    conn: &mut Conn,
+    project_id: &str,
+    mut each: impl FnMut(&str, &str),
+) -> Result<()> {
+    use futures::TryStreamExt;
+    let mut rows =
+        sqlx::query("SELECT id, scope FROM code_entities WHERE project_id = ? ORDER BY id")
             .bind(project_id)
-            .fetch_all(&mut *conn)
-            .await?,
-    )
+            .fetch(&mut *conn);
+    while let Some(row) = rows.try_next().await? {
+        each(row.try_get(0)?, row.try_get(1)?);
+    }
+    Ok(())
+}
+
+/// How many vectors of one project `model` made (what [`each_vector`] will hand over).
+pub async fn count_vectors(conn: &mut Conn, project_id: &str, model: &str) -> Result<usize> {
+    let (n,): (i64,) =
+        sqlx::query_as("SELECT count(*) FROM embeddings WHERE project_id = ? AND model = ?")
+            .bind(project_id)
+            .bind(model)
+            .fetch_one(&mut *conn)
+            .await?;
+    Ok(n.max(0) as usize)
 }
 
 /// A RELATED_TO edge or a code link of a project.
@@ -118,23 +137,23 @@ pub async fn holders(
 }
 
 /// Streams the vectors of one project made by `model`, in (source, row id) order,
-/// handing each row to `each` without collecting them: loading 40,000 vectors then
+/// handing each row to `each` as borrowed values: loading 40,000 vectors then
 /// allocates nothing per row beyond what `each` keeps.
 pub async fn each_vector(
     conn: &mut Conn,
     project_id: &str,
     model: &str,
-    mut each: impl FnMut(String, String, &[u8]),
+    mut each: impl FnMut(&str, &str, &[u8]),
 ) -> Result<()> {
     use futures::TryStreamExt;
-    let mut rows = sqlx::query_as::<_, (String, String, Vec<u8>)>(
+    let mut rows = sqlx::query(
         "SELECT source, row_id, vector FROM embeddings WHERE project_id = ? AND model = ? ORDER BY source, row_id",
     )
     .bind(project_id)
     .bind(model)
     .fetch(&mut *conn);
-    while let Some((source, row_id, blob)) = rows.try_next().await? {
-        each(source, row_id, &blob);
+    while let Some(row) = rows.try_next().await? {
+        each(row.try_get(0)?, row.try_get(1)?, row.try_get(2)?);
     }
     Ok(())
 }

@@ -767,16 +767,23 @@ async fn a_search_that_embeds_a_backlog_reports_progress_to_a_client_that_asks()
     }
     let seen = listener.0.lock().unwrap().clone();
     assert!(!seen.is_empty(), "no progress notification");
-    assert!(seen.iter().all(|n| n.progress_token == seen[0].progress_token));
+    assert!(seen
+        .iter()
+        .all(|n| n.progress_token == seen[0].progress_token));
     assert!(
         seen.windows(2).all(|w| w[1].progress > w[0].progress),
         "progress must increase: {seen:?}"
     );
     let last = seen.last().unwrap();
-    assert!(done(last), "the last notification completes the backlog: {seen:?}");
+    assert!(
+        done(last),
+        "the last notification completes the backlog: {seen:?}"
+    );
     // Every entity and every reference of the fixture was embedded.
     assert!(last.progress >= 2.0 * ids.len() as f64, "{seen:?}");
-    assert!(seen.iter().all(|n| n.message.as_deref().is_some_and(|m| !m.is_empty())));
+    assert!(seen
+        .iter()
+        .all(|n| n.message.as_deref().is_some_and(|m| !m.is_empty())));
     let _ = client.cancel().await;
     w.stop().await;
 }
@@ -820,7 +827,9 @@ async fn a_call_without_a_progress_token_gets_no_progress_notifications() {
                 assert!(!progress.is_empty(), "{out}");
                 // All before the answer, all for the token asked with.
                 assert!(progress.iter().all(|&i| i < answer), "{out}");
-                assert!(progress.iter().all(|&i| msgs[i]["params"]["progressToken"] == t));
+                assert!(progress
+                    .iter()
+                    .all(|&i| msgs[i]["params"]["progressToken"] == t));
             }
         }
     }
