@@ -96,7 +96,10 @@ fn knowledge(i: usize, len: usize) -> String {
 fn main() {
     // `cargo bench --bench bench -- graph` runs one workload; `cargo bench` itself
     // passes --bench, which is not a workload name.
-    let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     let run = |name: &str| only.is_empty() || only.iter().any(|o| o == name);
     println!("cairn {} — {}", env!("CARGO_PKG_VERSION"), BIN);
     println!("| {:<58} | {:>22} | {:<16} |", "measure", "value", "target");
@@ -198,9 +201,15 @@ fn foundation() {
     floor("  ping, round trip", &mut |s| {
         s.request("ping", json!({}));
     });
-    floor("  query_container get of the project, round trip", &mut |s| {
-        s.call("query_container", json!({"operation":"get","containerType":"project","id":project}));
-    });
+    floor(
+        "  query_container get of the project, round trip",
+        &mut |s| {
+            s.call(
+                "query_container",
+                json!({"operation":"get","containerType":"project","id":project}),
+            );
+        },
+    );
     let mut times = Vec::new();
     for _ in 0..500 {
         let t = Instant::now();

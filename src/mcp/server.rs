@@ -171,10 +171,12 @@ impl ServerHandler for Server {
         // `Value`'s Display writes through fmt::Formatter piece by piece; writing into
         // a byte buffer is the cheaper way to the text copy of a large answer.
         let mut text = Vec::with_capacity(4096);
-        serde_json::to_writer(&mut text, &env)
-            .map_err(|e| McpError::internal_error(format!("cannot encode the answer: {e}"), None))?;
-        let text = String::from_utf8(text)
-            .map_err(|e| McpError::internal_error(format!("cannot encode the answer: {e}"), None))?;
+        serde_json::to_writer(&mut text, &env).map_err(|e| {
+            McpError::internal_error(format!("cannot encode the answer: {e}"), None)
+        })?;
+        let text = String::from_utf8(text).map_err(|e| {
+            McpError::internal_error(format!("cannot encode the answer: {e}"), None)
+        })?;
         let mut r = if failed {
             CallToolResult::error(vec![ContentBlock::text(text)])
         } else {

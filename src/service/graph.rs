@@ -221,7 +221,12 @@ pub async fn create(app: &App, kind: NodeKind, n: NewNode) -> Result<Node> {
     // statement checks them and inserts, atomically, in one trip to the connection.
     // When it inserts nothing, the transaction below finds out which rule failed.
     let (project_id, task_id, molecule_id, related) = match &node {
-        Node::Atom(a) => (&a.project_id, &a.created_by_task_id, a.molecule_id.as_deref(), &a.related),
+        Node::Atom(a) => (
+            &a.project_id,
+            &a.created_by_task_id,
+            a.molecule_id.as_deref(),
+            &a.related,
+        ),
         Node::Molecule(m) => (&m.project_id, &m.created_by_task_id, None, &m.related),
     };
     if related.is_empty() {

@@ -29,7 +29,11 @@ struct Row {
 impl Row {
     fn into_item(self, kind: ItemKind) -> Result<Item> {
         let tags: Vec<String> = serde_json::from_str(&self.tags).map_err(|e| {
-            Error::Internal(format!("{} {} has unreadable tags: {e}", kind.as_str(), self.id))
+            Error::Internal(format!(
+                "{} {} has unreadable tags: {e}",
+                kind.as_str(),
+                self.id
+            ))
         })?;
         let status = Status::parse(&self.status).ok_or_else(|| {
             Error::Internal(format!(

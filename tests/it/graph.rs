@@ -1258,17 +1258,23 @@ async fn related_molecules_resolve_to_names_in_get_and_context() {
 #[tokio::test]
 async fn search_follows_edits_and_deletes_also_after_vacuum() {
     let f = Fixture::new().await;
-    let words = ["aardvark", "bonobo", "capybara", "dingo", "echidna", "fennec"];
+    let words = [
+        "aardvark", "bonobo", "capybara", "dingo", "echidna", "fennec",
+    ];
     let mut atoms = Vec::new();
     for (i, w) in words.iter().enumerate() {
         let a = f
-            .atom(&format!("Area {i}"), &[&format!("src/area{i}/**")], None, &format!("Handles the {w} flows."))
+            .atom(
+                &format!("Area {i}"),
+                &[&format!("src/area{i}/**")],
+                None,
+                &format!("Handles the {w} flows."),
+            )
             .await;
         atoms.push(a);
     }
-    let find = |q: &str| {
-        json!({"operation":"search","entityType":"atom","projectId":f.project,"query":q})
-    };
+    let find =
+        |q: &str| json!({"operation":"search","entityType":"atom","projectId":f.project,"query":q});
     let del = |a: &Value| json!({"operation":"delete","entityType":"atom","id":a["id"],"version":a["version"]});
     // A gap in the rowids, then VACUUM, which may renumber rows without an INTEGER key.
     f.c.ok("manage_graph", del(&atoms[1])).await;
