@@ -639,6 +639,7 @@ async fn hybrid_search(
             min_score: -1.0,
             prefix: true,
             keep: &keep,
+            lexical: None,
         },
         allowed.len(),
     )

@@ -309,6 +309,7 @@ pub async fn query(app: &App, q: QueryReq) -> Result<QueryOut> {
                     min_score: -1.0,
                     prefix: false,
                     keep: &all,
+                    lexical: None,
                 },
                 1,
             )

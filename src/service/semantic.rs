@@ -276,7 +276,7 @@ pub fn fts_tokens(query: &str, prefix: bool) -> Vec<String> {
 
 /// How the lexical list matched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Match {
+pub enum Match {
     /// Every word matched (an AND query found rows).
     All,
     /// Some word matched (OR).
@@ -350,6 +350,9 @@ pub struct Rank<'a> {
     pub prefix: bool,
     /// Keep a row only if this says so (scope filter).
     pub keep: &'a (dyn Fn(&str) -> bool + Sync),
+    /// The lexical list, when the caller fetched it already (`search` runs it while
+    /// the query is embedded); `None` makes `rank` fetch it.
+    pub lexical: Option<(Vec<(String, f64)>, Match)>,
 }
 
 /// Ranks one source of a project: every row passing `keep` with cosine ≥ `min_score`,
@@ -374,6 +377,8 @@ pub async fn rank(
         .collect();
     let (lex, how) = if r.mode == Mode::Vector {
         (Vec::new(), Match::Some)
+    } else if let Some(pre) = &r.lexical {
+        pre.clone()
     } else {
         lexical(
             app,
@@ -539,7 +544,31 @@ pub async fn search(app: &App, r: SearchReq) -> Result<SearchOut> {
             return Err(Error::not_found("project", r.project_id.clone()));
         }
     }
-    let qv = embed_query(app, &r.query).await?;
+    // Embedding the query is most of a search; the full-text lookups run meanwhile
+    // (on the connections' threads, while the model runs on a blocking thread).
+    let (project, query, mode) = (r.project_id.as_str(), r.query.as_str(), r.mode);
+    let lex = |on: bool, index: Fts| async move {
+        if on && mode != Mode::Vector {
+            lexical(
+                app,
+                index,
+                project,
+                query,
+                false,
+                POOL * 2,
+                mode == Mode::Lexical,
+            )
+            .await
+            .map(Some)
+        } else {
+            Ok(None)
+        }
+    };
+    let (qv, lex_entities, lex_references) = tokio::try_join!(
+        embed_query(app, &r.query),
+        lex(r.target != Target::References, Fts::Entities),
+        lex(r.target != Target::Entities, Fts::References),
+    )?;
     let snap = snapshot(app, &r.project_id).await?;
     let mut out = SearchOut {
         entities: Vec::new(),
@@ -567,6 +596,7 @@ pub async fn search(app: &App, r: SearchReq) -> Result<SearchOut> {
                 min_score: r.min_score,
                 prefix: false,
                 keep: &keep,
+                lexical: lex_entities,
             },
             r.limit,
         )
@@ -608,6 +638,7 @@ pub async fn search(app: &App, r: SearchReq) -> Result<SearchOut> {
                 min_score: r.min_score,
                 prefix: false,
                 keep: &all,
+                lexical: lex_references,
             },
             r.limit,
         )
