@@ -640,6 +640,7 @@ async fn hybrid_search(
             prefix: true,
             keep: &keep,
             lexical: None,
+            vectors: None,
         },
         allowed.len(),
     )

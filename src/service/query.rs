@@ -310,6 +310,7 @@ pub async fn query(app: &App, q: QueryReq) -> Result<QueryOut> {
                     prefix: false,
                     keep: &all,
                     lexical: None,
+                    vectors: None,
                 },
                 1,
             )

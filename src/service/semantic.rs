@@ -353,6 +353,21 @@ pub struct Rank<'a> {
     /// The lexical list, when the caller fetched it already (`search` runs it while
     /// the query is embedded); `None` makes `rank` fetch it.
     pub lexical: Option<(Vec<(String, f64)>, Match)>,
+    /// The vector list (row, cosine), when the caller scanned already (`search`
+    /// scans entities and references on two threads); `None` makes `rank` scan.
+    pub vectors: Option<Vec<(usize, f32)>>,
+}
+
+/// The best `k` rows of one source passing `keep` by cosine, ties to the lower id.
+fn scan(
+    snap: &Snapshot,
+    source: &str,
+    qvec: &[f32],
+    k: usize,
+    keep: &(dyn Fn(&str) -> bool + Sync),
+) -> Vec<(usize, f32)> {
+    snap.matrix
+        .top_k_by(snap.rows(source), qvec, k, |i| keep(snap.ids.get(i)))
 }
 
 /// Ranks one source of a project: every row passing `keep` with cosine ≥ `min_score`,
@@ -366,12 +381,11 @@ pub async fn rank(
 ) -> Result<Vec<Hit>> {
     // Vector list: the best rows passing `keep` by cosine, ties to the lower id (rows
     // of a source are in id order). One linear scan of the source's slab.
-    let keep_n = POOL.max(limit);
-    let vec_list: Vec<(&str, f32)> = snap
-        .matrix
-        .top_k_by(snap.rows(r.source), r.qvec, keep_n, |i| {
-            (r.keep)(snap.ids.get(i))
-        })
+    let scanned = match &r.vectors {
+        Some(v) => v.clone(),
+        None => scan(snap, r.source, r.qvec, POOL.max(limit), r.keep),
+    };
+    let vec_list: Vec<(&str, f32)> = scanned
         .into_iter()
         .map(|(i, c)| (snap.ids.get(i), c))
         .collect();
@@ -570,6 +584,23 @@ pub async fn search(app: &App, r: SearchReq) -> Result<SearchOut> {
         lex(r.target != Target::Entities, Fts::References),
     )?;
     let snap = snapshot(app, &r.project_id).await?;
+    let keep_entity = |id: &str| match r.scope {
+        None => true,
+        Some(s) => snap.scope(id) == Some(s),
+    };
+    let keep_reference = |_: &str| true;
+    // Both sources wanted: their slab scans, bound by memory bandwidth, run on two
+    // threads at once.
+    let (vec_entities, vec_references) = if r.target == Target::All && r.mode != Mode::Lexical {
+        let k = POOL.max(r.limit);
+        std::thread::scope(|t| {
+            let refs = t.spawn(|| scan(&snap, "reference", &qv.vector, k, &keep_reference));
+            let ents = scan(&snap, "entity", &qv.vector, k, &keep_entity);
+            (Some(ents), refs.join().ok())
+        })
+    } else {
+        (None, None)
+    };
     let mut out = SearchOut {
         entities: Vec::new(),
         references: Vec::new(),
@@ -579,10 +610,6 @@ pub async fn search(app: &App, r: SearchReq) -> Result<SearchOut> {
         vectors: snap.len(),
     };
     if r.target != Target::References {
-        let keep = |id: &str| match r.scope {
-            None => true,
-            Some(s) => snap.scope(id) == Some(s),
-        };
         let hits = rank(
             app,
             &snap,
@@ -595,8 +622,9 @@ pub async fn search(app: &App, r: SearchReq) -> Result<SearchOut> {
                 mode: r.mode,
                 min_score: r.min_score,
                 prefix: false,
-                keep: &keep,
+                keep: &keep_entity,
                 lexical: lex_entities,
+                vectors: vec_entities,
             },
             r.limit,
         )
@@ -624,7 +652,6 @@ pub async fn search(app: &App, r: SearchReq) -> Result<SearchOut> {
         }
     }
     if r.target != Target::Entities {
-        let all = |_: &str| true;
         let hits = rank(
             app,
             &snap,
@@ -637,8 +664,9 @@ pub async fn search(app: &App, r: SearchReq) -> Result<SearchOut> {
                 mode: r.mode,
                 min_score: r.min_score,
                 prefix: false,
-                keep: &all,
+                keep: &keep_reference,
                 lexical: lex_references,
+                vectors: vec_references,
             },
             r.limit,
         )
