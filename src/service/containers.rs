@@ -88,7 +88,7 @@ pub async fn create(app: &App, ct: ContainerType, n: NewContainer) -> Result<Con
     // inserts nothing, the full path below finds out why.
     if it.feature_id.is_none() && it.tags.is_empty() && related_to.is_empty() {
         let mut c = app.store.read().await?;
-        if item::insert_if_project(&mut c, &it).await? {
+        if item::insert(&mut c, &it).await? {
             return Ok(Container::Item(it));
         }
     }
@@ -97,7 +97,13 @@ pub async fn create(app: &App, ct: ContainerType, n: NewContainer) -> Result<Con
         placement(&mut tx, kind, it.project_id.take(), it.feature_id.take()).await?;
     it.project_id = project_id;
     it.feature_id = feature_id;
-    item::insert(&mut tx, &it).await?;
+    if !item::insert(&mut tx, &it).await? {
+        // The write lock has been held since `placement` saw the project.
+        return Err(Error::Internal(format!(
+            "{} insert refused after its project was checked",
+            kind.as_str()
+        )));
+    }
     relate(&mut tx, kind, &it.id, &related_to).await?;
     tx.commit().await?;
     Ok(Container::Item(it))

@@ -112,87 +112,46 @@ pub fn like_pattern(q: &str) -> String {
     s
 }
 
-pub async fn insert(conn: &mut Conn, it: &Item) -> Result<()> {
-    match it.kind {
-        ItemKind::Task => {
-            sqlx::query(
-                "INSERT INTO tasks (id, project_id, feature_id, title, summary, description, status, priority, complexity, \
-                 version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
-            )
-            .bind(&it.id)
-            .bind(&it.project_id)
-            .bind(&it.feature_id)
-            .bind(&it.name)
-            .bind(&it.summary)
-            .bind(&it.description)
-            .bind(it.status.as_str())
-            .bind(it.priority.rank())
-            .bind(it.complexity.unwrap_or(5))
-            .bind(&it.created_at)
-            .bind(&it.updated_at)
-            .execute(&mut *conn)
-            .await?;
-        }
-        ItemKind::Feature => {
-            sqlx::query(
-                "INSERT INTO features (id, project_id, name, summary, description, status, priority, version, created_at, \
-                 updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
-            )
-            .bind(&it.id)
-            .bind(&it.project_id)
-            .bind(&it.name)
-            .bind(&it.summary)
-            .bind(&it.description)
-            .bind(it.status.as_str())
-            .bind(it.priority.rank())
-            .bind(&it.created_at)
-            .bind(&it.updated_at)
-            .execute(&mut *conn)
-            .await?;
-        }
-    }
-    if !it.tags.is_empty() {
-        tag::set(conn, it.kind.container().upper(), &it.id, &it.tags).await?;
-    }
-    Ok(())
-}
-
-/// Inserts an item that has no feature and no tags in one autocommit statement, only
-/// if its project exists (or it names none); returns whether it did. Autocommit takes
-/// the write lock for the statement, so no other writer can come between the check
-/// and the insert.
-pub async fn insert_if_project(conn: &mut Conn, it: &Item) -> Result<bool> {
-    debug_assert!(it.feature_id.is_none() && it.tags.is_empty());
+/// Inserts `it` and its tags, the row only if its project exists (or it names none);
+/// returns whether it did. The row is one statement that checks and writes, so an
+/// item without tags needs no transaction around it: autocommit takes the write lock
+/// for the statement, and no other writer can come between the check and the insert.
+/// The feature is the caller's to check.
+pub async fn insert(conn: &mut Conn, it: &Item) -> Result<bool> {
     let q = match it.kind {
         ItemKind::Task => sqlx::query(
-            "INSERT INTO tasks (id, project_id, title, summary, description, status, priority, complexity, \
-             version, created_at, updated_at) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1, ?9, ?10 \
+            "INSERT INTO tasks (id, project_id, feature_id, title, summary, description, status, priority, \
+             complexity, version, created_at, updated_at) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?11, 1, ?9, ?10 \
              WHERE ?2 IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = ?2)",
         ),
         ItemKind::Feature => sqlx::query(
             "INSERT INTO features (id, project_id, name, summary, description, status, priority, \
-             version, created_at, updated_at) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, 1, ?8, ?9 \
-             WHERE ?2 IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = ?2)",
+             version, created_at, updated_at) SELECT ?1, ?2, ?4, ?5, ?6, ?7, ?8, 1, ?9, ?10 \
+             WHERE ?3 IS NULL AND (?2 IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = ?2))",
         ),
     };
-    let q = q
+    let done = q
         .bind(&it.id)
         .bind(&it.project_id)
+        .bind(&it.feature_id)
         .bind(&it.name)
         .bind(&it.summary)
         .bind(&it.description)
         .bind(it.status.as_str())
-        .bind(it.priority.rank());
-    let q = match it.kind {
-        ItemKind::Task => q.bind(it.complexity.unwrap_or(5)),
-        ItemKind::Feature => q,
-    };
-    let done = q
+        .bind(it.priority.rank())
         .bind(&it.created_at)
         .bind(&it.updated_at)
+        // Last, so the features statement, which has no complexity, just ends before it.
+        .bind(it.complexity.unwrap_or(5))
         .execute(&mut *conn)
         .await?;
-    Ok(done.rows_affected() == 1)
+    if done.rows_affected() == 0 {
+        return Ok(false);
+    }
+    if !it.tags.is_empty() {
+        tag::set(conn, it.kind.container().upper(), &it.id, &it.tags).await?;
+    }
+    Ok(true)
 }
 
 pub async fn get(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<Option<Item>> {
