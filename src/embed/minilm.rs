@@ -69,6 +69,34 @@ struct Layer {
     out_norm: LayerNorm,
 }
 
+/// Word pieces (over the whole batch) up to which a product is split over two threads.
+const SPLIT_ROWS: usize = 64;
+
+/// `l` applied to `x`. A search query is a handful of word pieces, and for so few rows
+/// the matrix product runs on one thread, most of it repacking the weights. With a
+/// second thread in the pool, each thread takes half of the weight rows (half of the
+/// output features), so a query waits about half as long. Batches of documents, and a
+/// pool of one thread (`RAYON_NUM_THREADS=1`), take the product as it is.
+fn linear(l: &Linear, x: &Tensor) -> candle_core::Result<Tensor> {
+    let (b, t, k) = x.dims3()?;
+    if b * t > SPLIT_ROWS || rayon::current_num_threads() < 2 {
+        return l.forward(x);
+    }
+    let w = l.weight();
+    let out = w.dim(0)?;
+    let half = out / 2;
+    let x2 = x.reshape((b * t, k))?;
+    let (front, back) = rayon::join(
+        || x2.matmul(&w.narrow(0, 0, half)?.t()?),
+        || x2.matmul(&w.narrow(0, half, out - half)?.t()?),
+    );
+    let y = Tensor::cat(&[front?, back?], 1)?.reshape((b, t, out))?;
+    match l.bias() {
+        Some(bias) => y.broadcast_add(bias),
+        None => Ok(y),
+    }
+}
+
 /// The word-piece table: in memory, or read row by row from the weights file.
 enum Words {
     Memory(Lookup),
@@ -366,9 +394,9 @@ impl MiniLm {
                 .transpose(1, 2)?
                 .contiguous()
         };
-        let q = split(l.query.forward(x)?)?;
-        let k = split(l.key.forward(x)?)?;
-        let v = split(l.value.forward(x)?)?;
+        let q = split(linear(&l.query, x)?)?;
+        let k = split(linear(&l.key, x)?)?;
+        let v = split(linear(&l.value, x)?)?;
         let scores = (q.matmul(&k.t()?.contiguous()?)? / (self.head_dim as f64).sqrt())?
             .broadcast_add(bias)?;
         let p = candle_nn::ops::softmax_last_dim(&scores)?;
@@ -377,9 +405,9 @@ impl MiniLm {
             .transpose(1, 2)?
             .contiguous()?
             .reshape((b, t, h))?;
-        let x = l.attn_norm.forward(&(l.attn_out.forward(&ctx)? + x)?)?;
-        let mid = l.intermediate.forward(&x)?.gelu_erf()?;
-        l.out_norm.forward(&(l.output.forward(&mid)? + x)?)
+        let x = l.attn_norm.forward(&(linear(&l.attn_out, &ctx)? + x)?)?;
+        let mid = linear(&l.intermediate, &x)?.gelu_erf()?;
+        l.out_norm.forward(&(linear(&l.output, &mid)? + x)?)
     }
 }
 
@@ -476,6 +504,42 @@ mod tests {
                 );
             }
             assert!((dot(&got.vector, &got.vector) - 1.0).abs() < 1e-4);
+        }
+    }
+
+    /// A product split over two threads equals the product taken whole, for few rows
+    /// (split) and for many (not split).
+    #[test]
+    fn a_split_product_equals_the_whole_one() {
+        let dev = Device::Cpu;
+        let (out, k) = (41, 24);
+        let wv: Vec<f32> = (0..out * k)
+            .map(|i| ((i * 37 % 101) as f32 - 50.0) / 70.0)
+            .collect();
+        let bv: Vec<f32> = (0..out).map(|i| i as f32 / 10.0 - 2.0).collect();
+        let l = Linear::new(
+            Tensor::from_vec(wv, (out, k), &dev).unwrap(),
+            Some(Tensor::from_vec(bv, out, &dev).unwrap()),
+        );
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        for (batch, rows) in [(1, 1), (1, 7), (3, 5), (1, SPLIT_ROWS + 1)] {
+            let xv: Vec<f32> = (0..batch * rows * k)
+                .map(|i| ((i * 53 % 97) as f32 - 48.0) / 31.0)
+                .collect();
+            let x = Tensor::from_vec(xv, (batch, rows, k), &dev).unwrap();
+            let got = pool.install(|| linear(&l, &x)).unwrap();
+            let want = l.forward(&x).unwrap();
+            assert_eq!(got.dims(), want.dims());
+            let flat = |t: &Tensor| t.flatten_all().unwrap().to_vec1::<f32>().unwrap();
+            for (i, (a, b)) in flat(&got).iter().zip(flat(&want)).enumerate() {
+                assert!(
+                    (a - b).abs() < 1e-4,
+                    "{batch}x{rows}: element {i} is {a}, want {b}"
+                );
+            }
         }
     }
 
