@@ -278,7 +278,7 @@ pub async fn query(app: &App, q: QueryReq) -> Result<QueryOut> {
         None => {
             let rid = root_id.clone().unwrap_or_default();
             match snap.vector("entity", &rid) {
-                Some(v) => (v.to_vec(), snap.model, false),
+                Some(v) => (v, snap.model, false),
                 None => {
                     let d = g
                         .by_id
@@ -352,8 +352,8 @@ fn walk(g: &Graph, snap: &Snapshot, root: usize, qvec: &[f32], q: &QueryReq) -> 
         let e = &g.edges[k];
         if e.kind == "RELATED_TO" && e.note.as_deref().is_some_and(|n| !n.is_empty()) {
             let key = format!("{}:{}", g.entities[e.from].id, g.entities[e.to].id);
-            match snap.vector("relation", &key) {
-                Some(v) => (crate::embed::vector::dot(v, qvec) + sim(to)) / 2.0,
+            match snap.similarity("relation", &key, qvec) {
+                Some(s) => (s + sim(to)) / 2.0,
                 None => sim(to),
             }
         } else {

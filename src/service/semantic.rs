@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::domain::code::Scope;
-use crate::embed::vector::{self, Matrix};
+use crate::embed::vector::Matrix;
 use crate::error::{Error, Result};
 use crate::service::embedding;
 use crate::service::App;
@@ -101,16 +101,20 @@ impl Snapshot {
     }
 
     /// The stored vector of one row, if it has one.
-    pub fn vector(&self, source: &str, row_id: &str) -> Option<&[f32]> {
+    pub fn vector(&self, source: &str, row_id: &str) -> Option<Vec<f32>> {
         let i = self.ids.find(self.rows(source), row_id)?;
         self.matrix.row(i)
     }
 
+    /// Cosine similarity of one row to `q`, if the row has a vector.
+    pub fn similarity(&self, source: &str, row_id: &str, q: &[f32]) -> Option<f32> {
+        let i = self.ids.find(self.rows(source), row_id)?;
+        self.matrix.dot_row(i, q)
+    }
+
     /// Cosine similarity of one row to `q` (0 when the row has no vector).
     pub fn cosine(&self, source: &str, row_id: &str, q: &[f32]) -> f32 {
-        self.vector(source, row_id)
-            .map(|v| vector::dot(v, q))
-            .unwrap_or(0.0)
+        self.similarity(source, row_id, q).unwrap_or(0.0)
     }
 
     /// An entity's scope (`None` for an id that is not an entity of the project).
