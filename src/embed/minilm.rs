@@ -15,7 +15,7 @@
 
 use std::path::Path;
 
-use candle_core::{DType, Device, Module, Tensor};
+use candle_core::{DType, Device, Module, Storage, Tensor};
 use candle_nn::{Embedding as Lookup, LayerNorm, Linear, VarBuilder};
 use serde::Deserialize;
 use tokenizers::Tokenizer;
@@ -72,20 +72,40 @@ struct Layer {
 /// Word pieces (over the whole batch) up to which a product is split over two threads.
 const SPLIT_ROWS: usize = 64;
 
-/// `l` applied to `x`. A search query is a handful of word pieces, and for so few rows
-/// the matrix product runs on one thread, most of it repacking the weights. With a
-/// second thread in the pool, each thread takes half of the weight rows (half of the
-/// output features), so a query waits about half as long. Batches of documents, and a
-/// pool of one thread (`RAYON_NUM_THREADS=1`), take the product as it is.
+/// Word pieces up to which a product skips the general matrix product altogether.
+const FEW_ROWS: usize = 16;
+
+/// `l` applied to `x`.
+///
+/// A search query is a handful of word pieces. For so few rows the general matrix
+/// product spends most of its time repacking the 42 MB of weights into its blocked
+/// layout on every call, which also makes it the first thing to slow down when memory
+/// is busy. Up to [`FEW_ROWS`] the weights are instead streamed once through
+/// [`vector::products`]; up to [`SPLIT_ROWS`] the general product runs. Either way,
+/// with a second thread in the pool each thread takes half of the weight rows (half
+/// of the output features). Batches of documents, and a pool of one thread
+/// (`RAYON_NUM_THREADS=1`), take the general product on one thread.
 fn linear(l: &Linear, x: &Tensor) -> candle_core::Result<Tensor> {
     let (b, t, k) = x.dims3()?;
-    if b * t > SPLIT_ROWS || rayon::current_num_threads() < 2 {
+    let rows = b * t;
+    let two = rayon::current_num_threads() >= 2;
+    if rows <= FEW_ROWS {
+        if let Some(y) = few_rows(l, x, two)? {
+            let out = y.len() / rows.max(1);
+            let y = Tensor::from_vec(y, (b, t, out), x.device())?;
+            return match l.bias() {
+                Some(bias) => y.broadcast_add(bias),
+                None => Ok(y),
+            };
+        }
+    }
+    if rows > SPLIT_ROWS || !two {
         return l.forward(x);
     }
     let w = l.weight();
     let out = w.dim(0)?;
     let half = out / 2;
-    let x2 = x.reshape((b * t, k))?;
+    let x2 = x.reshape((rows, k))?;
     let (front, back) = rayon::join(
         || x2.matmul(&w.narrow(0, 0, half)?.t()?),
         || x2.matmul(&w.narrow(0, half, out - half)?.t()?),
@@ -95,6 +115,37 @@ fn linear(l: &Linear, x: &Tensor) -> candle_core::Result<Tensor> {
         Some(bias) => y.broadcast_add(bias),
         None => Ok(y),
     }
+}
+
+/// `x·Wᵀ` through [`vector::products`], on two threads when `two`; `None` when the
+/// weights are not a plain f32 slab or the CPU lacks the instructions.
+fn few_rows(l: &Linear, x: &Tensor, two: bool) -> candle_core::Result<Option<Vec<f32>>> {
+    let k = x.dim(2)?;
+    let xs = x.flatten_all()?.to_vec1::<f32>()?;
+    let (storage, layout) = l.weight().storage_and_layout();
+    let (Storage::Cpu(cpu), Some((start, end))) = (&*storage, layout.contiguous_offsets()) else {
+        return Ok(None);
+    };
+    let w = &cpu.as_slice::<f32>()?[start..end];
+    let out = w.len() / k.max(1);
+    if !two || out < 2 {
+        return Ok(vector::products(&xs, w, k));
+    }
+    let half = out / 2;
+    let (front, back) = rayon::join(
+        || vector::products(&xs, &w[..half * k], k),
+        || vector::products(&xs, &w[half * k..], k),
+    );
+    let (Some(front), Some(back)) = (front, back) else {
+        return Ok(None);
+    };
+    let rows = xs.len() / k;
+    let mut y = Vec::with_capacity(rows * out);
+    for r in 0..rows {
+        y.extend_from_slice(&front[r * half..(r + 1) * half]);
+        y.extend_from_slice(&back[r * (out - half)..(r + 1) * (out - half)]);
+    }
+    Ok(Some(y))
 }
 
 /// The word-piece table: in memory, or read row by row from the weights file.
@@ -507,8 +558,8 @@ mod tests {
         }
     }
 
-    /// A product split over two threads equals the product taken whole, for few rows
-    /// (split) and for many (not split).
+    /// The direct product, the split general one and the plain one agree, on one
+    /// thread and on two, on both sides of each row threshold.
     #[test]
     fn a_split_product_equals_the_whole_one() {
         let dev = Device::Cpu;
@@ -525,14 +576,27 @@ mod tests {
             .num_threads(2)
             .build()
             .unwrap();
-        for (batch, rows) in [(1, 1), (1, 7), (3, 5), (1, SPLIT_ROWS + 1)] {
+        let single = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        for (batch, rows) in [
+            (1, 1),
+            (1, 7),
+            (2, 8),
+            (1, FEW_ROWS + 1),
+            (3, 9),
+            (1, SPLIT_ROWS + 1),
+        ] {
             let xv: Vec<f32> = (0..batch * rows * k)
                 .map(|i| ((i * 53 % 97) as f32 - 48.0) / 31.0)
                 .collect();
             let x = Tensor::from_vec(xv, (batch, rows, k), &dev).unwrap();
             let got = pool.install(|| linear(&l, &x)).unwrap();
+            let alone = single.install(|| linear(&l, &x)).unwrap();
             let want = l.forward(&x).unwrap();
             assert_eq!(got.dims(), want.dims());
+            assert_eq!(alone.dims(), want.dims());
             let flat = |t: &Tensor| t.flatten_all().unwrap().to_vec1::<f32>().unwrap();
             for (i, (a, b)) in flat(&got).iter().zip(flat(&want)).enumerate() {
                 assert!(

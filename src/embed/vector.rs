@@ -101,6 +101,22 @@ fn dot16_portable(a: &[f16], q: &[f32]) -> f32 {
     s
 }
 
+/// Dot products of every row of `xs` with every row of `w`, both `k` wide:
+/// `y[r·n + j] = x_r · w_j` with `n = w.len() / k`. `None` on a CPU without the vector
+/// instructions it needs (the caller takes its general matrix product instead).
+pub fn products(xs: &[f32], w: &[f32], k: usize) -> Option<Vec<f32>> {
+    if k == 0 {
+        return None;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if wide::available() {
+        // SAFETY: the CPU has just been checked for every feature the function is
+        // compiled for.
+        return Some(unsafe { wide::products(xs, w, k) });
+    }
+    None
+}
+
 /// [`dot16`] with AVX2, FMA and F16C: eight components widened per instruction. Without
 /// them, widening one component at a time costs more than the memory it saves.
 #[cfg(target_arch = "x86_64")]
@@ -113,6 +129,78 @@ mod wide {
         is_x86_feature_detected!("avx2")
             && is_x86_feature_detected!("fma")
             && is_x86_feature_detected!("f16c")
+    }
+
+    /// See [`super::products`]. Each weight row is read once and serves up to four
+    /// input rows at a time, each with two accumulators, so several FMA chains run at
+    /// once.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn products(xs: &[f32], w: &[f32], k: usize) -> Vec<f32> {
+        let n = w.len() / k;
+        let rows = xs.len() / k;
+        let mut y = vec![0f32; rows * n];
+        for (j, wr) in w.chunks_exact(k).enumerate() {
+            let mut r = 0;
+            while r < rows {
+                let left = rows - r;
+                if left >= 4 {
+                    let d = block::<4>(xs, r, k, wr);
+                    for (i, v) in d.into_iter().enumerate() {
+                        y[(r + i) * n + j] = v;
+                    }
+                    r += 4;
+                } else if left >= 2 {
+                    let d = block::<2>(xs, r, k, wr);
+                    for (i, v) in d.into_iter().enumerate() {
+                        y[(r + i) * n + j] = v;
+                    }
+                    r += 2;
+                } else {
+                    y[r * n + j] = block::<1>(xs, r, k, wr)[0];
+                    r += 1;
+                }
+            }
+        }
+        y
+    }
+
+    /// Rows `r0..r0 + R` of `xs` dotted with `wr`.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    fn block<const R: usize>(xs: &[f32], r0: usize, k: usize, wr: &[f32]) -> [f32; R] {
+        assert!(wr.len() == k && xs.len() >= (r0 + R) * k);
+        let steps = k / 16;
+        let (mut a, mut b) = ([_mm256_setzero_ps(); R], [_mm256_setzero_ps(); R]);
+        let (wp, xp) = (wr.as_ptr(), xs.as_ptr());
+        for c in 0..steps {
+            let o = c * 16;
+            // SAFETY: o + 16 <= k, the length of `wr` and of every input row, which
+            // all lie inside `xs` (both asserted above).
+            let (w0, w1) = unsafe { (_mm256_loadu_ps(wp.add(o)), _mm256_loadu_ps(wp.add(o + 8))) };
+            for i in 0..R {
+                // SAFETY: as above.
+                let (x0, x1) = unsafe {
+                    let p = xp.add((r0 + i) * k + o);
+                    (_mm256_loadu_ps(p), _mm256_loadu_ps(p.add(8)))
+                };
+                a[i] = _mm256_fmadd_ps(x0, w0, a[i]);
+                b[i] = _mm256_fmadd_ps(x1, w1, b[i]);
+            }
+        }
+        let mut out = [0f32; R];
+        for i in 0..R {
+            let s = _mm256_add_ps(a[i], b[i]);
+            let h = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
+            let h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+            let h = _mm_add_ss(h, _mm_movehdup_ps(h));
+            let mut total = _mm_cvtss_f32(h);
+            let row = &xs[(r0 + i) * k..(r0 + i + 1) * k];
+            for (x, w) in row[steps * 16..].iter().zip(&wr[steps * 16..]) {
+                total = x.mul_add(*w, total);
+            }
+            out[i] = total;
+        }
+        out
     }
 
     #[target_feature(enable = "avx2,fma,f16c")]
@@ -441,7 +529,13 @@ mod tests {
     fn top_k_is_ordered_filtered_and_deterministic() {
         let mut m = Matrix::new(2);
         // Components a 16-bit float holds exactly, so scores compare exactly.
-        for v in [[1.0, 0.0], [0.0, 1.0], [0.625, 0.75], [1.0, 0.0], [-1.0, 0.0]] {
+        for v in [
+            [1.0, 0.0],
+            [0.0, 1.0],
+            [0.625, 0.75],
+            [1.0, 0.0],
+            [-1.0, 0.0],
+        ] {
             m.push(&v);
         }
         let q = [1.0, 0.0];
