@@ -558,8 +558,9 @@ mod tests {
         }
     }
 
-    /// The direct product, the split general one and the plain one agree, on one
-    /// thread and on two, on both sides of each row threshold.
+    /// The split general product and the plain one agree, on one thread and on two,
+    /// on both sides of each row threshold (in an optimised build the few-row path
+    /// takes the kernel, which `vector`'s tests check on its own).
     #[test]
     fn a_split_product_equals_the_whole_one() {
         let dev = Device::Cpu;

@@ -76,7 +76,7 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
 #[inline]
 pub fn dot16(a: &[f16], q: &[f32]) -> f32 {
     #[cfg(target_arch = "x86_64")]
-    if wide::available() {
+    if wide::enabled() {
         // SAFETY: the CPU has just been checked for every feature the function is
         // compiled for.
         return unsafe { wide::dot16(a, q) };
@@ -103,13 +103,14 @@ fn dot16_portable(a: &[f16], q: &[f32]) -> f32 {
 
 /// Dot products of every row of `xs` with every row of `w`, both `k` wide:
 /// `y[r·n + j] = x_r · w_j` with `n = w.len() / k`. `None` on a CPU without the vector
-/// instructions it needs (the caller takes its general matrix product instead).
+/// instructions it needs, or in an unoptimised build (see `wide::enabled`): the caller
+/// takes its general matrix product instead.
 pub fn products(xs: &[f32], w: &[f32], k: usize) -> Option<Vec<f32>> {
     if k == 0 {
         return None;
     }
     #[cfg(target_arch = "x86_64")]
-    if wide::available() {
+    if wide::enabled() {
         // SAFETY: the CPU has just been checked for every feature the function is
         // compiled for.
         return Some(unsafe { wide::products(xs, w, k) });
@@ -124,6 +125,14 @@ mod wide {
     use std::arch::x86_64::*;
 
     use half::f16;
+
+    /// Whether the kernels run: on a CPU that has the features, in an optimised
+    /// build. Unoptimised, every intrinsic is a function call and the kernels are
+    /// slower than the portable loop and candle's product (which the dev profile
+    /// optimises), so debug builds and the tests they run stay quick.
+    pub fn enabled() -> bool {
+        !cfg!(debug_assertions) && available()
+    }
 
     pub fn available() -> bool {
         is_x86_feature_detected!("avx2")
@@ -511,7 +520,50 @@ mod tests {
                 dot(&a, &q)
             );
             let row: Vec<f16> = a.iter().map(|x| f16::from_f32(*x)).collect();
-            assert!((dot16(&row, &q) - dot16_portable(&row, &q)).abs() < 1e-5);
+            #[cfg(target_arch = "x86_64")]
+            if wide::available() {
+                // SAFETY: the features were just checked.
+                let fast = unsafe { wide::dot16(&row, &q) };
+                assert!((fast - dot16_portable(&row, &q)).abs() < 1e-5);
+            }
+        }
+    }
+
+    /// The kernel's matrix product equals the plain sum for every row count it
+    /// splits into blocks (1, 2, 3, 4, 5, 7) and widths with and without a tail.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn wide_products_equal_plain_sums() {
+        if !wide::available() {
+            return;
+        }
+        for (rows, n, k) in [
+            (1, 5, 16),
+            (2, 3, 19),
+            (3, 4, 48),
+            (4, 2, 7),
+            (5, 6, 33),
+            (7, 9, 384),
+        ] {
+            let xs: Vec<f32> = (0..rows * k)
+                .map(|i| ((i * 53 % 97) as f32 - 48.0) / 31.0)
+                .collect();
+            let w: Vec<f32> = (0..n * k)
+                .map(|i| ((i * 37 % 101) as f32 - 50.0) / 70.0)
+                .collect();
+            // SAFETY: the features were just checked.
+            let y = unsafe { wide::products(&xs, &w, k) };
+            assert_eq!(y.len(), rows * n);
+            for r in 0..rows {
+                for j in 0..n {
+                    let want: f32 = (0..k).map(|i| xs[r * k + i] * w[j * k + i]).sum();
+                    let got = y[r * n + j];
+                    assert!(
+                        (got - want).abs() < 1e-3,
+                        "{rows}x{n}x{k} [{r},{j}]: {got} vs {want}"
+                    );
+                }
+            }
         }
     }
 
