@@ -176,6 +176,14 @@ pub enum Node {
     Molecule(Molecule),
 }
 
+/// Inserts a new atom or molecule if the rows it names exist; returns whether it did.
+async fn insert(c: &mut crate::store::Conn, node: &Node) -> Result<bool> {
+    match node {
+        Node::Atom(a) => graph::insert_atom(c, a).await,
+        Node::Molecule(m) => graph::insert_molecule(c, m).await,
+    }
+}
+
 pub async fn create(app: &App, kind: NodeKind, n: NewNode) -> Result<Node> {
     // Rules the request alone decides come before any database work.
     let paths = match (kind, &n.paths) {
@@ -231,11 +239,7 @@ pub async fn create(app: &App, kind: NodeKind, n: NewNode) -> Result<Node> {
     };
     if related.is_empty() {
         let mut c = app.store.read().await?;
-        let inserted = match &node {
-            Node::Atom(a) => graph::insert_atom(&mut c, a).await?,
-            Node::Molecule(m) => graph::insert_molecule(&mut c, m).await?,
-        };
-        if inserted {
+        if insert(&mut c, &node).await? {
             return Ok(node);
         }
     }
@@ -263,11 +267,7 @@ pub async fn create(app: &App, kind: NodeKind, n: NewNode) -> Result<Node> {
         NodeKind::Molecule => "relatedMolecules",
     };
     check_related(&mut tx, kind, param, related, project_id, None).await?;
-    let inserted = match &node {
-        Node::Atom(a) => graph::insert_atom(&mut tx, a).await?,
-        Node::Molecule(m) => graph::insert_molecule(&mut tx, m).await?,
-    };
-    if !inserted {
+    if !insert(&mut tx, &node).await? {
         // The write lock has been held since the checks above: nothing can have gone.
         return Err(Error::Internal(format!(
             "{} insert refused after its references were checked",
@@ -630,7 +630,7 @@ async fn hybrid_search(
         app,
         &snap,
         &project,
-        &Rank {
+        Rank {
             source,
             index,
             query: text,

@@ -300,7 +300,7 @@ pub async fn query(app: &App, q: QueryReq) -> Result<QueryOut> {
                 app,
                 &snap,
                 &project,
-                &Rank {
+                Rank {
                     source: "entity",
                     index: Fts::Entities,
                     query: &text,

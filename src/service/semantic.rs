@@ -380,13 +380,13 @@ pub async fn rank(
     app: &App,
     snap: &Snapshot,
     project: &str,
-    r: &Rank<'_>,
+    r: Rank<'_>,
     limit: usize,
 ) -> Result<Vec<Hit>> {
     // Vector list: the best rows passing `keep` by cosine, ties to the lower id (rows
     // of a source are in id order). One linear scan of the source's slab.
-    let scanned = match &r.vectors {
-        Some(v) => v.clone(),
+    let scanned = match r.vectors {
+        Some(v) => v,
         None => scan(snap, r.source, r.qvec, POOL.max(limit), r.keep),
     };
     let vec_list: Vec<(&str, f32)> = scanned
@@ -395,8 +395,8 @@ pub async fn rank(
         .collect();
     let (lex, how) = if r.mode == Mode::Vector {
         (Vec::new(), Match::Some)
-    } else if let Some(pre) = &r.lexical {
-        pre.clone()
+    } else if let Some(pre) = r.lexical {
+        pre
     } else {
         lexical(
             app,
@@ -618,7 +618,7 @@ pub async fn search(app: &App, r: SearchReq) -> Result<SearchOut> {
             app,
             &snap,
             &r.project_id,
-            &Rank {
+            Rank {
                 source: "entity",
                 index: Fts::Entities,
                 query: &r.query,
@@ -660,7 +660,7 @@ pub async fn search(app: &App, r: SearchReq) -> Result<SearchOut> {
             app,
             &snap,
             &r.project_id,
-            &Rank {
+            Rank {
                 source: "reference",
                 index: Fts::References,
                 query: &r.query,
