@@ -2,6 +2,7 @@
 //! rule and the repositories. All SQL in Cairn lives under this module, so another
 //! backend can follow by replacing it; nothing here knows about MCP.
 
+mod checkpoint;
 pub mod code;
 pub mod dependency;
 pub mod embedding;
@@ -30,6 +31,7 @@ use sqlx_core::transaction::TransactionManager;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::error::{Error, Result};
+use checkpoint::Checkpoints;
 
 pub use sqlx::SqliteConnection as Conn;
 
@@ -50,6 +52,7 @@ const CONNECTIONS: usize = 4;
 #[derive(Clone)]
 pub struct Store {
     opts: SqliteConnectOptions,
+    checkpoints: Option<&'static Checkpoints>,
     idle: Arc<Mutex<Vec<Conn>>>,
     permits: Arc<Semaphore>,
     /// A pool on the same file for bulk tools (benchmark seeding); it opens nothing
@@ -75,7 +78,8 @@ impl Store {
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(Duration::from_secs(10))
             .foreign_keys(true);
-        let mut conn = connect(&opts).await?;
+        let checkpoints = Checkpoints::start(opts.clone());
+        let mut conn = connect(&opts, checkpoints).await?;
         // Two servers starting on a fresh file race to migrate; the loser sees the
         // winner's tables and succeeds on a second pass.
         let mut attempt = 0;
@@ -96,6 +100,7 @@ impl Store {
             .connect_lazy_with(opts.clone());
         Ok(Store {
             opts,
+            checkpoints,
             idle: Arc::new(Mutex::new(vec![conn])),
             permits: Arc::new(Semaphore::new(CONNECTIONS)),
             pool,
@@ -114,7 +119,7 @@ impl Store {
         let warm = self.idle.lock().ok().and_then(|mut v| v.pop());
         let conn = match warm {
             Some(c) => c,
-            None => connect(&self.opts).await?,
+            None => connect(&self.opts, self.checkpoints).await?,
         };
         Ok(Lease {
             conn: Some(conn),
@@ -146,15 +151,20 @@ impl Store {
     }
 }
 
-/// Opens one connection with SQLite's query-planner stability guarantee on.
+/// Opens one connection with SQLite's query-planner stability guarantee on and, for
+/// the store's own connections, commits reported to `checkpoints` (see
+/// [`checkpoint`]) instead of checkpointing inline.
 ///
-/// Without it, SQLite plans some statements around the values bound to them (a bound
-/// `LIMIT ?`, a `LIKE ?` pattern) and compiles them again when those values change.
-/// sqlx clears the bindings after every execution, which counts as a change, so such
-/// a statement was compiled anew on every call although sqlx caches it:
-/// `get_next_task` among 4,000 tasks spent 120 of its 140 µs in SQLite compiling, and
-/// 22 µs in all with the guarantee on.
-async fn connect(opts: &SqliteConnectOptions) -> Result<Conn> {
+/// Without the guarantee, SQLite plans some statements around the values bound to
+/// them (a bound `LIMIT ?`, a `LIKE ?` pattern) and compiles them again when those
+/// values change. sqlx clears the bindings after every execution, which counts as a
+/// change, so such a statement was compiled anew on every call although sqlx caches
+/// it: `get_next_task` among 4,000 tasks spent 120 of its 140 µs in SQLite compiling,
+/// and 22 µs in all with the guarantee on.
+async fn connect(
+    opts: &SqliteConnectOptions,
+    checkpoints: Option<&'static Checkpoints>,
+) -> Result<Conn> {
     use std::ffi::c_int;
     let mut conn = opts.connect().await?;
     let mut handle = conn.lock_handle().await?;
@@ -170,6 +180,14 @@ async fn connect(opts: &SqliteConnectOptions) -> Result<Conn> {
             std::ptr::null_mut::<c_int>(),
         )
     };
+    if let Some(cp) = checkpoints {
+        // SAFETY: as above, the connection is this thread's; the hook matches
+        // `sqlite3_wal_hook`'s callback type and its argument is a `Checkpoints`
+        // that is never freed, so it outlives the connection.
+        unsafe {
+            libsqlite3_sys::sqlite3_wal_hook(db, Some(checkpoint::committed), cp.as_hook_arg());
+        }
+    }
     drop(handle);
     if rc != libsqlite3_sys::SQLITE_OK {
         return Err(Error::Internal(format!(

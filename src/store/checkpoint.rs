@@ -1,0 +1,226 @@
+//! WAL checkpoints run beside the writes instead of inside them.
+//!
+//! By default SQLite checkpoints from inside the commit that takes the WAL past 1,000
+//! pages, and with `synchronous=NORMAL` a checkpoint syncs the WAL and the database
+//! file. So one commit in about two hundred waited tens of milliseconds for those
+//! syncs on behalf of all of them: more than half of what a single-row insert cost on
+//! average. Here every store connection reports its commits to [`committed`], which
+//! wakes one task each time the WAL grows by [`FILL`] pages; the task checkpoints on a
+//! connection of its own while the writes go on, and once the writes pause it makes
+//! the last pass that lets the WAL start over. The syncs are SQLite's own, in the same
+//! order, so what survives a crash or a power cut is unchanged.
+
+use std::ffi::{c_char, c_int, c_void};
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::time::Duration;
+
+use libsqlite3_sys as ffi;
+use sqlx::sqlite::SqliteConnectOptions;
+use tokio::sync::Notify;
+
+use super::Conn;
+
+/// WAL growth, in pages, after which a commit asks for a checkpoint pass
+/// (SQLite's own automatic checkpoint uses the same figure).
+const FILL: c_int = 1000;
+
+/// WAL size past which the committing connection checkpoints itself, as SQLite would
+/// by default: writes have not paused for the background task to finish (or another
+/// process keeps reading an old snapshot), and the WAL must not grow without bound.
+/// 16,384 pages of 4 KiB is a 64 MiB WAL.
+const CEILING: c_int = 16 * 1024;
+
+/// How long the writes must pause before the last pass, the one that lets the WAL
+/// start over.
+const QUIET: Duration = Duration::from_millis(20);
+
+/// What the commit hook of every connection of one store shares with its task.
+pub struct Checkpoints {
+    wake: Notify,
+    /// Commits seen by the hook: a pass that saw none begin while it ran has copied
+    /// the whole WAL.
+    commits: AtomicU64,
+    /// How many FILLs the WAL held at the last commit.
+    filled: AtomicI32,
+}
+
+impl Checkpoints {
+    /// Starts the checkpoint task for the database `opts` opens. The state lives for
+    /// the rest of the process: connections hold a raw pointer to it and may outlive
+    /// any owner we could give it (one small allocation per opened store).
+    /// Outside a tokio runtime there is no task to run them: `None`, and the
+    /// connections keep SQLite's own checkpoints.
+    pub fn start(opts: SqliteConnectOptions) -> Option<&'static Checkpoints> {
+        let rt = tokio::runtime::Handle::try_current().ok()?;
+        let cp: &'static Checkpoints = Box::leak(Box::new(Checkpoints {
+            wake: Notify::new(),
+            commits: AtomicU64::new(0),
+            filled: AtomicI32::new(0),
+        }));
+        rt.spawn(async move {
+            let mut conn = None;
+            loop {
+                cp.wake.notified().await;
+                // Pass after pass while writes go on, each copying what the WAL gained
+                // since the last; done once a pass ran with no commit beside it. Only
+                // then is the WAL wholly copied, so the next commit rewinds it instead
+                // of growing the file.
+                loop {
+                    let before = cp.commits.load(Ordering::Relaxed);
+                    if !cp.pass(&opts, &mut conn).await {
+                        break;
+                    }
+                    if cp.commits.load(Ordering::Relaxed) == before {
+                        break;
+                    }
+                    tokio::select! {
+                        _ = cp.wake.notified() => {}
+                        _ = tokio::time::sleep(QUIET) => {}
+                    }
+                }
+            }
+        });
+        Some(cp)
+    }
+
+    /// One PASSIVE checkpoint: it takes no lock a writer or reader waits on, and is a
+    /// no-op while another process checkpoints. False if it could not run.
+    async fn pass(&self, opts: &SqliteConnectOptions, conn: &mut Option<Conn>) -> bool {
+        if conn.is_none() {
+            match super::connect(opts, None).await {
+                Ok(c) => *conn = Some(c),
+                Err(e) => {
+                    tracing::warn!(error = %e, "checkpoint connection not opened");
+                    return false;
+                }
+            }
+        }
+        let Some(c) = conn.as_mut() else { return false };
+        if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+            .execute(&mut *c)
+            .await
+        {
+            tracing::debug!(error = %e, "checkpoint failed; the next fill retries");
+            *conn = None;
+            return false;
+        }
+        true
+    }
+
+    /// The pointer [`committed`] receives as its first argument.
+    pub fn as_hook_arg(&'static self) -> *mut c_void {
+        self as *const Checkpoints as *mut c_void
+    }
+}
+
+/// SQLite's WAL hook: called on the committing connection's thread after each commit,
+/// with the number of pages now in the WAL. Replaces the automatic checkpoint.
+///
+/// # Safety
+/// `arg` must come from [`Checkpoints::as_hook_arg`]; SQLite passes the connection and
+/// schema name it was registered on.
+pub unsafe extern "C" fn committed(
+    arg: *mut c_void,
+    db: *mut ffi::sqlite3,
+    schema: *const c_char,
+    pages: c_int,
+) -> c_int {
+    // SAFETY: `arg` points to a leaked, never freed `Checkpoints` (see `start`).
+    let cp = unsafe { &*(arg as *const Checkpoints) };
+    cp.commits.fetch_add(1, Ordering::Relaxed);
+    if pages >= CEILING {
+        // SAFETY: SQLite's own automatic checkpoint makes this same call from this
+        // same hook, with the connection and schema it was handed.
+        unsafe {
+            ffi::sqlite3_wal_checkpoint_v2(
+                db,
+                schema,
+                ffi::SQLITE_CHECKPOINT_PASSIVE,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            );
+        }
+    } else if pages >= FILL {
+        // Once per FILL pages: a commit adds only a few, so the quotient changes on
+        // the commit that crosses the next multiple (a large one may skip one, and
+        // the next crossing asks instead).
+        let last = cp.filled.swap(pages / FILL, Ordering::Relaxed);
+        if last != pages / FILL {
+            cp.wake.notify_one();
+        }
+    } else {
+        cp.filled.store(0, Ordering::Relaxed);
+    }
+    ffi::SQLITE_OK
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    /// (frames in the WAL, frames of it already copied), without copying any.
+    async fn wal(store: &Store) -> (i64, i64) {
+        let mut c = store.read().await.unwrap();
+        let (_, log, done): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(NOOP)")
+            .fetch_one(&mut *c)
+            .await
+            .unwrap();
+        (log, done)
+    }
+
+    async fn write(store: &Store, n: usize) {
+        for _ in 0..n {
+            let mut c = store.read().await.unwrap();
+            sqlx::query(
+                "INSERT INTO projects (id, name, summary, version, created_at, updated_at) \
+                 VALUES (?1, 'p', '', 1, 'x', 'x')",
+            )
+            .bind(crate::domain::id::new_id())
+            .execute(&mut *c)
+            .await
+            .unwrap();
+        }
+    }
+
+    #[tokio::test]
+    async fn the_wal_is_copied_beside_the_writes_and_starts_over_after_them() {
+        let dir = std::env::temp_dir().join(format!(
+            "cairn-checkpoint-{}",
+            uuid::Uuid::now_v7().simple()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = Store::open(&dir.join("c.db")).await.unwrap();
+        // Each insert commits a few pages: past FILL, well short of CEILING.
+        let mut log = 0;
+        for _ in 0..40 {
+            write(&store, 50).await;
+            log = wal(&store).await.0;
+            if log > i64::from(FILL) + 200 {
+                break;
+            }
+        }
+        // SQLite's inline checkpoint would have rewound the WAL at FILL.
+        assert!(
+            log > i64::from(FILL) + 200 && log < i64::from(CEILING),
+            "the WAL holds {log} frames"
+        );
+        // No commit waited for the copy: the task copies the whole WAL once the
+        // writes pause.
+        let mut copied = (0, 0);
+        for _ in 0..500 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            copied = wal(&store).await;
+            if copied.1 == copied.0 {
+                break;
+            }
+        }
+        assert_eq!(copied.1, copied.0, "the WAL was not wholly copied: {copied:?}");
+        assert!(copied.0 >= log, "the WAL rewound inside a commit: {copied:?}");
+        // So the next commit starts the WAL over instead of growing the file.
+        write(&store, 1).await;
+        let after = wal(&store).await;
+        assert!(after.0 < 20, "the WAL did not start over: {after:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
