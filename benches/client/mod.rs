@@ -96,6 +96,41 @@ impl Server {
         self.call_sized(tool, args).0
     }
 
+    /// Calls `tool` once per argument object, keeping up to `window` calls in flight
+    /// on the one session (JSON-RPC lets a client send before the earlier answers
+    /// arrive; an agent's parallel tool calls do). Each must succeed.
+    pub fn call_pipelined(&mut self, tool: &str, args: Vec<Value>, window: usize) {
+        let first = self.next;
+        let total = args.len() as u64;
+        let mut args = args.into_iter();
+        let (mut sent, mut answered) = (0u64, 0u64);
+        let mut line = String::new();
+        while answered < total {
+            while sent < total && sent - answered < window as u64 {
+                let a = args.next().expect("one argument object per call");
+                let id = self.next;
+                self.next += 1;
+                let m = json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":tool,"arguments":a}});
+                writeln!(self.stdin, "{m}").expect("write");
+                sent += 1;
+            }
+            self.stdin.flush().expect("flush");
+            line.clear();
+            let n = self.stdout.read_line(&mut line).expect("read");
+            assert!(n > 0, "cairn closed stdout");
+            let v: Value = serde_json::from_str(&line).expect("JSON-RPC line");
+            let Some(id) = v["id"]
+                .as_u64()
+                .filter(|id| (first..first + total).contains(id))
+            else {
+                continue;
+            };
+            let env = &v["result"]["structuredContent"];
+            assert_eq!(env["success"], json!(true), "{tool} call {id}: {v}");
+            answered += 1;
+        }
+    }
+
     /// CPU time the server has used (user + system): the work per call, which unlike
     /// wall time does not move much when other processes compete for the cores.
     pub fn cpu(&self) -> Duration {

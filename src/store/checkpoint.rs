@@ -215,8 +215,14 @@ mod tests {
                 break;
             }
         }
-        assert_eq!(copied.1, copied.0, "the WAL was not wholly copied: {copied:?}");
-        assert!(copied.0 >= log, "the WAL rewound inside a commit: {copied:?}");
+        assert_eq!(
+            copied.1, copied.0,
+            "the WAL was not wholly copied: {copied:?}"
+        );
+        assert!(
+            copied.0 >= log,
+            "the WAL rewound inside a commit: {copied:?}"
+        );
         // So the next commit starts the WAL over instead of growing the file.
         write(&store, 1).await;
         let after = wal(&store).await;
