@@ -24,10 +24,11 @@ use super::Conn;
 /// (SQLite's own automatic checkpoint uses the same figure).
 const FILL: c_int = 1000;
 
-/// WAL size past which the committing connection checkpoints itself, as SQLite would
-/// by default: writes have not paused for the background task to finish (or another
-/// process keeps reading an old snapshot), and the WAL must not grow without bound.
-/// 16,384 pages of 4 KiB is a 64 MiB WAL.
+/// WAL size past which the committing connection checkpoints itself, in RESTART
+/// mode: writes have not paused long enough for the task's last pass (one process
+/// writing without a break, or two taking turns). RESTART waits for the writer and
+/// readers of the moment, copies everything and leaves the WAL to start over, so it
+/// stays bounded whatever the other processes do. 16,384 pages of 4 KiB is 64 MiB.
 const CEILING: c_int = 16 * 1024;
 
 /// How long the writes must pause before the last pass, the one that lets the WAL
@@ -129,13 +130,13 @@ pub unsafe extern "C" fn committed(
     let cp = unsafe { &*(arg as *const Checkpoints) };
     cp.commits.fetch_add(1, Ordering::Relaxed);
     if pages >= CEILING {
-        // SAFETY: SQLite's own automatic checkpoint makes this same call from this
-        // same hook, with the connection and schema it was handed.
+        // SAFETY: SQLite's own automatic checkpoint calls this same function from
+        // this same hook, with the connection and schema it was handed.
         unsafe {
             ffi::sqlite3_wal_checkpoint_v2(
                 db,
                 schema,
-                ffi::SQLITE_CHECKPOINT_PASSIVE,
+                ffi::SQLITE_CHECKPOINT_RESTART,
                 std::ptr::null_mut(),
                 std::ptr::null_mut(),
             );

@@ -77,7 +77,11 @@ impl Store {
             // power cut can drop the last commits.
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(Duration::from_secs(10))
-            .foreign_keys(true);
+            .foreign_keys(true)
+            // Checkpoints wait for a pause in the writes (`checkpoint`), so a burst
+            // can grow the WAL file to 64 MiB; when the WAL starts over, the file is
+            // cut back to 16 MiB instead of keeping its largest size.
+            .pragma("journal_size_limit", (16 << 20).to_string());
         let checkpoints = Checkpoints::start(opts.clone());
         let mut conn = connect(&opts, checkpoints).await?;
         // Two servers starting on a fresh file race to migrate; the loser sees the
