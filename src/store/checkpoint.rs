@@ -62,10 +62,11 @@ impl Checkpoints {
             let mut conn = None;
             loop {
                 cp.wake.notified().await;
-                // Pass after pass while writes go on, each copying what the WAL gained
-                // since the last; done once a pass ran with no commit beside it. Only
-                // then is the WAL wholly copied, so the next commit rewinds it instead
-                // of growing the file.
+                // One pass per fill while writes go on, each copying what the WAL
+                // gained since the last; then, once the writes pause for QUIET, the
+                // pass that copies the rest. A pass with no commit beside it has
+                // copied the whole WAL, so the next commit rewinds it instead of
+                // growing the file.
                 loop {
                     let before = cp.commits.load(Ordering::Relaxed);
                     if !cp.pass(&opts, &mut conn).await {
@@ -74,9 +75,16 @@ impl Checkpoints {
                     if cp.commits.load(Ordering::Relaxed) == before {
                         break;
                     }
-                    tokio::select! {
-                        _ = cp.wake.notified() => {}
-                        _ = tokio::time::sleep(QUIET) => {}
+                    loop {
+                        let seen = cp.commits.load(Ordering::Relaxed);
+                        tokio::select! {
+                            _ = cp.wake.notified() => break,
+                            _ = tokio::time::sleep(QUIET) => {
+                                if cp.commits.load(Ordering::Relaxed) == seen {
+                                    break;
+                                }
+                            }
+                        }
                     }
                 }
             }
