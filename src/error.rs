@@ -120,9 +120,7 @@ impl From<sqlx::Error> for Error {
         // act on (retry); everything else is ours to fix.
         if let sqlx::Error::Database(db) = &e {
             if db.code().as_deref() == Some("5") || db.message().contains("database is locked") {
-                return Error::Internal(
-                    "the database stayed locked by another writer; retry the call".into(),
-                );
+                return Error::Internal(LOCKED.into());
             }
         }
         tracing::error!(error = %e, "storage failure");
@@ -130,8 +128,13 @@ impl From<sqlx::Error> for Error {
     }
 }
 
+/// The message of a storage call that gave up on a busy database.
+pub(crate) const LOCKED: &str = "the database stayed locked by another writer; retry the call";
+/// How the message of a failed migration starts.
+pub(crate) const MIGRATION_FAILED: &str = "migration failed";
+
 impl From<sqlx::migrate::MigrateError> for Error {
     fn from(e: sqlx::migrate::MigrateError) -> Self {
-        Error::Internal(format!("migration failed: {e}"))
+        Error::Internal(format!("{MIGRATION_FAILED}: {e}"))
     }
 }

@@ -83,21 +83,26 @@ impl Store {
             // cut back to 16 MiB instead of keeping its largest size.
             .pragma("journal_size_limit", (16 << 20).to_string());
         let checkpoints = Checkpoints::start(opts.clone());
-        let mut conn = connect(&opts, checkpoints).await?;
-        // Two servers starting on a fresh file race to migrate; the loser sees the
-        // winner's tables and succeeds on a second pass.
+        // Two servers starting on a fresh file race twice. Switching the new file to
+        // WAL needs it alone, and SQLite answers the loser SQLITE_BUSY at once,
+        // without waiting out busy_timeout; and the loser of the migration sees the
+        // winner's tables. Both succeed on a later attempt.
         let mut attempt = 0;
-        loop {
-            match MIGRATOR.run(&mut conn).await {
-                Ok(()) => break,
-                Err(e) if attempt < 5 => {
+        let conn = loop {
+            let opened = match connect(&opts, checkpoints).await {
+                Ok(mut c) => MIGRATOR.run(&mut c).await.map(|()| c).map_err(Error::from),
+                Err(e) => Err(e),
+            };
+            match opened {
+                Ok(c) => break c,
+                Err(e) if attempt < 6 && raced(&e) => {
                     attempt += 1;
-                    tracing::debug!(error = %e, attempt, "migration raced, retrying");
+                    tracing::debug!(error = %e, attempt, "opening the file raced, retrying");
                     tokio::time::sleep(Duration::from_millis(50 * attempt)).await;
                 }
-                Err(e) => return Err(e.into()),
+                Err(e) => return Err(e),
             }
-        }
+        };
         let pool = SqlitePoolOptions::new()
             .max_connections(2)
             .min_connections(0)
@@ -152,6 +157,17 @@ impl Store {
 
     pub fn pool(&self) -> &SqlitePool {
         &self.pool
+    }
+}
+
+/// Whether opening the file failed only because another process was creating or
+/// migrating it at the same moment.
+fn raced(e: &Error) -> bool {
+    match e {
+        Error::Internal(m) => {
+            m.starts_with(crate::error::MIGRATION_FAILED) || m == crate::error::LOCKED
+        }
+        _ => false,
     }
 }
 

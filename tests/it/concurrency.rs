@@ -180,3 +180,30 @@ async fn integrity_check(db: &std::path::Path) -> String {
         .unwrap();
     r
 }
+
+/// Two processes opening a file that does not exist yet race to create it, switch it
+/// to WAL and migrate it; both must open it.
+#[tokio::test]
+async fn two_processes_starting_on_a_new_file_both_open_it() {
+    for round in 0..8 {
+        let dir = TempDir::new();
+        let db = dir.path().join("fresh.db");
+        let start = || {
+            tokio::process::Command::new(BIN)
+                .env_remove("CAIRN_CONFIG")
+                .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+                .arg("--db")
+                .arg(&db)
+                .args(["call", "list_tags", "{}"])
+                .output()
+        };
+        let (a, b) = tokio::join!(start(), start());
+        for out in [a.unwrap(), b.unwrap()] {
+            assert!(
+                out.status.success(),
+                "round {round}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
