@@ -44,6 +44,11 @@ pub enum Error {
         message: String,
         details: Option<Value>,
     },
+    /// SQLite stayed locked by another connection past `busy_timeout`, or refused a
+    /// lock that cannot be waited for. Answered as `INTERNAL_ERROR`; kept apart from
+    /// `Internal` so callers that can retry (opening a new file) see it by type.
+    #[error("internal error: the database stayed locked by another writer; retry the call")]
+    Busy,
     #[error("internal error: {0}")]
     Internal(String),
 }
@@ -85,7 +90,7 @@ impl Error {
             Error::Invariant { .. } => "INVARIANT_VIOLATION",
             Error::InvalidOperation { .. } => "INVALID_OPERATION",
             Error::Blocked { .. } => "BLOCKED",
-            Error::Internal(_) => "INTERNAL_ERROR",
+            Error::Busy | Error::Internal(_) => "INTERNAL_ERROR",
         }
     }
 
@@ -109,7 +114,7 @@ impl Error {
             Error::Invariant { details, .. }
             | Error::InvalidOperation { details, .. }
             | Error::Blocked { details, .. } => details.clone(),
-            Error::Internal(_) => None,
+            Error::Busy | Error::Internal(_) => None,
         }
     }
 }
@@ -120,7 +125,7 @@ impl From<sqlx::Error> for Error {
         // act on (retry); everything else is ours to fix.
         if let sqlx::Error::Database(db) = &e {
             if db.code().as_deref() == Some("5") || db.message().contains("database is locked") {
-                return Error::Internal(LOCKED.into());
+                return Error::Busy;
             }
         }
         tracing::error!(error = %e, "storage failure");
@@ -128,13 +133,8 @@ impl From<sqlx::Error> for Error {
     }
 }
 
-/// The message of a storage call that gave up on a busy database.
-pub(crate) const LOCKED: &str = "the database stayed locked by another writer; retry the call";
-/// How the message of a failed migration starts.
-pub(crate) const MIGRATION_FAILED: &str = "migration failed";
-
 impl From<sqlx::migrate::MigrateError> for Error {
     fn from(e: sqlx::migrate::MigrateError) -> Self {
-        Error::Internal(format!("{MIGRATION_FAILED}: {e}"))
+        Error::Internal(format!("migration failed: {e}"))
     }
 }

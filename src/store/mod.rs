@@ -89,19 +89,20 @@ impl Store {
         // winner's tables. Both succeed on a later attempt.
         let mut attempt = 0;
         let conn = loop {
-            let opened = match connect(&opts, checkpoints).await {
-                Ok(mut c) => MIGRATOR.run(&mut c).await.map(|()| c).map_err(Error::from),
-                Err(e) => Err(e),
-            };
-            match opened {
-                Ok(c) => break c,
-                Err(e) if attempt < 6 && raced(&e) => {
-                    attempt += 1;
-                    tracing::debug!(error = %e, attempt, "opening the file raced, retrying");
-                    tokio::time::sleep(Duration::from_millis(50 * attempt)).await;
-                }
+            let raced = match connect(&opts, checkpoints).await {
+                Ok(mut c) => match MIGRATOR.run(&mut c).await {
+                    Ok(()) => break c,
+                    Err(e) => Error::from(e),
+                },
+                Err(e @ Error::Busy) => e,
                 Err(e) => return Err(e),
+            };
+            if attempt == 6 {
+                return Err(raced);
             }
+            attempt += 1;
+            tracing::debug!(error = %raced, attempt, "opening the file raced, retrying");
+            tokio::time::sleep(Duration::from_millis(50 * attempt)).await;
         };
         let pool = SqlitePoolOptions::new()
             .max_connections(2)
@@ -157,17 +158,6 @@ impl Store {
 
     pub fn pool(&self) -> &SqlitePool {
         &self.pool
-    }
-}
-
-/// Whether opening the file failed only because another process was creating or
-/// migrating it at the same moment.
-fn raced(e: &Error) -> bool {
-    match e {
-        Error::Internal(m) => {
-            m.starts_with(crate::error::MIGRATION_FAILED) || m == crate::error::LOCKED
-        }
-        _ => false,
     }
 }
 

@@ -445,6 +445,7 @@ fn run_reply(
                     message: msg,
                     details,
                 },
+                Error::Busy => Error::Busy,
                 Error::Internal(m) => Error::Internal(m),
             };
             Reply::partial(e, data)
