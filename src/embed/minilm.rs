@@ -92,11 +92,7 @@ fn linear(l: &Linear, x: &Tensor) -> candle_core::Result<Tensor> {
     if rows <= FEW_ROWS {
         if let Some(y) = few_rows(l, x, two)? {
             let out = y.len() / rows.max(1);
-            let y = Tensor::from_vec(y, (b, t, out), x.device())?;
-            return match l.bias() {
-                Some(bias) => y.broadcast_add(bias),
-                None => Ok(y),
-            };
+            return with_bias(l, Tensor::from_vec(y, (b, t, out), x.device())?);
         }
     }
     if rows > SPLIT_ROWS || !two {
@@ -110,7 +106,11 @@ fn linear(l: &Linear, x: &Tensor) -> candle_core::Result<Tensor> {
         || x2.matmul(&w.narrow(0, 0, half)?.t()?),
         || x2.matmul(&w.narrow(0, half, out - half)?.t()?),
     );
-    let y = Tensor::cat(&[front?, back?], 1)?.reshape((b, t, out))?;
+    with_bias(l, Tensor::cat(&[front?, back?], 1)?.reshape((b, t, out))?)
+}
+
+/// `y` plus `l`'s bias, if it has one.
+fn with_bias(l: &Linear, y: Tensor) -> candle_core::Result<Tensor> {
     match l.bias() {
         Some(bias) => y.broadcast_add(bias),
         None => Ok(y),

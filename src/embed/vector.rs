@@ -151,23 +151,16 @@ mod wide {
         for (j, wr) in w.chunks_exact(k).enumerate() {
             let mut r = 0;
             while r < rows {
-                let left = rows - r;
-                if left >= 4 {
-                    let d = block::<4>(xs, r, k, wr);
-                    for (i, v) in d.into_iter().enumerate() {
-                        y[(r + i) * n + j] = v;
-                    }
-                    r += 4;
-                } else if left >= 2 {
-                    let d = block::<2>(xs, r, k, wr);
-                    for (i, v) in d.into_iter().enumerate() {
-                        y[(r + i) * n + j] = v;
-                    }
-                    r += 2;
-                } else {
-                    y[r * n + j] = block::<1>(xs, r, k, wr)[0];
-                    r += 1;
+                // The widest block that fits what is left of the input rows.
+                let d: &[f32] = match rows - r {
+                    4.. => &block::<4>(xs, r, k, wr),
+                    2 | 3 => &block::<2>(xs, r, k, wr),
+                    _ => &block::<1>(xs, r, k, wr),
+                };
+                for (i, v) in d.iter().enumerate() {
+                    y[(r + i) * n + j] = *v;
                 }
+                r += d.len();
             }
         }
         y
