@@ -169,7 +169,9 @@ impl ServerHandler for Server {
         }
         let failed = env["success"] != serde_json::Value::Bool(true);
         // `Value`'s Display writes through fmt::Formatter piece by piece; writing into
-        // a byte buffer is the cheaper way to the text copy of a large answer.
+        // a byte buffer is the cheaper way to the text copy of a large answer. The
+        // text must stay the JSON of `env`: the stdio transport writes the structured
+        // copy from it (`stdio::write_answer`).
         let mut text = Vec::with_capacity(4096);
         serde_json::to_writer(&mut text, &env).map_err(|e| {
             McpError::internal_error(format!("cannot encode the answer: {e}"), None)

@@ -1,20 +1,46 @@
-//! The stdio transport's two ends. When stdin and stdout are pipes (as an MCP client
-//! starts a server) they are read and written through the runtime's event loop;
-//! tokio's own stdin and stdout hand every read and write to a blocking thread, a
-//! thread switch per message that costs more than most tool calls. Anything else (a
-//! terminal, a file) falls back to tokio's stdio.
+//! The stdio transport: newline-delimited JSON-RPC on stdin and stdout.
+//!
+//! When stdin and stdout are pipes (as an MCP client starts a server) they are read
+//! and written through the runtime's event loop; tokio's own stdin and stdout hand
+//! every read and write to a blocking thread, a thread switch per message that costs
+//! more than most tool calls. Anything else (a terminal, a file) falls back to
+//! tokio's stdio.
+//!
+//! The transport is ours rather than rmcp's line codec for the one message that
+//! dominates a session, the tool call, both ways:
+//! - A `tools/call` request carrying only a name and arguments is read straight into
+//!   rmcp's types; every other message takes rmcp's own parse.
+//! - A tool's answer carries the envelope twice, as JSON text and as
+//!   `structuredContent` (`server::answer` makes the text from that same value). The
+//!   text is escaped once and the structured copy is those same bytes: a context
+//!   answer of 170 KiB was otherwise encoded three times. Any other message, or an
+//!   answer of another shape, is written by serde.
 
+use std::borrow::Cow;
 use std::os::fd::AsFd;
 use std::pin::Pin;
+use std::sync::Arc;
 
-use tokio::io::{AsyncRead, AsyncWrite};
+use rmcp::model::{
+    CallToolRequestParams, ClientJsonRpcMessage, ClientRequest, ContentBlock, ErrorData,
+    JsonRpcMessage, JsonRpcRequest, Request, RequestId, ServerJsonRpcMessage, ServerResult,
+};
+use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::unix::pipe;
+use tokio::sync::Mutex;
 
 pub type Reader = Pin<Box<dyn AsyncRead + Send>>;
 pub type Writer = Pin<Box<dyn AsyncWrite + Send>>;
 
+/// Longest message read; a longer line is skipped whole. Tool arguments are bounded
+/// far below this (strings of at most 1 MB).
+const MAX_LINE: usize = 16 << 20;
+
 /// Must be called inside the runtime (the pipe ends register with its reactor).
-pub fn transport() -> (Reader, Writer) {
+pub fn transport() -> Stdio {
     let pipes = std::io::stdin()
         .as_fd()
         .try_clone_to_owned()
@@ -26,11 +52,458 @@ pub fn transport() -> (Reader, Writer) {
                 .and_then(pipe::Sender::from_owned_fd)
                 .map(|w| (r, w))
         });
-    match pipes {
+    let (r, w): (Reader, Writer) = match pipes {
         Ok((r, w)) => (Box::pin(r), Box::pin(w)),
         Err(e) => {
             tracing::debug!(error = %e, "stdio is not a pair of pipes; using blocking stdio");
             (Box::pin(tokio::io::stdin()), Box::pin(tokio::io::stdout()))
         }
+    };
+    Stdio::new(r, w)
+}
+
+/// rmcp's transport over one reader and one writer.
+pub struct Stdio {
+    read: BufReader<Reader>,
+    /// The line being read. A read cancelled half-way (rmcp polls `receive` inside a
+    /// `select!`) leaves its bytes here, and the next call goes on with them.
+    line: Vec<u8>,
+    /// Skipping the rest of an over-long line.
+    skipping: bool,
+    /// `None` once closed. Sends run as concurrent tasks; each writes whole lines.
+    write: Arc<Mutex<Option<Writer>>>,
+}
+
+impl Stdio {
+    pub fn new(read: Reader, write: Writer) -> Stdio {
+        Stdio {
+            read: BufReader::with_capacity(64 << 10, read),
+            line: Vec::new(),
+            skipping: false,
+            write: Arc::new(Mutex::new(Some(write))),
+        }
+    }
+
+    /// Reads up to the next newline into `self.line`. False at end of input or on a
+    /// read error.
+    async fn next_line(&mut self) -> bool {
+        loop {
+            let buf = match self.read.fill_buf().await {
+                Ok([]) => return false,
+                Ok(b) => b,
+                Err(e) => {
+                    tracing::error!(error = %e, "cannot read stdin");
+                    return false;
+                }
+            };
+            let (take, done) = match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => (i + 1, true),
+                None => (buf.len(), false),
+            };
+            if !self.skipping {
+                if self.line.len() + take > MAX_LINE {
+                    tracing::error!(
+                        max = MAX_LINE,
+                        "a message exceeds the longest line read; skipped"
+                    );
+                    self.line.clear();
+                    self.skipping = true;
+                } else {
+                    self.line.extend_from_slice(&buf[..take]);
+                }
+            }
+            self.read.consume(take);
+            if done {
+                if self.skipping {
+                    self.skipping = false;
+                    continue;
+                }
+                return true;
+            }
+        }
+    }
+
+    /// Writes one line (a serialized message and its newline) whole.
+    fn send_line(&self, line: Vec<u8>) -> impl std::future::Future<Output = std::io::Result<()>> {
+        let write = self.write.clone();
+        async move {
+            let mut w = write.lock().await;
+            let Some(w) = w.as_mut() else {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::NotConnected,
+                    "the transport is closed",
+                ));
+            };
+            w.write_all(&line).await?;
+            w.flush().await
+        }
+    }
+}
+
+impl rmcp::transport::Transport<RoleServer> for Stdio {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let mut line = Vec::with_capacity(1024);
+        let encoded = match write_answer(&mut line, &item) {
+            true => Ok(()),
+            false => serde_json::to_writer(&mut line, &item).map_err(std::io::Error::from),
+        };
+        line.push(b'\n');
+        let send = self.send_line(line);
+        async move {
+            encoded?;
+            send.await
+        }
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        loop {
+            if !self.next_line().await {
+                return None;
+            }
+            let line = std::mem::take(&mut self.line);
+            let msg = parse(trim(&line));
+            // Keep the buffer's capacity for the next line.
+            self.line = line;
+            self.line.clear();
+            match msg {
+                Parsed::Message(m) => return Some(*m),
+                Parsed::Skip => continue,
+                Parsed::Invalid => {
+                    let e = ServerJsonRpcMessage::error(
+                        ErrorData::invalid_request("Invalid request", None),
+                        None,
+                    );
+                    let mut out = serde_json::to_vec(&e).unwrap_or_default();
+                    out.push(b'\n');
+                    if self.send_line(out).await.is_err() {
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        if let Some(mut w) = self.write.lock().await.take() {
+            w.flush().await?;
+        }
+        Ok(())
+    }
+}
+
+fn trim(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line)
+}
+
+enum Parsed {
+    Message(Box<ClientJsonRpcMessage>),
+    /// Empty, not JSON, or a notification that does not parse: nothing to answer
+    /// (answering bytes that are not JSON could start an echo storm between peers).
+    Skip,
+    /// JSON that is not a message we know, with an id: answered Invalid Request.
+    Invalid,
+}
+
+/// A `tools/call` request with nothing but a name and arguments.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Call<'a> {
+    #[serde(borrow)]
+    jsonrpc: Cow<'a, str>,
+    id: RequestId,
+    #[serde(borrow)]
+    method: Cow<'a, str>,
+    params: CallParams,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CallParams {
+    name: String,
+    #[serde(default)]
+    arguments: Option<Map<String, Value>>,
+}
+
+fn parse(line: &[u8]) -> Parsed {
+    if line.is_empty() {
+        return Parsed::Skip;
+    }
+    if let Ok(c) = serde_json::from_slice::<Call>(line) {
+        if c.jsonrpc == "2.0" && c.method == "tools/call" {
+            let mut params = CallToolRequestParams::new(c.params.name);
+            if let Some(a) = c.params.arguments {
+                params = params.with_arguments(a);
+            }
+            let req = ClientRequest::CallToolRequest(Request::new(params));
+            return Parsed::Message(Box::new(JsonRpcMessage::Request(JsonRpcRequest::new(
+                c.id, req,
+            ))));
+        }
+    }
+    match serde_json::from_slice::<ClientJsonRpcMessage>(line) {
+        Ok(m) => Parsed::Message(Box::new(m)),
+        Err(e) if e.is_syntax() || e.is_eof() => {
+            tracing::debug!(error = %e, "ignoring a line that is not JSON");
+            Parsed::Skip
+        }
+        Err(e) => {
+            // A notification is never answered, even when it is not one we know.
+            let has_id = serde_json::from_slice::<Map<String, Value>>(line)
+                .map(|m| m.contains_key("id"))
+                .unwrap_or(false);
+            tracing::debug!(error = %e, "not a message this server knows");
+            if has_id {
+                Parsed::Invalid
+            } else {
+                Parsed::Skip
+            }
+        }
+    }
+}
+
+/// Writes a tool's answer whose text is the JSON of its `structuredContent`, as
+/// serde would write the whole message, escaping the text once and copying it
+/// unescaped as the structured copy. False, writing nothing, for any other message.
+fn write_answer(out: &mut Vec<u8>, msg: &ServerJsonRpcMessage) -> bool {
+    let JsonRpcMessage::Response(resp) = msg else {
+        return false;
+    };
+    let ServerResult::CallToolResult(r) = &resp.result else {
+        return false;
+    };
+    let ([ContentBlock::Text(t)], Some(structured), None) =
+        (r.content.as_slice(), &r.structured_content, &r.meta)
+    else {
+        return false;
+    };
+    if t.meta.is_some() || t.annotations.is_some() || !structured.is_object() {
+        return false;
+    }
+    debug_assert_eq!(
+        serde_json::from_str::<Value>(&t.text).ok().as_ref(),
+        Some(structured),
+        "an answer's text must be the JSON of its structuredContent"
+    );
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    if serde_json::to_writer(&mut *out, &resp.id).is_err() {
+        out.clear();
+        return false;
+    }
+    out.extend_from_slice(b",\"result\":{");
+    if let Some(kind) = &r.result_type {
+        out.extend_from_slice(b"\"resultType\":");
+        if serde_json::to_writer(&mut *out, kind).is_err() {
+            out.clear();
+            return false;
+        }
+        out.push(b',');
+    }
+    out.extend_from_slice(b"\"content\":[{\"type\":\"text\",\"text\":\"");
+    escape(out, t.text.as_bytes());
+    out.extend_from_slice(b"\"}],\"structuredContent\":");
+    out.extend_from_slice(t.text.as_bytes());
+    if let Some(e) = r.is_error {
+        out.extend_from_slice(if e {
+            b",\"isError\":true"
+        } else {
+            b",\"isError\":false"
+        });
+    }
+    out.extend_from_slice(b"}}");
+    true
+}
+
+/// Appends `s` escaped as the inside of a JSON string, byte for byte as serde_json
+/// escapes it. Eight bytes at a time are checked for anything to escape (a quote, a
+/// backslash, a control byte); runs without one are copied whole.
+fn escape(out: &mut Vec<u8>, s: &[u8]) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // True when some byte of `w` is zero / below 0x20 (exact as a yes or no).
+    let zero = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS != 0;
+    let special = |w: u64| {
+        w.wrapping_sub(ONES * 0x20) & !w & HIGHS != 0
+            || zero(w ^ (ONES * b'"' as u64))
+            || zero(w ^ (ONES * b'\\' as u64))
+    };
+    out.reserve(s.len() + s.len() / 8);
+    let mut start = 0;
+    let mut i = 0;
+    while i < s.len() {
+        if i + 8 <= s.len() {
+            let w = u64::from_le_bytes(s[i..i + 8].try_into().unwrap_or([0; 8]));
+            if !special(w) {
+                i += 8;
+                continue;
+            }
+        }
+        let end = (i + 8).min(s.len());
+        while i < end {
+            let b = s[i];
+            let short: &[u8] = match b {
+                b'"' => b"\\\"",
+                b'\\' => b"\\\\",
+                b'\n' => b"\\n",
+                b'\r' => b"\\r",
+                b'\t' => b"\\t",
+                0x08 => b"\\b",
+                0x0c => b"\\f",
+                0..=0x1f => b"",
+                _ => {
+                    i += 1;
+                    continue;
+                }
+            };
+            out.extend_from_slice(&s[start..i]);
+            if short.is_empty() {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.extend_from_slice(b"\\u00");
+                out.push(HEX[(b >> 4) as usize]);
+                out.push(HEX[(b & 0xf) as usize]);
+            } else {
+                out.extend_from_slice(short);
+            }
+            i += 1;
+            start = i;
+        }
+    }
+    out.extend_from_slice(&s[start..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::{CallToolResult, JsonRpcResponse, NumberOrString, ResultType};
+    use serde_json::json;
+
+    fn answer(
+        text: String,
+        structured: Value,
+        failed: bool,
+        id: RequestId,
+    ) -> ServerJsonRpcMessage {
+        let mut r = if failed {
+            CallToolResult::error(vec![ContentBlock::text(text)])
+        } else {
+            CallToolResult::success(vec![ContentBlock::text(text)])
+        };
+        r.structured_content = Some(structured);
+        JsonRpcMessage::Response(JsonRpcResponse {
+            jsonrpc: Default::default(),
+            id,
+            result: ServerResult::CallToolResult(r),
+        })
+    }
+
+    #[test]
+    fn answers_are_written_byte_for_byte_as_serde_writes_them() {
+        let tricky = "quote \" backslash \\ newline \n tab \t cr \r bell \u{7} nul \u{0} \
+                      esc \u{1b} del \u{7f} slash / é ✓ 𝄞 \u{8}\u{c}";
+        let bodies = [
+            json!({"success": true, "message": "ok", "data": {"n": 1, "s": tricky}}),
+            json!({"success": false, "message": tricky, "error": {"code": "VALIDATION_ERROR"}}),
+            json!({"success": true, "data": {"list": [tricky.repeat(40), "x".repeat(7), ""]}}),
+            json!({}),
+        ];
+        let ids = [
+            NumberOrString::Number(7),
+            NumberOrString::String("a\"b".into()),
+        ];
+        for body in &bodies {
+            for id in &ids {
+                for failed in [false, true] {
+                    let text = serde_json::to_string(body).unwrap();
+                    let mut msg = answer(text.clone(), body.clone(), failed, id.clone());
+                    for kind in [None, Some(ResultType::COMPLETE)] {
+                        if let JsonRpcMessage::Response(r) = &mut msg {
+                            if let ServerResult::CallToolResult(c) = &mut r.result {
+                                c.result_type = kind;
+                            }
+                        }
+                        let mut ours = Vec::new();
+                        assert!(write_answer(&mut ours, &msg));
+                        let serde = serde_json::to_vec(&msg).unwrap();
+                        assert_eq!(
+                            String::from_utf8(ours).unwrap(),
+                            String::from_utf8(serde).unwrap()
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn other_messages_are_left_to_serde() {
+        // Text that is not the structured copy's JSON: two content blocks.
+        let mut r = CallToolResult::success(vec![ContentBlock::text("a"), ContentBlock::text("b")]);
+        r.structured_content = Some(json!({}));
+        let msg = JsonRpcMessage::Response(JsonRpcResponse {
+            jsonrpc: Default::default(),
+            id: NumberOrString::Number(1),
+            result: ServerResult::CallToolResult(r),
+        });
+        assert!(!write_answer(&mut Vec::new(), &msg));
+        let msg = ServerJsonRpcMessage::error(ErrorData::invalid_request("x", None), None);
+        assert!(!write_answer(&mut Vec::new(), &msg));
+    }
+
+    #[test]
+    fn escaping_matches_serde_at_every_offset() {
+        // Every special byte at every position of an eight-byte word, and at the end.
+        for b in (0u8..0x20).chain([b'"', b'\\', b'a', 0x7f]) {
+            for at in 0..19 {
+                let mut s = vec![b'x'; 19];
+                s[at] = b;
+                let s = String::from_utf8(s).unwrap();
+                let mut ours = b"\"".to_vec();
+                escape(&mut ours, s.as_bytes());
+                ours.push(b'"');
+                assert_eq!(
+                    String::from_utf8(ours).unwrap(),
+                    serde_json::to_string(&s).unwrap()
+                );
+            }
+        }
+    }
+
+    fn parsed(line: &str) -> Parsed {
+        parse(line.as_bytes())
+    }
+
+    #[test]
+    fn a_plain_tool_call_reads_as_rmcp_reads_it() {
+        for line in [
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","arguments":{"a":[1,{"b":"\u00e9\n"}]}}}"#,
+            r#"{"id":"x","method":"tools/call","jsonrpc":"2.0","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"t","arguments":{},"_meta":{"progressToken":1}}}"#,
+            r#"{"jsonrpc":"2.0","id":5,"method":"prompts/get","params":{"name":"t","arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":6,"method":"ping"}"#,
+        ] {
+            let Parsed::Message(ours) = parsed(line) else {
+                panic!("not read: {line}")
+            };
+            let theirs: ClientJsonRpcMessage = serde_json::from_str(line).unwrap();
+            assert_eq!(format!("{ours:?}"), format!("{theirs:?}"), "{line}");
+        }
+    }
+
+    #[test]
+    fn what_cannot_be_read_is_skipped_or_answered() {
+        assert!(matches!(parsed(""), Parsed::Skip));
+        assert!(matches!(parsed("not json"), Parsed::Skip));
+        // JSON that is no message: answered when it has an id, else not.
+        assert!(matches!(parsed(r#"{"jsonrpc":"2.0","x":1}"#), Parsed::Skip));
+        assert!(matches!(
+            parsed(r#"{"jsonrpc":"2.0","id":1,"x":1}"#),
+            Parsed::Invalid
+        ));
     }
 }
