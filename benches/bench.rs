@@ -5,6 +5,8 @@
 //! Workloads: the foundation's (cold start, creating 2,000 tasks, `get_next_task`
 //! among them, idle memory) and the knowledge graph's (2,000 then 20,000 atoms with
 //! three realistic patterns each in 20 molecules; context calls of 50 paths).
+//! Timed calls check each answer's id and success without parsing it into a tree
+//! (`Server::call_line`), so the figures are the server's and the pipe's.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -172,7 +174,7 @@ fn foundation() {
     let cpu = s.cpu();
     let t = Instant::now();
     for i in 0..n {
-        s.call(
+        s.call_line(
             "manage_container",
             json!({"operation":"create","containerType":"task","projectId":project,"title":format!("Task {i}"),
                    "summary":"Benchmark task with a short summary","priority":prio[i % 3],"complexity":1 + i % 10}),
@@ -226,7 +228,7 @@ fn foundation() {
     floor(
         "  query_container get of the project, round trip",
         &mut |s| {
-            s.call(
+            s.call_line(
                 "query_container",
                 json!({"operation":"get","containerType":"project","id":project}),
             );
@@ -235,7 +237,7 @@ fn foundation() {
     let mut times = Vec::new();
     for _ in 0..500 {
         let t = Instant::now();
-        s.call("get_next_task", json!({"projectId":project}));
+        s.call_line("get_next_task", json!({"projectId":project}));
         times.push(t.elapsed());
     }
     let (med, p95) = stats(times);
@@ -270,12 +272,12 @@ fn create_atoms(
             format!("src/area{area}/mod{module}-*.ts"),
             format!("docs/area{area}/mod{module}.md"),
         ]);
-        let v = s.call(
+        let line = s.call_line(
             "manage_graph",
             json!({"operation":"create","entityType":"atom","projectId":project,"name":format!("Area {area} module {module}"),
                    "paths":paths.to_string(),"moleculeId":molecules[area],"knowledge":knowledge(i, 3500),"createdByTaskId":task}),
         );
-        ids.push(v["atom"]["id"].as_str().expect("atom id").to_string());
+        ids.push(client::id_of(&line, "atom").to_string());
     }
     (t.elapsed(), ids)
 }
@@ -293,10 +295,12 @@ fn context_round(s: &mut Server, project: &str, modules: u64, rng: &mut Lcg) -> 
         });
     }
     let t = Instant::now();
-    let (_, n) = s.call_sized(
-        "query_graph",
-        json!({"operation":"context","projectId":project,"paths":paths.join(",")}),
-    );
+    let n = s
+        .call_line(
+            "query_graph",
+            json!({"operation":"context","projectId":project,"paths":paths.join(",")}),
+        )
+        .len();
     (t.elapsed(), n)
 }
 
@@ -392,7 +396,7 @@ fn graph() {
     for k in 0..200 {
         let id = &ids[(k * 89) % ids.len()];
         let t = Instant::now();
-        s.call(
+        s.call_line(
             "manage_graph",
             json!({"operation":"update","entityType":"atom","id":id,"version":1,"lastTaskId":task,
                    "knowledge":knowledge(k + 7, 3500)}),

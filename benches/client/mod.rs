@@ -55,9 +55,12 @@ impl Server {
         s
     }
 
+    /// Writes one message in one write: the pipe is unbuffered, and a message
+    /// written piece by piece would wake the server for each piece.
     fn send(&mut self, v: &Value) {
-        writeln!(self.stdin, "{v}").expect("write");
-        self.stdin.flush().expect("flush");
+        let mut line = serde_json::to_vec(v).expect("encode");
+        line.push(b'\n');
+        self.stdin.write_all(&line).expect("write");
     }
 
     /// Sends a request and returns its result and the size of the response line.
@@ -96,6 +99,33 @@ impl Server {
         self.call_sized(tool, args).0
     }
 
+    /// Calls a tool that must succeed and returns the whole answer line, checked
+    /// without building a JSON tree from it: timed loops measure the server and the
+    /// pipe, not the client's parser (reading a 350 KiB context answer into a
+    /// `Value` costs the client more than the server spends composing it). The line
+    /// must answer this call's id and end as a successful tool result does
+    /// (`isError` false, which the server sets exactly when `success` is true).
+    pub fn call_line(&mut self, tool: &str, args: Value) -> String {
+        let id = self.next;
+        self.next += 1;
+        self.send(&json!({"jsonrpc":"2.0","id":id,"method":"tools/call",
+                          "params":{"name":tool,"arguments":args}}));
+        let head = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":");
+        let mut line = String::new();
+        loop {
+            line.clear();
+            let n = self.stdout.read_line(&mut line).expect("read");
+            assert!(n > 0, "cairn closed stdout");
+            if line.starts_with(&head) {
+                assert!(
+                    line.trim_end().ends_with("\"isError\":false}}"),
+                    "{tool} failed: {line}"
+                );
+                return line;
+            }
+        }
+    }
+
     /// Calls `tool` once per argument object, keeping up to `window` calls in flight
     /// on the one session (JSON-RPC lets a client send before the earlier answers
     /// arrive; an agent's parallel tool calls do). Each must succeed.
@@ -111,10 +141,9 @@ impl Server {
                 let id = self.next;
                 self.next += 1;
                 let m = json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":tool,"arguments":a}});
-                writeln!(self.stdin, "{m}").expect("write");
+                self.send(&m);
                 sent += 1;
             }
-            self.stdin.flush().expect("flush");
             line.clear();
             let n = self.stdout.read_line(&mut line).expect("read");
             assert!(n > 0, "cairn closed stdout");
@@ -159,6 +188,18 @@ impl Server {
             .map(|kb| kb / 1024.0)
             .unwrap_or(f64::NAN)
     }
+}
+
+/// The `id` of the object under `key` in an answer line's `structuredContent` (the
+/// text copy escapes its quotes, so the unescaped key is found only there).
+pub fn id_of<'a>(line: &'a str, key: &str) -> &'a str {
+    let at = line
+        .find(&format!("\"{key}\":{{"))
+        .unwrap_or_else(|| panic!("no {key} in {line}"));
+    let rest = &line[at..];
+    let start = rest.find("\"id\":\"").expect("an id") + 6;
+    let len = rest[start..].find('"').expect("a closed id");
+    &rest[start..start + len]
 }
 
 impl Drop for Server {
