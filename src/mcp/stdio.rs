@@ -180,9 +180,15 @@ impl rmcp::transport::Transport<RoleServer> for Stdio {
                     );
                     let mut out = serde_json::to_vec(&e).unwrap_or_default();
                     out.push(b'\n');
-                    if self.send_line(out).await.is_err() {
-                        return None;
-                    }
+                    // Written by a task of its own: rmcp may drop this future at any
+                    // await (it polls it inside a `select!`), and a line cut short
+                    // would garble every message after it.
+                    let send = self.send_line(out);
+                    tokio::spawn(async move {
+                        if let Err(e) = send.await {
+                            tracing::debug!(error = %e, "Invalid Request answer not sent");
+                        }
+                    });
                 }
             }
         }

@@ -214,3 +214,81 @@ fn cli_call_prints_envelope_and_exits_1_on_failure() {
     // The database file was created and migrated on first start.
     assert!(db.exists());
 }
+
+/// The stdio transport on raw lines, as a client with bugs might write them: what is
+/// not JSON gets no answer, JSON that is no message gets Invalid Request when it has
+/// an id, and the session goes on; a tool answer's two copies are the same JSON.
+#[tokio::test]
+async fn stdio_skips_noise_answers_malformed_requests_and_keeps_serving() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let dir = crate::harness::TempDir::new();
+    let mut child = tokio::process::Command::new(crate::harness::BIN)
+        .arg("--db")
+        .arg(dir.path().join("raw.db"))
+        .arg("serve")
+        .env_remove("CAIRN_CONFIG")
+        .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+    let rest = [
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "this is not JSON",
+        "",
+        r#"{"jsonrpc":"2.0","x":1}"#,
+        r#"{"jsonrpc":"2.0","id":7,"x":1}"#,
+        // Split across two writes below, and with a carriage return.
+        "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{\"name\":\"manage_container\",\
+         \"arguments\":{\"operation\":\"create\",\"containerType\":\"project\",\"name\":\"Raw \\\"q\\\" \\u00e9 \\\\ x\"}}}\r",
+    ];
+    stdin
+        .write_all(format!("{init}\n").as_bytes())
+        .await
+        .unwrap();
+    let first: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    assert_eq!(first["id"], json!(0), "{first}");
+    for l in &rest[..5] {
+        stdin.write_all(format!("{l}\n").as_bytes()).await.unwrap();
+    }
+    let call = format!("{}\n", rest[5]);
+    let (a, b) = call.split_at(40);
+    stdin.write_all(a.as_bytes()).await.unwrap();
+    stdin.flush().await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    stdin.write_all(b.as_bytes()).await.unwrap();
+
+    let mut seen = Vec::new();
+    while seen.len() < 2 {
+        let next = tokio::time::timeout(std::time::Duration::from_secs(10), lines.next_line());
+        let line = next
+            .await
+            .expect("two answers within 10 s")
+            .unwrap()
+            .expect("the server stays up");
+        seen.push(serde_json::from_str::<Value>(&line).unwrap());
+    }
+    let invalid = seen
+        .iter()
+        .find(|m| m.get("error").is_some())
+        .expect("an error");
+    assert_eq!(invalid["error"]["code"], json!(-32600), "{invalid}");
+    let answer = seen
+        .iter()
+        .find(|m| m["id"] == json!(8))
+        .expect("the call's answer");
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    let structured = &answer["result"]["structuredContent"];
+    assert_eq!(&serde_json::from_str::<Value>(text).unwrap(), structured);
+    assert_eq!(
+        structured["data"]["project"]["name"],
+        json!("Raw \"q\" é \\ x")
+    );
+    assert_eq!(answer["result"]["isError"], json!(false));
+    child.kill().await.unwrap();
+}
