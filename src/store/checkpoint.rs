@@ -31,6 +31,12 @@ const FILL: c_int = 1000;
 /// stays bounded whatever the other processes do. 16,384 pages of 4 KiB is 64 MiB.
 const CEILING: c_int = 16 * 1024;
 
+/// The WAL file's largest size, in bytes, kept when the WAL starts over: the ceiling's
+/// pages (4 KiB, SQLite's default, which the store keeps), each with its 24-byte
+/// frame header, and the 32-byte file header. A WAL that
+/// two processes pushed past the ceiling is cut back to it.
+pub const WAL_FILE_LIMIT: i64 = CEILING as i64 * (4096 + 24) + 32;
+
 /// How long the writes must pause before the last pass, the one that lets the WAL
 /// start over.
 const QUIET: Duration = Duration::from_millis(20);
