@@ -126,12 +126,14 @@ const MOLECULE_COLS: &str = "id, project_id, name, knowledge, related_molecules,
 /// Inserts `a` only if its project and creating task exist and its molecule, when it
 /// has one, is in the same project; returns whether it did. One statement checks and
 /// writes, so outside a transaction it is still atomic (autocommit holds the write
-/// lock for the statement) and costs one trip to the connection.
+/// lock for the statement) and costs one trip to the connection. The row carries the
+/// generation its insert trigger is about to reach, so the trigger need not rewrite it.
 pub async fn insert_atom(conn: &mut Conn, a: &Atom) -> Result<bool> {
     let done = sqlx::query(
         "INSERT INTO graph_atoms (id, project_id, molecule_id, name, paths, knowledge, related_atoms, \
-         created_by_task_id, last_task_id, version, created_at, updated_at) \
-         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?11 \
+         created_by_task_id, last_task_id, version, created_at, updated_at, gen) \
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?11, \
+         COALESCE((SELECT generation FROM graph_generations WHERE project_id = ?2), 0) + 1 \
          WHERE EXISTS (SELECT 1 FROM projects WHERE id = ?2) AND EXISTS (SELECT 1 FROM tasks WHERE id = ?8) \
          AND (?3 IS NULL OR EXISTS (SELECT 1 FROM graph_molecules WHERE id = ?3 AND project_id = ?2))",
     )
@@ -614,4 +616,72 @@ pub async fn recent_changelog(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    async fn scalar(c: &mut Conn, sql: &'static str, id: &str) -> i64 {
+        sqlx::query_scalar(sql)
+            .bind(id)
+            .fetch_one(&mut *c)
+            .await
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn an_atom_is_stamped_with_the_generation_its_insert_reaches() {
+        let dir =
+            std::env::temp_dir().join(format!("cairn-graph-gen-{}", uuid::Uuid::now_v7().simple()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = Store::open(&dir.join("g.db")).await.unwrap();
+        let mut c = store.read().await.unwrap();
+        for sql in [
+            "INSERT INTO projects (id, name, summary, version, created_at, updated_at) \
+             VALUES ('p', 'p', '', 1, 'x', 'x')",
+            "INSERT INTO tasks (id, project_id, title, summary, status, priority, complexity, \
+             version, created_at, updated_at) VALUES ('t', 'p', 't', '', 'NEW', 2, 5, 1, 'x', 'x')",
+        ] {
+            sqlx::query(sql).execute(&mut *c).await.unwrap();
+        }
+        let atom = |n: usize| Atom {
+            id: format!("a{n}"),
+            project_id: "p".into(),
+            molecule_id: None,
+            name: format!("atom {n}"),
+            paths: vec![format!("src/m{n}/**")],
+            knowledge: "k".repeat(3000),
+            related: vec![],
+            created_by_task_id: "t".into(),
+            last_task_id: "t".into(),
+            version: 1,
+            created_at: "x".into(),
+            updated_at: "x".into(),
+        };
+        const GEN: &str = "SELECT gen FROM graph_atoms WHERE id = ?";
+        const NOW: &str = "SELECT generation FROM graph_generations WHERE project_id = ?";
+        // The first atom of a project creates its counter; each insert bumps it once,
+        // and the row holds the value the bump reached.
+        // The row is written once: rewriting it to stamp it would fire the update
+        // trigger that bumps the semantic counter a second time.
+        const SEMANTIC: &str = "SELECT generation FROM semantic_generations WHERE project_id = ?";
+        for n in 1..=3 {
+            assert!(insert_atom(&mut c, &atom(n)).await.unwrap());
+            assert_eq!(scalar(&mut c, NOW, "p").await, n as i64);
+            assert_eq!(scalar(&mut c, GEN, &format!("a{n}")).await, n as i64);
+            assert_eq!(scalar(&mut c, SEMANTIC, "p").await, n as i64);
+        }
+        // A row written without a generation is still stamped by the trigger.
+        sqlx::query(
+            "INSERT INTO graph_atoms (id, project_id, name, created_by_task_id, last_task_id, \
+             created_at, updated_at) VALUES ('raw', 'p', 'raw', 't', 't', 'x', 'x')",
+        )
+        .execute(&mut *c)
+        .await
+        .unwrap();
+        assert_eq!(scalar(&mut c, NOW, "p").await, 4);
+        assert_eq!(scalar(&mut c, GEN, "raw").await, 4);
+    }
 }
