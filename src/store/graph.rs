@@ -631,10 +631,12 @@ mod tests {
             .unwrap()
     }
 
-    #[tokio::test]
-    async fn an_atom_is_stamped_with_the_generation_its_insert_reaches() {
-        let dir =
-            std::env::temp_dir().join(format!("cairn-graph-gen-{}", uuid::Uuid::now_v7().simple()));
+    /// A fresh store holding project `p` and its task `t`.
+    async fn store() -> Store {
+        let dir = std::env::temp_dir().join(format!(
+            "cairn-graph-store-{}",
+            uuid::Uuid::now_v7().simple()
+        ));
         std::fs::create_dir_all(&dir).unwrap();
         let store = Store::open(&dir.join("g.db")).await.unwrap();
         let mut c = store.read().await.unwrap();
@@ -646,20 +648,32 @@ mod tests {
         ] {
             sqlx::query(sql).execute(&mut *c).await.unwrap();
         }
-        let atom = |n: usize| Atom {
+        drop(c);
+        store
+    }
+
+    fn atom(n: usize, knowledge: &str) -> Atom {
+        Atom {
             id: format!("a{n}"),
             project_id: "p".into(),
             molecule_id: None,
             name: format!("atom {n}"),
             paths: vec![format!("src/m{n}/**")],
-            knowledge: "k".repeat(3000),
+            knowledge: knowledge.into(),
             related: vec![],
             created_by_task_id: "t".into(),
             last_task_id: "t".into(),
             version: 1,
             created_at: "x".into(),
             updated_at: "x".into(),
-        };
+        }
+    }
+
+    #[tokio::test]
+    async fn an_atom_is_stamped_with_the_generation_its_insert_reaches() {
+        let store = store().await;
+        let mut c = store.read().await.unwrap();
+        let atom = |n: usize| atom(n, &"k".repeat(3000));
         const GEN: &str = "SELECT gen FROM graph_atoms WHERE id = ?";
         const NOW: &str = "SELECT generation FROM graph_generations WHERE project_id = ?";
         // The first atom of a project creates its counter; each insert bumps it once,
@@ -683,5 +697,53 @@ mod tests {
         .unwrap();
         assert_eq!(scalar(&mut c, NOW, "p").await, 4);
         assert_eq!(scalar(&mut c, GEN, "raw").await, 4);
+    }
+
+    #[tokio::test]
+    async fn a_search_sees_every_atom_written_before_it() {
+        use crate::store::semantic::{lexical, Fts};
+        let store = store().await;
+        let mut c = store.read().await.unwrap();
+        async fn search(c: &mut Conn, word: &str) -> Vec<String> {
+            let mut ids: Vec<String> = lexical(c, Fts::Atoms, "p", word, 10)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|x| x.0)
+                .collect();
+            ids.sort();
+            ids
+        }
+        async fn pending(c: &mut Conn) -> i64 {
+            sqlx::query_scalar("SELECT count(*) FROM search_pending")
+                .fetch_one(&mut *c)
+                .await
+                .unwrap()
+        }
+        for n in 1..=3 {
+            assert!(insert_atom(&mut c, &atom(n, "ledger retries"))
+                .await
+                .unwrap());
+        }
+        // Writes only note the atoms; the search indexes them first.
+        assert_eq!(pending(&mut c).await, 3);
+        assert_eq!(search(&mut c, "ledger").await, ["a1", "a2", "a3"]);
+        assert_eq!(pending(&mut c).await, 0);
+        // An edit replaces the old text, a delete removes the row.
+        sqlx::query("UPDATE graph_atoms SET knowledge = 'invoices' WHERE id = 'a2'")
+            .execute(&mut *c)
+            .await
+            .unwrap();
+        sqlx::query("DELETE FROM graph_atoms WHERE id = 'a3'")
+            .execute(&mut *c)
+            .await
+            .unwrap();
+        assert_eq!(search(&mut c, "ledger").await, ["a1"]);
+        assert_eq!(search(&mut c, "invoices").await, ["a2"]);
+        let rows: i64 = sqlx::query_scalar("SELECT count(*) FROM graph_atoms_fts")
+            .fetch_one(&mut *c)
+            .await
+            .unwrap();
+        assert_eq!(rows, 2);
     }
 }

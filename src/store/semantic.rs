@@ -41,7 +41,8 @@ pub async fn generation(conn: &mut Conn, project_id: &str) -> Result<i64> {
 
 /// The best `limit` rows of one project matching `expr`, best first, with a positive
 /// BM25 score (bigger is better; a name match weighs four times a body match). Ties go
-/// to the lower id so the order is deterministic.
+/// to the lower id so the order is deterministic. Call it outside a read transaction:
+/// the atoms' index is first brought up to date, which writes when atoms changed.
 pub async fn lexical(
     conn: &mut Conn,
     index: Fts,
@@ -49,6 +50,9 @@ pub async fn lexical(
     expr: &str,
     limit: i64,
 ) -> Result<Vec<(String, f64)>> {
+    if index == Fts::Atoms {
+        catch_up_atoms(conn).await?;
+    }
     let sql = format!(
         "SELECT row_id, -bm25({t}, 4.0, 1.0) AS score FROM {t} WHERE {t} MATCH ? AND project_id = ? \
          ORDER BY score DESC, row_id LIMIT ?",
@@ -60,6 +64,22 @@ pub async fn lexical(
         .bind(limit)
         .fetch_all(&mut *conn)
         .await?)
+}
+
+/// Indexes the atoms written since the index was last brought up to date (migration
+/// 0008: writes only note them). One statement, so it is atomic on its own, and a
+/// no-op read when nothing is pending.
+pub async fn catch_up_atoms(conn: &mut Conn) -> Result<()> {
+    let pending: bool =
+        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM search_pending WHERE source = 'atom')")
+            .fetch_one(&mut *conn)
+            .await?;
+    if pending {
+        sqlx::query("INSERT INTO search_catch_up (source) VALUES ('atom')")
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(())
 }
 
 /// Hands `each` the (id, scope) of every entity of a project, in id order, without
