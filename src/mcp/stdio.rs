@@ -1,10 +1,9 @@
 //! The stdio transport: newline-delimited JSON-RPC on stdin and stdout.
 //!
-//! When stdin and stdout are pipes (as an MCP client starts a server) they are read
-//! and written through the runtime's event loop; tokio's own stdin and stdout hand
-//! every read and write to a blocking thread, a thread switch per message that costs
-//! more than most tool calls. Anything else (a terminal, a file) falls back to
-//! tokio's stdio.
+//! An end that is a pipe (as an MCP client starts a server) is read or written
+//! through the runtime's event loop; tokio's own stdin and stdout hand every read and
+//! write to a blocking thread, a thread switch per message that costs more than most
+//! tool calls. An end that is anything else (a terminal, a file) uses tokio's stdio.
 //!
 //! The transport is ours rather than rmcp's line codec for the one message that
 //! dominates a session, the tool call, both ways:
@@ -39,27 +38,34 @@ pub type Writer = Pin<Box<dyn AsyncWrite + Send>>;
 /// far below this (strings of at most 1 MB).
 const MAX_LINE: usize = 16 << 20;
 
-/// Must be called inside the runtime (the pipe ends register with its reactor).
+/// Must be called inside the runtime (the pipe ends register with its reactor). Each
+/// end is chosen on its own: a pipe goes through the reactor, anything else (a file,
+/// a terminal) through tokio's stdio. A pipe end is made non-blocking, which would
+/// break a blocking read of it, so an end is never half switched.
 pub fn transport() -> Stdio {
-    let pipes = std::io::stdin()
+    let read: Reader = match std::io::stdin()
         .as_fd()
         .try_clone_to_owned()
         .and_then(pipe::Receiver::from_owned_fd)
-        .and_then(|r| {
-            std::io::stdout()
-                .as_fd()
-                .try_clone_to_owned()
-                .and_then(pipe::Sender::from_owned_fd)
-                .map(|w| (r, w))
-        });
-    let (r, w): (Reader, Writer) = match pipes {
-        Ok((r, w)) => (Box::pin(r), Box::pin(w)),
+    {
+        Ok(r) => Box::pin(r),
         Err(e) => {
-            tracing::debug!(error = %e, "stdio is not a pair of pipes; using blocking stdio");
-            (Box::pin(tokio::io::stdin()), Box::pin(tokio::io::stdout()))
+            tracing::debug!(error = %e, "stdin is not a pipe; reading it on the blocking pool");
+            Box::pin(tokio::io::stdin())
         }
     };
-    Stdio::new(r, w)
+    let write: Writer = match std::io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .and_then(pipe::Sender::from_owned_fd)
+    {
+        Ok(w) => Box::pin(w),
+        Err(e) => {
+            tracing::debug!(error = %e, "stdout is not a pipe; writing it on the blocking pool");
+            Box::pin(tokio::io::stdout())
+        }
+    };
+    Stdio::new(read, write)
 }
 
 /// rmcp's transport over one reader and one writer.

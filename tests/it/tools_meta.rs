@@ -292,3 +292,49 @@ async fn stdio_skips_noise_answers_malformed_requests_and_keeps_serving() {
     assert_eq!(answer["result"]["isError"], json!(false));
     child.kill().await.unwrap();
 }
+
+/// A server whose stdin is a pipe and whose stdout is a file (`cairn serve > log`):
+/// each end takes its own path, and the pipe end is read as a pipe.
+#[test]
+fn stdio_serves_a_pipe_in_and_a_file_out() {
+    use std::io::Write;
+
+    let dir = crate::harness::TempDir::new();
+    let out = dir.path().join("answers.jsonl");
+    let mut child = std::process::Command::new(crate::harness::BIN)
+        .arg("--db")
+        .arg(dir.path().join("file.db"))
+        .arg("serve")
+        .env_remove("CAIRN_CONFIG")
+        .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::fs::File::create(&out).unwrap())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // The first line arrives after the server is waiting for it (an empty pipe).
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    for l in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"file","version":"0"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+    ] {
+        writeln!(stdin, "{l}").unwrap();
+    }
+    // Answered before the end of input closes the session.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let answers = loop {
+        let text = std::fs::read_to_string(&out).unwrap();
+        if text.lines().count() >= 2 || std::time::Instant::now() > deadline {
+            break text;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    let ids: Vec<Value> = answers
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].clone())
+        .collect();
+    assert_eq!(ids, [json!(1), json!(2)], "{answers}");
+}
