@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod code;
+pub mod encode;
 pub mod envelope;
 pub mod graph;
 pub mod json;

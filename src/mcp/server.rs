@@ -16,7 +16,7 @@ use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use tokio::sync::mpsc;
 
-use crate::mcp::{dispatch, prompts, Registry};
+use crate::mcp::{dispatch, encode, prompts, Registry};
 use crate::service::progress::{Progress, Sink};
 use crate::service::App;
 
@@ -168,15 +168,9 @@ impl ServerHandler for Server {
             let _ = task.await;
         }
         let failed = env["success"] != serde_json::Value::Bool(true);
-        // `Value`'s Display writes through fmt::Formatter piece by piece; writing into
-        // a byte buffer is the cheaper way to the text copy of a large answer. The
-        // text must stay the JSON of `env`: the stdio transport writes the structured
-        // copy from it (`stdio::write_answer`).
-        let mut text = Vec::with_capacity(4096);
-        serde_json::to_writer(&mut text, &env).map_err(|e| {
-            McpError::internal_error(format!("cannot encode the answer: {e}"), None)
-        })?;
-        let text = String::from_utf8(text).map_err(|e| {
+        // The text must stay the JSON of `env`: the stdio transport writes the
+        // structured copy from it (`stdio::write_answer`).
+        let text = String::from_utf8(encode::to_vec(&env)).map_err(|e| {
             McpError::internal_error(format!("cannot encode the answer: {e}"), None)
         })?;
         let mut r = if failed {

@@ -20,6 +20,7 @@ use std::os::fd::AsFd;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use crate::mcp::encode;
 use rmcp::model::{
     CallToolRequestParams, ClientJsonRpcMessage, ClientRequest, ContentBlock, ErrorData,
     JsonRpcMessage, JsonRpcRequest, Request, RequestId, ServerJsonRpcMessage, ServerResult,
@@ -303,6 +304,9 @@ fn write_answer(out: &mut Vec<u8>, msg: &ServerJsonRpcMessage) -> bool {
         Some(structured),
         "an answer's text must be the JSON of its structuredContent"
     );
+    // The text escaped (at most twice its length: being JSON it holds no raw control
+    // bytes) and then as it is, in one allocation.
+    out.reserve(t.text.len() * 3 + 160);
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
     if serde_json::to_writer(&mut *out, &resp.id).is_err() {
         out.clear();
@@ -318,7 +322,7 @@ fn write_answer(out: &mut Vec<u8>, msg: &ServerJsonRpcMessage) -> bool {
         out.push(b',');
     }
     out.extend_from_slice(b"\"content\":[{\"type\":\"text\",\"text\":\"");
-    escape(out, t.text.as_bytes());
+    encode::escape(out, t.text.as_bytes());
     out.extend_from_slice(b"\"}],\"structuredContent\":");
     out.extend_from_slice(t.text.as_bytes());
     if let Some(e) = r.is_error {
@@ -330,63 +334,6 @@ fn write_answer(out: &mut Vec<u8>, msg: &ServerJsonRpcMessage) -> bool {
     }
     out.extend_from_slice(b"}}");
     true
-}
-
-/// Appends `s` escaped as the inside of a JSON string, byte for byte as serde_json
-/// escapes it. Eight bytes at a time are checked for anything to escape (a quote, a
-/// backslash, a control byte); runs without one are copied whole.
-fn escape(out: &mut Vec<u8>, s: &[u8]) {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    // True when some byte of `w` is zero / below 0x20 (exact as a yes or no).
-    let zero = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS != 0;
-    let special = |w: u64| {
-        w.wrapping_sub(ONES * 0x20) & !w & HIGHS != 0
-            || zero(w ^ (ONES * b'"' as u64))
-            || zero(w ^ (ONES * b'\\' as u64))
-    };
-    out.reserve(s.len() + s.len() / 8);
-    let mut start = 0;
-    let mut i = 0;
-    while i < s.len() {
-        if i + 8 <= s.len() {
-            let w = u64::from_le_bytes(s[i..i + 8].try_into().unwrap_or([0; 8]));
-            if !special(w) {
-                i += 8;
-                continue;
-            }
-        }
-        let end = (i + 8).min(s.len());
-        while i < end {
-            let b = s[i];
-            let short: &[u8] = match b {
-                b'"' => b"\\\"",
-                b'\\' => b"\\\\",
-                b'\n' => b"\\n",
-                b'\r' => b"\\r",
-                b'\t' => b"\\t",
-                0x08 => b"\\b",
-                0x0c => b"\\f",
-                0..=0x1f => b"",
-                _ => {
-                    i += 1;
-                    continue;
-                }
-            };
-            out.extend_from_slice(&s[start..i]);
-            if short.is_empty() {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                out.extend_from_slice(b"\\u00");
-                out.push(HEX[(b >> 4) as usize]);
-                out.push(HEX[(b & 0xf) as usize]);
-            } else {
-                out.extend_from_slice(short);
-            }
-            i += 1;
-            start = i;
-        }
-    }
-    out.extend_from_slice(&s[start..]);
 }
 
 #[cfg(test)]
@@ -465,25 +412,6 @@ mod tests {
         assert!(!write_answer(&mut Vec::new(), &msg));
         let msg = ServerJsonRpcMessage::error(ErrorData::invalid_request("x", None), None);
         assert!(!write_answer(&mut Vec::new(), &msg));
-    }
-
-    #[test]
-    fn escaping_matches_serde_at_every_offset() {
-        // Every special byte at every position of an eight-byte word, and at the end.
-        for b in (0u8..0x20).chain([b'"', b'\\', b'a', 0x7f]) {
-            for at in 0..19 {
-                let mut s = vec![b'x'; 19];
-                s[at] = b;
-                let s = String::from_utf8(s).unwrap();
-                let mut ours = b"\"".to_vec();
-                escape(&mut ours, s.as_bytes());
-                ours.push(b'"');
-                assert_eq!(
-                    String::from_utf8(ours).unwrap(),
-                    serde_json::to_string(&s).unwrap()
-                );
-            }
-        }
     }
 
     fn parsed(line: &str) -> Parsed {
