@@ -19,6 +19,7 @@ use std::borrow::Cow;
 use std::os::fd::AsFd;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
 
 use crate::mcp::encode;
 use rmcp::model::{
@@ -130,18 +131,39 @@ impl Stdio {
         }
     }
 
-    /// Writes one line (a serialized message and its newline) whole.
-    fn send_line(&self, line: Vec<u8>) -> impl std::future::Future<Output = std::io::Result<()>> {
-        let write = self.write.clone();
+    /// Writes one line (a serialized message and its newline) whole. When no other
+    /// line is being written, the writing starts at once rather than when the runtime
+    /// first polls the returned future (rmcp spawns it): an answer that fits the pipe
+    /// is on its way to the client before this returns.
+    fn send_line(
+        &self,
+        line: Vec<u8>,
+    ) -> impl std::future::Future<Output = std::io::Result<()>> + Send + 'static {
+        let lock = self.write.clone();
+        let mut held = lock.clone().try_lock_owned().ok();
+        let mut done = 0;
+        if let Some(Some(w)) = held.as_deref_mut() {
+            let mut cx = Context::from_waker(Waker::noop());
+            while done < line.len() {
+                match w.as_mut().poll_write(&mut cx, &line[done..]) {
+                    Poll::Ready(Ok(n)) if n > 0 => done += n,
+                    // Full, or an error the future below meets again and reports.
+                    _ => break,
+                }
+            }
+        }
         async move {
-            let mut w = write.lock().await;
+            let mut w = match held {
+                Some(w) => w,
+                None => lock.lock_owned().await,
+            };
             let Some(w) = w.as_mut() else {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::NotConnected,
                     "the transport is closed",
                 ));
             };
-            w.write_all(&line).await?;
+            w.write_all(&line[done..]).await?;
             w.flush().await
         }
     }

@@ -171,3 +171,23 @@ async fn bulk_create_and_delete_are_all_or_nothing() {
     .await;
     c.stop().await;
 }
+
+/// An answer many times the pipe's buffer (64 KiB of quotes and backslashes grows
+/// fourfold in the escaped text copy) arrives whole, its two copies equal (checked by
+/// the harness on every call), while a second call shares the session.
+#[tokio::test]
+async fn answers_larger_than_the_pipe_arrive_whole() {
+    let c = Cairn::start().await;
+    let t = id_of(&c.task(json!({"title":"big"})).await);
+    let content = "\"\\".repeat(32 * 1024 - 8);
+    let (big, small) = tokio::join!(
+        c.ok(
+            "manage_sections",
+            json!({"operation":"add","entityType":"TASK","entityId":t,"title":"Q","content":content}),
+        ),
+        c.ok("get_next_task", json!({})),
+    );
+    assert_eq!(big["section"]["content"], json!(content));
+    assert!(small.is_object() || small.is_null(), "{small}");
+    c.stop().await;
+}
