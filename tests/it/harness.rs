@@ -41,6 +41,20 @@ impl Drop for TempDir {
     }
 }
 
+/// `cairn serve` on `db`, its stdio left to the caller: for tests that speak raw
+/// lines. No user config leaks in.
+pub fn serve_command(db: &Path) -> tokio::process::Command {
+    let mut c = tokio::process::Command::new(BIN);
+    c.arg("--db")
+        .arg(db)
+        .arg("serve")
+        .env_remove("CAIRN_CONFIG")
+        .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+        .env_remove("CAIRN_DB")
+        .kill_on_drop(true);
+    c
+}
+
 /// The stdio of a `cairn serve` on `db` (extra arguments before `serve`), for a
 /// client of any handler.
 pub fn transport(db: &Path, extra: &[&str]) -> TokioChildProcess {

@@ -223,15 +223,9 @@ async fn stdio_skips_noise_answers_malformed_requests_and_keeps_serving() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
     let dir = crate::harness::TempDir::new();
-    let mut child = tokio::process::Command::new(crate::harness::BIN)
-        .arg("--db")
-        .arg(dir.path().join("raw.db"))
-        .arg("serve")
-        .env_remove("CAIRN_CONFIG")
-        .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+    let mut child = crate::harness::serve_command(&dir.path().join("raw.db"))
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
-        .kill_on_drop(true)
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
@@ -295,31 +289,26 @@ async fn stdio_skips_noise_answers_malformed_requests_and_keeps_serving() {
 
 /// A server whose stdin is a pipe and whose stdout is a file (`cairn serve > log`):
 /// each end takes its own path, and the pipe end is read as a pipe.
-#[test]
-fn stdio_serves_a_pipe_in_and_a_file_out() {
-    use std::io::Write;
+#[tokio::test]
+async fn stdio_serves_a_pipe_in_and_a_file_out() {
+    use tokio::io::AsyncWriteExt;
 
     let dir = crate::harness::TempDir::new();
     let out = dir.path().join("answers.jsonl");
-    let mut child = std::process::Command::new(crate::harness::BIN)
-        .arg("--db")
-        .arg(dir.path().join("file.db"))
-        .arg("serve")
-        .env_remove("CAIRN_CONFIG")
-        .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+    let mut child = crate::harness::serve_command(&dir.path().join("file.db"))
         .stdin(std::process::Stdio::piped())
         .stdout(std::fs::File::create(&out).unwrap())
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     // The first line arrives after the server is waiting for it (an empty pipe).
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     for l in [
         r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"file","version":"0"}}}"#,
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
         r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
     ] {
-        writeln!(stdin, "{l}").unwrap();
+        stdin.write_all(format!("{l}\n").as_bytes()).await.unwrap();
     }
     // Answered before the end of input closes the session.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
@@ -328,10 +317,10 @@ fn stdio_serves_a_pipe_in_and_a_file_out() {
         if text.lines().count() >= 2 || std::time::Instant::now() > deadline {
             break text;
         }
-        std::thread::sleep(std::time::Duration::from_millis(20));
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     };
     drop(stdin);
-    assert!(child.wait().unwrap().success());
+    assert!(child.wait().await.unwrap().success());
     let ids: Vec<Value> = answers
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].clone())
