@@ -33,25 +33,27 @@ CREATE TRIGGER search_catch_up_atoms AFTER INSERT ON search_catch_up WHEN NEW.so
   DELETE FROM search_catch_up;
 END;
 
--- Each note replaces an earlier one for the same atom (delete, then insert, rather
--- than OR REPLACE, which an outer statement's conflict clause would override).
+-- An atom keeps its first note until the catch-up: that note's rowid is where the
+-- index holds the atom (an atom deleted and written again under the same id has a
+-- new rowid, and its old index row must still go). INSERT ... WHERE NOT EXISTS rather
+-- than OR IGNORE, which an outer statement's conflict clause would override.
 DROP TRIGGER graph_atoms_fts_insert;
 CREATE TRIGGER graph_atoms_fts_insert AFTER INSERT ON graph_atoms BEGIN
-  DELETE FROM search_pending WHERE source = 'atom' AND id = NEW.id;
-  INSERT INTO search_pending (source, id, row) VALUES ('atom', NEW.id, NEW.rowid);
+  INSERT INTO search_pending (source, id, row) SELECT 'atom', NEW.id, NEW.rowid
+   WHERE NOT EXISTS (SELECT 1 FROM search_pending WHERE source = 'atom' AND id = NEW.id);
   INSERT INTO semantic_generations (project_id, generation) SELECT NEW.project_id, 0
    WHERE NEW.project_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM semantic_generations WHERE project_id = NEW.project_id);
   UPDATE semantic_generations SET generation = generation + 1 WHERE project_id = NEW.project_id;
 END;
 DROP TRIGGER graph_atoms_fts_update;
 CREATE TRIGGER graph_atoms_fts_update AFTER UPDATE OF name, paths, knowledge ON graph_atoms BEGIN
-  DELETE FROM search_pending WHERE source = 'atom' AND id = OLD.id;
-  INSERT INTO search_pending (source, id, row) VALUES ('atom', OLD.id, OLD.rowid);
+  INSERT INTO search_pending (source, id, row) SELECT 'atom', OLD.id, OLD.rowid
+   WHERE NOT EXISTS (SELECT 1 FROM search_pending WHERE source = 'atom' AND id = OLD.id);
 END;
 DROP TRIGGER graph_atoms_fts_delete;
 CREATE TRIGGER graph_atoms_fts_delete AFTER DELETE ON graph_atoms BEGIN
-  DELETE FROM search_pending WHERE source = 'atom' AND id = OLD.id;
-  INSERT INTO search_pending (source, id, row) VALUES ('atom', OLD.id, OLD.rowid);
+  INSERT INTO search_pending (source, id, row) SELECT 'atom', OLD.id, OLD.rowid
+   WHERE NOT EXISTS (SELECT 1 FROM search_pending WHERE source = 'atom' AND id = OLD.id);
   DELETE FROM embeddings WHERE source = 'atom' AND row_id = OLD.id;
   INSERT INTO semantic_generations (project_id, generation) SELECT OLD.project_id, 0
    WHERE OLD.project_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM semantic_generations WHERE project_id = OLD.project_id);

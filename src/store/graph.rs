@@ -740,6 +740,15 @@ mod tests {
             .unwrap();
         assert_eq!(search(&mut c, "ledger").await, ["a1"]);
         assert_eq!(search(&mut c, "invoices").await, ["a2"]);
+        // An atom deleted and written again under its id (a new rowid) before a
+        // search: its old text goes with its old index row.
+        sqlx::query("DELETE FROM graph_atoms WHERE id = 'a1'")
+            .execute(&mut *c)
+            .await
+            .unwrap();
+        assert!(insert_atom(&mut c, &atom(1, "receipts")).await.unwrap());
+        assert!(search(&mut c, "ledger").await.is_empty());
+        assert_eq!(search(&mut c, "receipts").await, ["a1"]);
         let rows: i64 = sqlx::query_scalar("SELECT count(*) FROM graph_atoms_fts")
             .fetch_one(&mut *c)
             .await
