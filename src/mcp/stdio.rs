@@ -181,12 +181,13 @@ impl rmcp::transport::Transport<RoleServer> for Stdio {
             true => Ok(()),
             false => serde_json::to_writer(&mut line, &item).map_err(std::io::Error::from),
         };
-        line.push(b'\n');
-        let send = self.send_line(line);
-        async move {
-            encoded?;
-            send.await
-        }
+        // A message that failed to encode is not written: half a line would garble
+        // every message after it.
+        let send = encoded.map(|()| {
+            line.push(b'\n');
+            self.send_line(line)
+        });
+        async move { send?.await }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
@@ -242,7 +243,8 @@ enum Parsed {
     /// Empty, not JSON, or a notification that does not parse: nothing to answer
     /// (answering bytes that are not JSON could start an echo storm between peers).
     Skip,
-    /// JSON that is not a message we know, with an id: answered Invalid Request.
+    /// JSON that is not a message we know, and not a notification: answered
+    /// Invalid Request.
     Invalid,
 }
 
@@ -289,15 +291,16 @@ fn parse(line: &[u8]) -> Parsed {
             Parsed::Skip
         }
         Err(e) => {
-            // A notification is never answered, even when it is not one we know.
-            let has_id = serde_json::from_slice::<Map<String, Value>>(line)
-                .map(|m| m.contains_key("id"))
+            // A notification (an object without an id) is never answered, even when
+            // it is not one we know; any other JSON is an Invalid Request.
+            let notification = serde_json::from_slice::<Map<String, Value>>(line)
+                .map(|m| !m.contains_key("id"))
                 .unwrap_or(false);
             tracing::debug!(error = %e, "not a message this server knows");
-            if has_id {
-                Parsed::Invalid
-            } else {
+            if notification {
                 Parsed::Skip
+            } else {
+                Parsed::Invalid
             }
         }
     }
@@ -461,11 +464,12 @@ mod tests {
     fn what_cannot_be_read_is_skipped_or_answered() {
         assert!(matches!(parsed(""), Parsed::Skip));
         assert!(matches!(parsed("not json"), Parsed::Skip));
-        // JSON that is no message: answered when it has an id, else not.
+        // JSON that is no message: answered unless it is a notification.
         assert!(matches!(parsed(r#"{"jsonrpc":"2.0","x":1}"#), Parsed::Skip));
         assert!(matches!(
             parsed(r#"{"jsonrpc":"2.0","id":1,"x":1}"#),
             Parsed::Invalid
         ));
+        assert!(matches!(parsed("[1,2]"), Parsed::Invalid));
     }
 }

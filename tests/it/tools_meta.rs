@@ -216,8 +216,9 @@ fn cli_call_prints_envelope_and_exits_1_on_failure() {
 }
 
 /// The stdio transport on raw lines, as a client with bugs might write them: what is
-/// not JSON gets no answer, JSON that is no message gets Invalid Request when it has
-/// an id, and the session goes on; a tool answer's two copies are the same JSON.
+/// not JSON gets no answer, JSON that is no message gets Invalid Request unless it is
+/// a notification, and the session goes on; a tool answer's two copies are the same
+/// JSON.
 #[tokio::test]
 async fn stdio_skips_noise_answers_malformed_requests_and_keeps_serving() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
