@@ -43,7 +43,8 @@ const MAX_LINE: usize = 16 << 20;
 /// Must be called inside the runtime (the pipe ends register with its reactor). Each
 /// end is chosen on its own: a pipe goes through the reactor, anything else (a file,
 /// a terminal) through tokio's stdio. A pipe end is made non-blocking, which would
-/// break a blocking read of it, so an end is never half switched.
+/// break a blocking read of it, so an end is never half switched; and stdout stays
+/// blocking when stderr is the same pipe, or a log line could fail with EAGAIN.
 pub fn transport() -> Stdio {
     let read: Reader = match std::io::stdin()
         .as_fd()
@@ -56,18 +57,38 @@ pub fn transport() -> Stdio {
             Box::pin(tokio::io::stdin())
         }
     };
-    let write: Writer = match std::io::stdout()
-        .as_fd()
-        .try_clone_to_owned()
-        .and_then(pipe::Sender::from_owned_fd)
-    {
+    let shared = same_file(std::io::stdout().as_fd(), std::io::stderr().as_fd());
+    let sender = match shared {
+        true => Err(std::io::Error::other("stderr is the same pipe")),
+        false => std::io::stdout()
+            .as_fd()
+            .try_clone_to_owned()
+            .and_then(pipe::Sender::from_owned_fd),
+    };
+    let write: Writer = match sender {
         Ok(w) => Box::pin(w),
         Err(e) => {
-            tracing::debug!(error = %e, "stdout is not a pipe; writing it on the blocking pool");
+            tracing::debug!(error = %e, "stdout is not a pipe of its own; writing it on the blocking pool");
             Box::pin(tokio::io::stdout())
         }
     };
     Stdio::new(read, write)
+}
+
+/// Whether two descriptors name the same file (the same pipe, for stdout and stderr
+/// joined by `2>&1`). False when either cannot be read.
+fn same_file(a: std::os::fd::BorrowedFd<'_>, b: std::os::fd::BorrowedFd<'_>) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let meta = |fd: std::os::fd::BorrowedFd<'_>| {
+        fd.try_clone_to_owned()
+            .map(std::fs::File::from)
+            .and_then(|f| f.metadata())
+            .ok()
+    };
+    match (meta(a), meta(b)) {
+        (Some(x), Some(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => false,
+    }
 }
 
 /// rmcp's transport over one reader and one writer.

@@ -328,3 +328,51 @@ async fn stdio_serves_a_pipe_in_and_a_file_out() {
         .collect();
     assert_eq!(ids, [json!(1), json!(2)], "{answers}");
 }
+
+/// With stderr joined to stdout (`2>&1`), stdout is left blocking: making the shared
+/// pipe non-blocking would let a log line fail with EAGAIN. With a pipe of its own it
+/// is non-blocking, read through the runtime's reactor. Read from /proc.
+#[tokio::test]
+async fn stdout_stays_blocking_when_stderr_shares_its_pipe() {
+    use std::io::BufRead;
+    use tokio::io::AsyncWriteExt;
+
+    fn nonblocking(pid: u32, fd: u32) -> bool {
+        let info = std::fs::read_to_string(format!("/proc/{pid}/fdinfo/{fd}")).unwrap();
+        let flags = info
+            .lines()
+            .find_map(|l| l.strip_prefix("flags:"))
+            .map(|f| u32::from_str_radix(f.trim(), 8).unwrap())
+            .unwrap();
+        flags & 0o4000 != 0
+    }
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"joined","version":"0"}}}"#;
+    let dir = crate::harness::TempDir::new();
+    for joined in [true, false] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        let mut cmd = crate::harness::serve_command(&dir.path().join("j.db"));
+        cmd.stdin(std::process::Stdio::piped())
+            .stdout(writer.try_clone().unwrap());
+        if joined {
+            cmd.stderr(writer);
+        } else {
+            cmd.stderr(std::process::Stdio::null());
+            drop(writer);
+        }
+        let mut child = cmd.spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin
+            .write_all(format!("{init}\n").as_bytes())
+            .await
+            .unwrap();
+        // Once initialize is answered, the transport has chosen its ends.
+        let answered = tokio::task::spawn_blocking(move || {
+            let mut lines = std::io::BufReader::new(reader).lines();
+            lines.any(|l| l.unwrap().starts_with(r#"{"jsonrpc":"2.0","id":1"#))
+        });
+        assert!(answered.await.unwrap());
+        let pid = child.id().unwrap();
+        assert_eq!(nonblocking(pid, 1), !joined, "joined: {joined}");
+        child.kill().await.unwrap();
+    }
+}
