@@ -63,67 +63,55 @@ impl Server {
         self.stdin.write_all(&line).expect("write");
     }
 
-    /// Sends a request and returns its result and the size of the response line.
-    pub fn request_sized(&mut self, method: &str, params: Value) -> (Value, usize) {
+    /// Sends a request and returns the line that answers it (the server writes
+    /// `jsonrpc` and then `id` first). Other lines (notifications) are skipped.
+    fn answer_line(&mut self, method: &str, params: Value) -> String {
         let id = self.next;
         self.next += 1;
         self.send(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}));
-        let mut line = String::new();
-        loop {
-            line.clear();
-            let n = self.stdout.read_line(&mut line).expect("read");
-            assert!(n > 0, "cairn closed stdout");
-            let v: Value = serde_json::from_str(&line).expect("JSON-RPC line");
-            if v["id"] == json!(id) {
-                if let Some(e) = v.get("error") {
-                    panic!("{method}: {e}");
-                }
-                return (v["result"].clone(), n);
-            }
-        }
-    }
-
-    pub fn request(&mut self, method: &str, params: Value) -> Value {
-        self.request_sized(method, params).0
-    }
-
-    /// Calls a tool that must succeed; returns its envelope's `data` and the answer size.
-    pub fn call_sized(&mut self, tool: &str, args: Value) -> (Value, usize) {
-        let (r, n) = self.request_sized("tools/call", json!({"name":tool,"arguments":args}));
-        let env = &r["structuredContent"];
-        assert_eq!(env["success"], json!(true), "{tool}: {env}");
-        (env["data"].clone(), n)
-    }
-
-    pub fn call(&mut self, tool: &str, args: Value) -> Value {
-        self.call_sized(tool, args).0
-    }
-
-    /// Calls a tool that must succeed and returns the whole answer line, checked
-    /// without building a JSON tree from it: timed loops measure the server and the
-    /// pipe, not the client's parser (reading a 350 KiB context answer into a
-    /// `Value` costs the client more than the server spends composing it). The line
-    /// must answer this call's id and end as a successful tool result does
-    /// (`isError` false, which the server sets exactly when `success` is true).
-    pub fn call_line(&mut self, tool: &str, args: Value) -> String {
-        let id = self.next;
-        self.next += 1;
-        self.send(&json!({"jsonrpc":"2.0","id":id,"method":"tools/call",
-                          "params":{"name":tool,"arguments":args}}));
-        let head = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":");
+        let head = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},");
         let mut line = String::new();
         loop {
             line.clear();
             let n = self.stdout.read_line(&mut line).expect("read");
             assert!(n > 0, "cairn closed stdout");
             if line.starts_with(&head) {
-                assert!(
-                    line.trim_end().ends_with("\"isError\":false}}"),
-                    "{tool} failed: {line}"
-                );
                 return line;
             }
         }
+    }
+
+    /// Sends a request that must succeed and returns its result.
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let line = self.answer_line(method, params);
+        let mut v: Value = serde_json::from_str(&line).expect("JSON-RPC line");
+        if let Some(e) = v.get("error") {
+            panic!("{method}: {e}");
+        }
+        v["result"].take()
+    }
+
+    /// Calls a tool that must succeed; returns its envelope's `data`.
+    pub fn call(&mut self, tool: &str, args: Value) -> Value {
+        let mut r = self.request("tools/call", json!({"name":tool,"arguments":args}));
+        let env = &mut r["structuredContent"];
+        assert_eq!(env["success"], json!(true), "{tool}: {env}");
+        env["data"].take()
+    }
+
+    /// Calls a tool that must succeed and returns the whole answer line, checked
+    /// without building a JSON tree from it: timed loops measure the server and the
+    /// pipe, not the client's parser (reading a 350 KiB context answer into a
+    /// `Value` costs the client more than the server spends composing it). The line
+    /// must end as a successful tool result does (`isError` false, which the server
+    /// sets exactly when `success` is true).
+    pub fn call_line(&mut self, tool: &str, args: Value) -> String {
+        let line = self.answer_line("tools/call", json!({"name":tool,"arguments":args}));
+        assert!(
+            line.trim_end().ends_with("\"isError\":false}}"),
+            "{tool} failed: {line}"
+        );
+        line
     }
 
     /// Calls `tool` once per argument object, keeping up to `window` calls in flight
