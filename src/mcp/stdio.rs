@@ -10,7 +10,7 @@
 //! - A `tools/call` request carrying only a name and arguments is read straight into
 //!   rmcp's types; every other message takes rmcp's own parse.
 //! - A tool's answer carries the envelope twice, as JSON text and as
-//!   `structuredContent` (`server::answer` makes the text from that same value). The
+//!   `structuredContent` (`server`'s `call_tool` makes the text from that value). The
 //!   text is escaped once and the structured copy is those same bytes: a context
 //!   answer of 170 KiB was otherwise encoded three times. Any other message, or an
 //!   answer of another shape, is written by serde.
@@ -57,13 +57,13 @@ pub fn transport() -> Stdio {
             Box::pin(tokio::io::stdin())
         }
     };
-    let shared = same_file(std::io::stdout().as_fd(), std::io::stderr().as_fd());
-    let sender = match shared {
-        true => Err(std::io::Error::other("stderr is the same pipe")),
-        false => std::io::stdout()
+    let sender = if same_file(std::io::stdout().as_fd(), std::io::stderr().as_fd()) {
+        Err(std::io::Error::other("stderr is the same pipe"))
+    } else {
+        std::io::stdout()
             .as_fd()
             .try_clone_to_owned()
-            .and_then(pipe::Sender::from_owned_fd),
+            .and_then(pipe::Sender::from_owned_fd)
     };
     let write: Writer = match sender {
         Ok(w) => Box::pin(w),
@@ -216,10 +216,7 @@ impl rmcp::transport::Transport<RoleServer> for Stdio {
             if !self.next_line().await {
                 return None;
             }
-            let line = std::mem::take(&mut self.line);
-            let msg = parse(trim(&line));
-            // Keep the buffer's capacity for the next line.
-            self.line = line;
+            let msg = parse(trim(&self.line));
             self.line.clear();
             match msg {
                 Parsed::Message(m) => return Some(*m),

@@ -69,7 +69,7 @@ pub async fn lexical(
 /// Indexes the atoms written since the index was last brought up to date (migration
 /// 0008: writes only note them). One statement, so it is atomic on its own, and a
 /// no-op read when nothing is pending.
-pub async fn catch_up_atoms(conn: &mut Conn) -> Result<()> {
+async fn catch_up_atoms(conn: &mut Conn) -> Result<()> {
     let pending: bool =
         sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM search_pending WHERE source = 'atom')")
             .fetch_one(&mut *conn)
