@@ -1308,3 +1308,68 @@ async fn search_follows_edits_and_deletes_also_after_vacuum() {
     }
     f.c.stop().await;
 }
+
+/// Writes only note which atoms changed; the search indexes them. A search must see
+/// what another server on the same file wrote, edited and deleted. The searched words
+/// are ticket codes buried in unrelated text, which only the full-text index finds
+/// (their vectors are not close enough to the query's).
+#[tokio::test]
+async fn search_sees_atoms_another_server_wrote() {
+    let dir = TempDir::new();
+    let db = dir.path().join("shared.db");
+    let a = Cairn::on(&db, &[]).await;
+    let b = Cairn::on(&db, &[]).await;
+    let project = a.project("P").await;
+    let task = id_of(&a.task(json!({"title":"t","projectId":project})).await);
+    let find =
+        |q: &str| json!({"operation":"search","entityType":"atom","projectId":project,"query":q});
+    let text = |code: &str| {
+        format!(
+            "Retries card payments through the gateway after a timeout, then settles the \
+             ledger at night and mails the receipts; see ticket {code}."
+        )
+    };
+    let none = Vec::<String>::new();
+    // A searches first, so its later searches catch up from an index it has read.
+    assert_eq!(
+        names(&a.ok("query_graph", find("qk7zx")).await["items"]),
+        none
+    );
+    let atom = b
+        .ok(
+            "manage_graph",
+            json!({"operation":"create","entityType":"atom","projectId":project,"name":"Q",
+                   "paths":"[\"src/q/**\"]","knowledge":text("qk7zx"),"createdByTaskId":task}),
+        )
+        .await["atom"]
+        .clone();
+    assert_eq!(
+        names(&a.ok("query_graph", find("qk7zx")).await["items"]),
+        vec!["Q"]
+    );
+    b.ok(
+        "manage_graph",
+        json!({"operation":"update","entityType":"atom","id":id_of(&atom),"version":1,
+               "lastTaskId":task,"knowledge":text("wb4vm")}),
+    )
+    .await;
+    assert_eq!(
+        names(&a.ok("query_graph", find("qk7zx")).await["items"]),
+        none
+    );
+    assert_eq!(
+        names(&a.ok("query_graph", find("wb4vm")).await["items"]),
+        vec!["Q"]
+    );
+    b.ok(
+        "manage_graph",
+        json!({"operation":"delete","entityType":"atom","id":id_of(&atom),"version":2}),
+    )
+    .await;
+    assert_eq!(
+        names(&a.ok("query_graph", find("wb4vm")).await["items"]),
+        none
+    );
+    a.stop().await;
+    b.stop().await;
+}
