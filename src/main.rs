@@ -186,7 +186,14 @@ async fn run(o: Overrides, cmd: Command) -> Result<ExitCode, String> {
         .await
         .map_err(|e| format!("cannot open {}: {e}", config.db_path.display()))?;
     tracing::info!(db = %config.db_path.display(), "store open");
-    let app = App::new(store, config);
+    let app = App::new(store.clone(), config);
+    let done = session(app, reg, cmd).await;
+    store.close().await;
+    done
+}
+
+/// What `cmd` does once the store is open.
+async fn session(app: App, reg: Registry, cmd: Command) -> Result<ExitCode, String> {
     workflow::apply_configured(&app)
         .await
         .map_err(|e| e.to_string())?;

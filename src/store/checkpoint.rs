@@ -11,12 +11,12 @@
 //! order, so what survives a crash or a power cut is unchanged.
 
 use std::ffi::{c_char, c_int, c_void};
-use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::time::Duration;
 
 use libsqlite3_sys as ffi;
 use sqlx::sqlite::SqliteConnectOptions;
-use tokio::sync::Notify;
+use tokio::sync::{Mutex, Notify};
 
 use super::Conn;
 
@@ -49,6 +49,10 @@ pub struct Checkpoints {
     commits: AtomicU64,
     /// How many FILLs the WAL held at the last commit.
     filled: AtomicI32,
+    /// The task's own connection, opened on its first pass; `close` takes it.
+    conn: Mutex<Option<Conn>>,
+    /// Set by `close`: no pass opens a connection again.
+    closed: AtomicBool,
 }
 
 impl Checkpoints {
@@ -63,9 +67,10 @@ impl Checkpoints {
             wake: Notify::new(),
             commits: AtomicU64::new(0),
             filled: AtomicI32::new(0),
+            conn: Mutex::new(None),
+            closed: AtomicBool::new(false),
         }));
         rt.spawn(async move {
-            let mut conn = None;
             loop {
                 cp.wake.notified().await;
                 // One pass per fill while writes go on, each copying what the WAL
@@ -75,7 +80,7 @@ impl Checkpoints {
                 // growing the file.
                 loop {
                     let before = cp.commits.load(Ordering::Relaxed);
-                    if !cp.pass(&opts, &mut conn).await {
+                    if !cp.pass(&opts).await {
                         break;
                     }
                     if cp.commits.load(Ordering::Relaxed) == before {
@@ -100,7 +105,11 @@ impl Checkpoints {
 
     /// One PASSIVE checkpoint: it takes no lock a writer or reader waits on, and is a
     /// no-op while another process checkpoints. False if it could not run.
-    async fn pass(&self, opts: &SqliteConnectOptions, conn: &mut Option<Conn>) -> bool {
+    async fn pass(&self, opts: &SqliteConnectOptions) -> bool {
+        let mut conn = self.conn.lock().await;
+        if self.closed.load(Ordering::Relaxed) {
+            return false;
+        }
         if conn.is_none() {
             match super::connect(opts, None).await {
                 Ok(c) => *conn = Some(c),
@@ -120,6 +129,19 @@ impl Checkpoints {
             return false;
         }
         true
+    }
+
+    /// Closes the task's connection and keeps it closed: part of closing the store,
+    /// so that SQLite, on the last connection's close, copies what is left of the WAL
+    /// and removes the file.
+    pub async fn close(&self) {
+        let mut conn = self.conn.lock().await;
+        self.closed.store(true, Ordering::Relaxed);
+        if let Some(c) = conn.take() {
+            if let Err(e) = sqlx::Connection::close(c).await {
+                tracing::debug!(error = %e, "checkpoint connection not closed cleanly");
+            }
+        }
     }
 
     /// The pointer [`committed`] receives as its first argument.

@@ -162,6 +162,30 @@ impl Store {
     pub fn pool(&self) -> &SqlitePool {
         &self.pool
     }
+
+    /// Closes the file at the end of a session: later calls get an error, and the
+    /// connections close, the checkpoint task's too. When they are the last on the
+    /// file, SQLite copies what is left of the WAL into the database and removes the
+    /// WAL, so a session leaves the database alone behind it, not a WAL the next
+    /// start would have to read through (up to 64 MiB after a burst). A call still
+    /// running keeps its connection until the process ends; a killed process leaves
+    /// its WAL, which the next open replays.
+    pub async fn close(&self) {
+        self.permits.close();
+        let idle = match self.idle.lock() {
+            Ok(mut v) => std::mem::take(&mut *v),
+            Err(_) => vec![],
+        };
+        for c in idle {
+            if let Err(e) = sqlx::Connection::close(c).await {
+                tracing::debug!(error = %e, "connection not closed cleanly");
+            }
+        }
+        if let Some(cp) = self.checkpoints {
+            cp.close().await;
+        }
+        self.pool.close().await;
+    }
 }
 
 /// Opens one connection with SQLite's query-planner stability guarantee on and, for

@@ -329,6 +329,80 @@ async fn stdio_serves_a_pipe_in_and_a_file_out() {
     assert_eq!(ids, [json!(1), json!(2)], "{answers}");
 }
 
+/// A session that ends (its input closes) closes the database: SQLite folds the WAL
+/// into the file and removes it, so the next start has no WAL to read through and
+/// the disk holds the database alone. `cairn call` closes it the same way. What
+/// was written is there on the next start.
+#[tokio::test]
+async fn an_ended_session_leaves_the_database_without_a_wal() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let dir = crate::harness::TempDir::new();
+    let db = dir.path().join("end.db");
+    let wal = dir.path().join("end.db-wal");
+    let mut child = crate::harness::serve_command(&db)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut text = String::new();
+    for l in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"end","version":"0"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    ] {
+        text.push_str(l);
+        text.push('\n');
+    }
+    for i in 0..50 {
+        text.push_str(&format!(
+            r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"manage_container","arguments":{{"operation":"create","containerType":"project","name":"Ended {i}"}}}}}}"#,
+            i + 2
+        ));
+        text.push('\n');
+    }
+    stdin.write_all(text.as_bytes()).await.unwrap();
+    for _ in 0..51 {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(10), lines.next_line())
+            .await
+            .expect("every answer within 10 s")
+            .unwrap()
+            .expect("an answer line");
+        assert!(!line.contains(r#""isError":true"#), "{line}");
+    }
+    // The writes went through the WAL, which is still there while the session lasts.
+    assert!(wal.exists(), "no WAL while the session runs");
+    drop(stdin);
+    let status = tokio::time::timeout(std::time::Duration::from_secs(10), child.wait())
+        .await
+        .expect("the server exits once its input ends")
+        .unwrap();
+    assert!(status.success());
+    assert!(!wal.exists(), "the ended session left its WAL behind");
+
+    let out = std::process::Command::new(crate::harness::BIN)
+        .env_remove("CAIRN_CONFIG")
+        .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+        .arg("--db")
+        .arg(&db)
+        .args([
+            "call",
+            "query_container",
+            r#"{"operation":"search","containerType":"project","query":"Ended"}"#,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let env: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(env["data"]["total"], json!(50), "{env}");
+    assert!(!wal.exists(), "cairn call left a WAL behind");
+}
+
 /// With stderr joined to stdout (`2>&1`), stdout is left blocking: making the shared
 /// pipe non-blocking would let a log line fail with EAGAIN. With a pipe of its own it
 /// is non-blocking, read through the runtime's reactor. Read from /proc.
