@@ -415,12 +415,16 @@ pub async fn search_molecules(
 
 /// Every atom and molecule of a project: what the context matcher is built from.
 pub async fn load_project(conn: &mut Conn, project_id: &str) -> Result<(Vec<Atom>, Vec<Molecule>)> {
-    let atoms: Vec<AtomRow> = sqlx::query_as(AssertSqlSafe(format!(
-        "SELECT {ATOM_COLS} FROM graph_atoms WHERE project_id = ? ORDER BY name, id"
+    // In name order, as the project index gives it; ties are put in id order here.
+    // Asked of SQLite, the id tiebreak sorts every row, knowledge included, in a
+    // temporary b-tree: a third of loading 20,000 atoms.
+    let mut atoms: Vec<AtomRow> = sqlx::query_as(AssertSqlSafe(format!(
+        "SELECT {ATOM_COLS} FROM graph_atoms WHERE project_id = ? ORDER BY name"
     )))
     .bind(project_id)
     .fetch_all(&mut *conn)
     .await?;
+    atoms.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
     let molecules: Vec<MoleculeRow> = sqlx::query_as(AssertSqlSafe(format!(
         "SELECT {MOLECULE_COLS} FROM graph_molecules WHERE project_id = ? ORDER BY name, id"
     )))
