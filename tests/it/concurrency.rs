@@ -129,18 +129,14 @@ async fn sigkill_mid_burst_keeps_every_acknowledged_write_and_a_sound_file() {
     child.wait().await.unwrap();
 
     // The file opens, passes integrity_check, and holds every acknowledged task.
-    let out = std::process::Command::new(BIN)
-        .env_remove("CAIRN_CONFIG")
-        .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
-        .arg("--db")
-        .arg(&db)
-        .args([
+    let out = crate::harness::cli(
+        &db,
+        &[
             "call",
             "query_container",
             r#"{"operation":"search","containerType":"task","limit":1}"#,
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     assert!(
         out.status.success(),
         "{}",

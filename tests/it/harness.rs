@@ -55,6 +55,19 @@ pub fn serve_command(db: &Path) -> tokio::process::Command {
     c
 }
 
+/// Runs `cairn --db DB ARGS…` to completion (`call`, `tools`, …), no user config.
+pub fn cli(db: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(BIN)
+        .env_remove("CAIRN_CONFIG")
+        .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+        .env_remove("CAIRN_DB")
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .output()
+        .expect("run cairn")
+}
+
 /// The stdio of a `cairn serve` on `db` (extra arguments before `serve`), for a
 /// client of any handler.
 pub fn transport(db: &Path, extra: &[&str]) -> TokioChildProcess {

@@ -174,16 +174,7 @@ async fn unknown_tool_is_an_error_envelope_listing_tools() {
 fn cli_call_prints_envelope_and_exits_1_on_failure() {
     let dir = crate::harness::TempDir::new();
     let db = dir.path().join("cli.db");
-    let run = |args: &[&str]| {
-        std::process::Command::new(crate::harness::BIN)
-            .env_remove("CAIRN_CONFIG")
-            .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
-            .arg("--db")
-            .arg(&db)
-            .args(args)
-            .output()
-            .unwrap()
-    };
+    let run = |args: &[&str]| crate::harness::cli(&db, args);
     let ok = run(&[
         "call",
         "manage_container",
@@ -381,18 +372,14 @@ async fn an_ended_session_leaves_the_database_without_a_wal() {
     assert!(status.success());
     assert!(!wal.exists(), "the ended session left its WAL behind");
 
-    let out = std::process::Command::new(crate::harness::BIN)
-        .env_remove("CAIRN_CONFIG")
-        .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
-        .arg("--db")
-        .arg(&db)
-        .args([
+    let out = crate::harness::cli(
+        &db,
+        &[
             "call",
             "query_container",
             r#"{"operation":"search","containerType":"project","query":"Ended"}"#,
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     assert!(
         out.status.success(),
         "{}",
