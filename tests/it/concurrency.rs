@@ -129,20 +129,11 @@ async fn sigkill_mid_burst_keeps_every_acknowledged_write_and_a_sound_file() {
     child.wait().await.unwrap();
 
     // The file opens, passes integrity_check, and holds every acknowledged task.
-    let out = crate::harness::cli(
+    let env = crate::harness::cli_ok(
         &db,
-        &[
-            "call",
-            "query_container",
-            r#"{"operation":"search","containerType":"task","limit":1}"#,
-        ],
+        "query_container",
+        r#"{"operation":"search","containerType":"task","limit":1}"#,
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let env: Value = serde_json::from_slice(&out.stdout).unwrap();
     let stored = env["data"]["total"].as_i64().unwrap();
     assert!(
         stored >= acked.len() as i64 && stored <= total,

@@ -55,6 +55,26 @@ pub fn serve_command(db: &Path) -> tokio::process::Command {
     c
 }
 
+/// `cairn serve` on `db` with its stdin and stdout as pipes: the child, its input,
+/// and its output read line by line. For tests that speak raw JSON-RPC lines.
+pub fn serve_piped(
+    db: &Path,
+) -> (
+    tokio::process::Child,
+    tokio::process::ChildStdin,
+    tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+) {
+    use tokio::io::AsyncBufReadExt;
+    let mut child = serve_command(db)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn cairn serve");
+    let stdin = child.stdin.take().expect("piped stdin");
+    let lines = tokio::io::BufReader::new(child.stdout.take().expect("piped stdout")).lines();
+    (child, stdin, lines)
+}
+
 /// Runs `cairn --db DB ARGS…` to completion (`call`, `tools`, …), no user config.
 pub fn cli(db: &Path, args: &[&str]) -> std::process::Output {
     std::process::Command::new(BIN)
@@ -66,6 +86,17 @@ pub fn cli(db: &Path, args: &[&str]) -> std::process::Output {
         .args(args)
         .output()
         .expect("run cairn")
+}
+
+/// `cairn call TOOL JSON` on `db`, which must succeed: its envelope.
+pub fn cli_ok(db: &Path, tool: &str, args: &str) -> Value {
+    let out = cli(db, &["call", tool, args]);
+    assert!(
+        out.status.success(),
+        "cairn call {tool}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("an envelope on stdout")
 }
 
 /// The stdio of a `cairn serve` on `db` (extra arguments before `serve`), for a

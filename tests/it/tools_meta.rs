@@ -175,17 +175,11 @@ fn cli_call_prints_envelope_and_exits_1_on_failure() {
     let dir = crate::harness::TempDir::new();
     let db = dir.path().join("cli.db");
     let run = |args: &[&str]| crate::harness::cli(&db, args);
-    let ok = run(&[
-        "call",
+    let env = crate::harness::cli_ok(
+        &db,
         "manage_container",
         r#"{"operation":"create","containerType":"project","name":"CLI"}"#,
-    ]);
-    assert!(
-        ok.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ok.stderr)
     );
-    let env: Value = serde_json::from_slice(&ok.stdout).unwrap();
     assert_eq!(env["success"], json!(true));
     assert_eq!(env["data"]["project"]["name"], json!("CLI"));
     let bad = run(&[
@@ -212,16 +206,10 @@ fn cli_call_prints_envelope_and_exits_1_on_failure() {
 /// JSON.
 #[tokio::test]
 async fn stdio_skips_noise_answers_malformed_requests_and_keeps_serving() {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    use tokio::io::AsyncWriteExt;
 
     let dir = crate::harness::TempDir::new();
-    let mut child = crate::harness::serve_command(&dir.path().join("raw.db"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let (mut child, mut stdin, mut lines) = crate::harness::serve_piped(&dir.path().join("raw.db"));
     let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
     let rest = [
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
@@ -326,18 +314,12 @@ async fn stdio_serves_a_pipe_in_and_a_file_out() {
 /// was written is there on the next start.
 #[tokio::test]
 async fn an_ended_session_leaves_the_database_without_a_wal() {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    use tokio::io::AsyncWriteExt;
 
     let dir = crate::harness::TempDir::new();
     let db = dir.path().join("end.db");
     let wal = dir.path().join("end.db-wal");
-    let mut child = crate::harness::serve_command(&db)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let (mut child, mut stdin, mut lines) = crate::harness::serve_piped(&db);
     let mut text = String::new();
     for l in [
         r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"end","version":"0"}}}"#,
@@ -372,20 +354,11 @@ async fn an_ended_session_leaves_the_database_without_a_wal() {
     assert!(status.success());
     assert!(!wal.exists(), "the ended session left its WAL behind");
 
-    let out = crate::harness::cli(
+    let env = crate::harness::cli_ok(
         &db,
-        &[
-            "call",
-            "query_container",
-            r#"{"operation":"search","containerType":"project","query":"Ended"}"#,
-        ],
+        "query_container",
+        r#"{"operation":"search","containerType":"project","query":"Ended"}"#,
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let env: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(env["data"]["total"], json!(50), "{env}");
     assert!(!wal.exists(), "cairn call left a WAL behind");
 }
