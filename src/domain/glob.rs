@@ -438,7 +438,7 @@ pub struct Index {
 /// guards against keys chosen to collide, which the project's own patterns are not.
 /// This is a multiply-rotate hash over 8-byte words.
 #[derive(Default, Clone, Copy)]
-pub struct FastHash;
+struct FastHash;
 
 impl std::hash::BuildHasher for FastHash {
     type Hasher = FastHasher;
@@ -447,7 +447,7 @@ impl std::hash::BuildHasher for FastHash {
     }
 }
 
-pub struct FastHasher(u64);
+struct FastHasher(u64);
 
 impl FastHasher {
     #[inline]

@@ -416,8 +416,8 @@ pub async fn search_molecules(
 /// Every atom and molecule of a project: what the context matcher is built from.
 pub async fn load_project(conn: &mut Conn, project_id: &str) -> Result<(Vec<Atom>, Vec<Molecule>)> {
     // In name order, as the project index gives it; ties are put in id order here.
-    // Asked of SQLite, the id tiebreak sorts every row, knowledge included, in a
-    // temporary b-tree: a third of loading 20,000 atoms.
+    // Asked of SQLite, the id tiebreak copies every row, knowledge included, through
+    // a temporary b-tree to sort it.
     let mut atoms: Vec<AtomRow> = sqlx::query_as(AssertSqlSafe(format!(
         "SELECT {ATOM_COLS} FROM graph_atoms WHERE project_id = ? ORDER BY name"
     )))
