@@ -28,15 +28,18 @@ impl Fts {
     }
 }
 
-/// The project's generation: bumped by triggers on every write that changes texts,
-/// edges, attachments or vectors (0 when nothing was ever written).
+/// The project's generation: it grows with every write that changes texts, edges,
+/// attachments or vectors (0 when nothing was ever written). It is the sum of two
+/// counters the triggers bump: the semantic one (code rows, edges, vectors) and the
+/// graph one (atoms and molecules, which bump no other, see migration 0010).
 pub async fn generation(conn: &mut Conn, project_id: &str) -> Result<i64> {
-    let g: Option<(i64,)> =
-        sqlx::query_as("SELECT generation FROM semantic_generations WHERE project_id = ?")
-            .bind(project_id)
-            .fetch_optional(&mut *conn)
-            .await?;
-    Ok(g.map(|g| g.0).unwrap_or(0))
+    Ok(sqlx::query_scalar(
+        "SELECT COALESCE((SELECT generation FROM semantic_generations WHERE project_id = ?1), 0) \
+         + COALESCE((SELECT generation FROM graph_generations WHERE project_id = ?1), 0)",
+    )
+    .bind(project_id)
+    .fetch_one(&mut *conn)
+    .await?)
 }
 
 /// The best `limit` rows of one project matching `expr`, best first, with a positive

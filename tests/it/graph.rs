@@ -1309,6 +1309,48 @@ async fn search_follows_edits_and_deletes_also_after_vacuum() {
     f.c.stop().await;
 }
 
+/// A search also finds atoms by meaning, from vectors a server keeps in memory while
+/// the project's generation stands. An atom another server writes must be seen: its
+/// create moves that generation (through the graph's counter, migration 0010), so the
+/// next search embeds it. The query shares no word with the atom, so only its vector
+/// can find it.
+#[tokio::test]
+async fn search_by_meaning_sees_an_atom_another_server_wrote() {
+    let dir = TempDir::new();
+    let db = dir.path().join("shared.db");
+    let a = Cairn::on(&db, &[]).await;
+    let b = Cairn::on(&db, &[]).await;
+    let project = a.project("P").await;
+    let task = id_of(&a.task(json!({"title":"t","projectId":project})).await);
+    let create = |name: &str, knowledge: &str| {
+        json!({"operation":"create","entityType":"atom","projectId":project,"name":name,
+               "paths":format!("[\"src/{}/**\"]", name.to_lowercase()),"knowledge":knowledge,"createdByTaskId":task})
+    };
+    a.ok(
+        "manage_graph",
+        create("Ledger", "Settles the ledger at night."),
+    )
+    .await;
+    let find = json!({"operation":"search","entityType":"atom","projectId":project,
+                      "query":"give money back to customers"});
+    // A's vectors are read now, at this generation.
+    assert_eq!(
+        names(&a.ok("query_graph", find.clone()).await["items"]),
+        Vec::<String>::new()
+    );
+    b.ok(
+        "manage_graph",
+        create("Refunds", "Pays customers back when they cancel an order."),
+    )
+    .await;
+    assert_eq!(
+        names(&a.ok("query_graph", find).await["items"]),
+        vec!["Refunds"]
+    );
+    a.stop().await;
+    b.stop().await;
+}
+
 /// Writes only note which atoms changed; the search indexes them. A search must see
 /// what another server on the same file wrote, edited and deleted. The searched words
 /// are ticket codes buried in unrelated text, which only the full-text index finds
