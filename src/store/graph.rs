@@ -729,8 +729,8 @@ mod tests {
             ids.sort();
             ids
         }
-        async fn pending(c: &mut Conn) -> i64 {
-            sqlx::query_scalar("SELECT count(*) FROM search_pending")
+        async fn indexed(c: &mut Conn) -> i64 {
+            sqlx::query_scalar("SELECT count(*) FROM graph_atoms_fts")
                 .fetch_one(&mut *c)
                 .await
                 .unwrap()
@@ -740,10 +740,10 @@ mod tests {
                 .await
                 .unwrap());
         }
-        // Writes only note the atoms; the search indexes them first.
-        assert_eq!(pending(&mut c).await, 3);
+        // Writes leave the index alone; the search brings it up to date first.
+        assert_eq!(indexed(&mut c).await, 0);
         assert_eq!(search(&mut c, "ledger").await, ["a1", "a2", "a3"]);
-        assert_eq!(pending(&mut c).await, 0);
+        assert_eq!(indexed(&mut c).await, 3);
         // An edit replaces the old text, a delete removes the row.
         sqlx::query("UPDATE graph_atoms SET knowledge = 'invoices' WHERE id = 'a2'")
             .execute(&mut *c)
@@ -764,10 +764,32 @@ mod tests {
         assert!(insert_atom(&mut c, &atom(1, "receipts")).await.unwrap());
         assert!(search(&mut c, "ledger").await.is_empty());
         assert_eq!(search(&mut c, "receipts").await, ["a1"]);
-        let rows: i64 = sqlx::query_scalar("SELECT count(*) FROM graph_atoms_fts")
+        assert_eq!(indexed(&mut c).await, 2);
+        // The newest atom deleted, and another written, which takes its rowid: the
+        // deleted atom's index row goes, the new one's is written in its place.
+        let rowid = |id: &'static str| {
+            sqlx::query_scalar::<_, i64>("SELECT rowid FROM graph_atoms WHERE id = ?").bind(id)
+        };
+        let newest = rowid("a1").fetch_one(&mut *c).await.unwrap();
+        sqlx::query("DELETE FROM graph_atoms WHERE id = 'a1'")
+            .execute(&mut *c)
+            .await
+            .unwrap();
+        assert!(insert_atom(&mut c, &atom(4, "ledger")).await.unwrap());
+        assert_eq!(rowid("a4").fetch_one(&mut *c).await.unwrap(), newest);
+        assert!(search(&mut c, "receipts").await.is_empty());
+        assert_eq!(search(&mut c, "ledger").await, ["a4"]);
+        assert_eq!(indexed(&mut c).await, 2);
+        // A deleted project takes its index rows and its mark along.
+        sqlx::query("DELETE FROM projects WHERE id = 'p'")
+            .execute(&mut *c)
+            .await
+            .unwrap();
+        assert_eq!(indexed(&mut c).await, 0);
+        let marks: i64 = sqlx::query_scalar("SELECT count(*) FROM search_indexed")
             .fetch_one(&mut *c)
             .await
             .unwrap();
-        assert_eq!(rows, 2);
+        assert_eq!(marks, 0);
     }
 }

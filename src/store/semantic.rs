@@ -54,7 +54,7 @@ pub async fn lexical(
     limit: i64,
 ) -> Result<Vec<(String, f64)>> {
     if index == Fts::Atoms {
-        catch_up_atoms(conn).await?;
+        catch_up_atoms(conn, project_id).await?;
     }
     let sql = format!(
         "SELECT row_id, -bm25({t}, 4.0, 1.0) AS score FROM {t} WHERE {t} MATCH ? AND project_id = ? \
@@ -69,19 +69,56 @@ pub async fn lexical(
         .await?)
 }
 
-/// Indexes the atoms written since the index was last brought up to date (migration
-/// 0008: writes only note them). One statement, so it is atomic on its own, and a
-/// no-op read when nothing is pending.
-async fn catch_up_atoms(conn: &mut Conn) -> Result<()> {
-    let pending: bool =
-        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM search_pending WHERE source = 'atom')")
-            .fetch_one(&mut *conn)
-            .await?;
-    if pending {
-        sqlx::query("INSERT INTO search_catch_up (source) VALUES ('atom')")
-            .execute(&mut *conn)
-            .await?;
+/// Brings the project's part of the atoms' full-text index up to the project's graph
+/// generation (migration 0011): removes the rows of atoms deleted since the generation
+/// it reflects, writes the rows of atoms written since, and moves its mark, in one
+/// write transaction. A read, and no write, when nothing changed.
+async fn catch_up_atoms(conn: &mut Conn, project_id: &str) -> Result<()> {
+    const MARKS: &str = "SELECT COALESCE((SELECT gen FROM search_indexed WHERE project_id = ?1), 0), \
+                         COALESCE((SELECT generation FROM graph_generations WHERE project_id = ?1), 0)";
+    let (indexed, current): (i64, i64) = sqlx::query_as(MARKS)
+        .bind(project_id)
+        .fetch_one(&mut *conn)
+        .await?;
+    if indexed == current {
+        return Ok(());
     }
+    let mut tx = sqlx::Connection::begin_with(&mut *conn, "BEGIN IMMEDIATE").await?;
+    // Read again under the write lock: another catch-up may have run meanwhile.
+    let (since, current): (i64, i64) = sqlx::query_as(MARKS)
+        .bind(project_id)
+        .fetch_one(&mut *tx)
+        .await?;
+    if since != current {
+        sqlx::query(
+            "DELETE FROM graph_atoms_fts \
+              WHERE rowid IN (SELECT row FROM graph_tombstones WHERE project_id = ?1 AND gen > ?2) \
+                AND EXISTS (SELECT 1 FROM graph_tombstones t WHERE t.project_id = ?1 AND t.gen > ?2 \
+                               AND t.row = graph_atoms_fts.rowid AND t.atom_id = graph_atoms_fts.row_id)",
+        )
+        .bind(project_id)
+        .bind(since)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(
+            "INSERT OR REPLACE INTO graph_atoms_fts (rowid, name, body, row_id, project_id) \
+             SELECT rowid, name || ' ' || paths, knowledge, id, project_id FROM graph_atoms \
+              WHERE project_id = ?1 AND gen > ?2",
+        )
+        .bind(project_id)
+        .bind(since)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(
+            "INSERT INTO search_indexed (project_id, gen) VALUES (?1, ?2) \
+             ON CONFLICT (project_id) DO UPDATE SET gen = excluded.gen",
+        )
+        .bind(project_id)
+        .bind(current)
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
     Ok(())
 }
 
