@@ -828,14 +828,42 @@ async fn deleting_a_project_removes_its_graph() {
     f.c.stop().await;
 }
 
+/// Two servers on one database file, and a project with a task that A created.
+struct Shared {
+    _dir: TempDir,
+    a: Cairn,
+    b: Cairn,
+    project: String,
+    task: String,
+}
+
+impl Shared {
+    async fn new() -> Shared {
+        let dir = TempDir::new();
+        let db = dir.path().join("shared.db");
+        let a = Cairn::on(&db, &[]).await;
+        let b = Cairn::on(&db, &[]).await;
+        let project = a.project("P").await;
+        let task = id_of(&a.task(json!({"title":"t","projectId":project})).await);
+        Shared {
+            _dir: dir,
+            a,
+            b,
+            project,
+            task,
+        }
+    }
+}
+
 #[tokio::test]
 async fn context_sees_writes_made_by_another_server_on_the_same_file() {
-    let dir = TempDir::new();
-    let db = dir.path().join("shared.db");
-    let a = Cairn::on(&db, &[]).await;
-    let b = Cairn::on(&db, &[]).await;
-    let project = a.project("P").await;
-    let task = id_of(&a.task(json!({"title":"t","projectId":project})).await);
+    let Shared {
+        _dir,
+        a,
+        b,
+        project,
+        task,
+    } = Shared::new().await;
     let args = json!({"operation":"context","projectId":project,"paths":"src/x/y.ts"});
     async fn ctx_of(c: &Cairn, args: &Value) -> Value {
         c.ok("query_graph", args.clone()).await
@@ -1155,12 +1183,13 @@ async fn tasks_and_graph_tool_definitions_fit_the_token_budget() {
 
 #[tokio::test]
 async fn a_patched_matcher_answers_like_a_freshly_built_one() {
-    let dir = TempDir::new();
-    let db = dir.path().join("shared.db");
-    let a = Cairn::on(&db, &[]).await;
-    let b = Cairn::on(&db, &[]).await;
-    let project = a.project("P").await;
-    let task = id_of(&a.task(json!({"title":"t","projectId":project})).await);
+    let Shared {
+        _dir,
+        a,
+        b,
+        project,
+        task,
+    } = Shared::new().await;
     let paths: Vec<String> = (0..30)
         .map(|i| format!("src/m{}/f{}.ts", i % 6, i))
         .chain((0..6).map(|i| format!("docs/m{i}.md")))
@@ -1199,7 +1228,7 @@ async fn a_patched_matcher_answers_like_a_freshly_built_one() {
         a.ok("query_graph", args.clone()).await;
     }
     let patched = a.ok("query_graph", args.clone()).await;
-    let fresh_server = Cairn::on(&db, &[]).await;
+    let fresh_server = Cairn::on(&a.db, &[]).await;
     let fresh = fresh_server.ok("query_graph", args.clone()).await;
     assert_eq!(patched, fresh);
     assert!(!patched["molecules"][0]["atoms"]
@@ -1316,12 +1345,13 @@ async fn search_follows_edits_and_deletes_also_after_vacuum() {
 /// can find it.
 #[tokio::test]
 async fn search_by_meaning_sees_an_atom_another_server_wrote() {
-    let dir = TempDir::new();
-    let db = dir.path().join("shared.db");
-    let a = Cairn::on(&db, &[]).await;
-    let b = Cairn::on(&db, &[]).await;
-    let project = a.project("P").await;
-    let task = id_of(&a.task(json!({"title":"t","projectId":project})).await);
+    let Shared {
+        _dir,
+        a,
+        b,
+        project,
+        task,
+    } = Shared::new().await;
     let create = |name: &str, knowledge: &str| {
         json!({"operation":"create","entityType":"atom","projectId":project,"name":name,
                "paths":format!("[\"src/{}/**\"]", name.to_lowercase()),"knowledge":knowledge,"createdByTaskId":task})
@@ -1357,12 +1387,13 @@ async fn search_by_meaning_sees_an_atom_another_server_wrote() {
 /// (their vectors are not close enough to the query's).
 #[tokio::test]
 async fn search_sees_atoms_another_server_wrote() {
-    let dir = TempDir::new();
-    let db = dir.path().join("shared.db");
-    let a = Cairn::on(&db, &[]).await;
-    let b = Cairn::on(&db, &[]).await;
-    let project = a.project("P").await;
-    let task = id_of(&a.task(json!({"title":"t","projectId":project})).await);
+    let Shared {
+        _dir,
+        a,
+        b,
+        project,
+        task,
+    } = Shared::new().await;
     let find =
         |q: &str| json!({"operation":"search","entityType":"atom","projectId":project,"query":q});
     let text = |code: &str| {
