@@ -187,8 +187,14 @@ async fn run(o: Overrides, cmd: Command) -> Result<ExitCode, String> {
         .map_err(|e| format!("cannot open {}: {e}", config.db_path.display()))?;
     tracing::info!(db = %config.db_path.display(), "store open");
     let app = App::new(store.clone(), config);
+    // The caches of compiled graphs and vectors are left to the operating system at
+    // exit: they hold memory only, and freeing a 20,000-atom graph piece by piece made
+    // the exit 150 ms slower. (The rest of the application, language servers
+    // included, is dropped as usual.)
+    let caches = (app.graph.clone(), app.semantic.clone());
     let done = session(app, reg, cmd).await;
     store.close().await;
+    std::mem::forget(caches);
     done
 }
 
