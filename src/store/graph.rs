@@ -714,6 +714,72 @@ mod tests {
         assert_eq!(scalar(&mut c, GEN, "raw").await, 4);
     }
 
+    /// A catch-up removes only its own project's index rows: an atom deleted from one
+    /// project and written again under its id in another may take the same rowid.
+    #[tokio::test]
+    async fn a_search_leaves_another_projects_index_rows_alone() {
+        use crate::store::semantic::{lexical, Fts};
+        let store = store().await;
+        let mut c = store.read().await.unwrap();
+        sqlx::query(
+            "INSERT INTO projects (id, name, summary, version, created_at, updated_at) \
+             VALUES ('q', 'q', '', 1, 'x', 'x')",
+        )
+        .execute(&mut *c)
+        .await
+        .unwrap();
+        async fn search(c: &mut Conn, project: &str) -> Vec<String> {
+            lexical(c, Fts::Atoms, project, "ledger", 10)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|x| x.0)
+                .collect()
+        }
+        async fn rowid(c: &mut Conn) -> i64 {
+            sqlx::query_scalar("SELECT rowid FROM graph_atoms WHERE id = 'a1'")
+                .fetch_one(&mut *c)
+                .await
+                .unwrap()
+        }
+        assert!(insert_atom(&mut c, &atom(1, "ledger")).await.unwrap());
+        assert_eq!(search(&mut c, "p").await, ["a1"]);
+        let was = rowid(&mut c).await;
+        sqlx::query("DELETE FROM graph_atoms WHERE id = 'a1'")
+            .execute(&mut *c)
+            .await
+            .unwrap();
+        let moved = Atom {
+            project_id: "q".into(),
+            ..atom(1, "ledger")
+        };
+        assert!(insert_atom(&mut c, &moved).await.unwrap());
+        assert_eq!(rowid(&mut c).await, was);
+        assert_eq!(search(&mut c, "q").await, ["a1"]);
+        assert!(search(&mut c, "p").await.is_empty());
+        assert_eq!(search(&mut c, "q").await, ["a1"]);
+        // A molecule write moves the generation but changes no atom: the search reads
+        // and leaves its mark behind instead of taking the write lock.
+        const MARK: &str = "SELECT gen FROM search_indexed WHERE project_id = 'q'";
+        let before: i64 = sqlx::query_scalar(MARK).fetch_one(&mut *c).await.unwrap();
+        let m = Molecule {
+            id: "m1".into(),
+            project_id: "q".into(),
+            name: "m".into(),
+            knowledge: String::new(),
+            related: vec![],
+            created_by_task_id: "t".into(),
+            last_task_id: "t".into(),
+            version: 1,
+            created_at: "x".into(),
+            updated_at: "x".into(),
+        };
+        assert!(insert_molecule(&mut c, &m).await.unwrap());
+        assert_eq!(search(&mut c, "q").await, ["a1"]);
+        let after: i64 = sqlx::query_scalar(MARK).fetch_one(&mut *c).await.unwrap();
+        assert_eq!(after, before);
+    }
+
     #[tokio::test]
     async fn a_search_sees_every_atom_written_before_it() {
         use crate::store::semantic::{lexical, Fts};

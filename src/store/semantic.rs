@@ -72,7 +72,9 @@ pub async fn lexical(
 /// Brings the project's part of the atoms' full-text index up to the project's graph
 /// generation (migration 0011): removes the rows of atoms deleted since the generation
 /// it reflects, writes the rows of atoms written since, and moves its mark, in one
-/// write transaction. A read, and no write, when nothing changed.
+/// write transaction. A read, and no write, when no atom changed: molecule writes
+/// move the generation too, and leave the mark behind rather than take the write
+/// lock to move it.
 async fn catch_up_atoms(conn: &mut Conn, project_id: &str) -> Result<()> {
     const MARKS: &str = "SELECT COALESCE((SELECT gen FROM search_indexed WHERE project_id = ?1), 0), \
                          COALESCE((SELECT generation FROM graph_generations WHERE project_id = ?1), 0)";
@@ -81,6 +83,17 @@ async fn catch_up_atoms(conn: &mut Conn, project_id: &str) -> Result<()> {
         .fetch_one(&mut *conn)
         .await?;
     if indexed == current {
+        return Ok(());
+    }
+    let changed: bool = sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM graph_atoms WHERE project_id = ?1 AND gen > ?2) \
+             OR EXISTS (SELECT 1 FROM graph_tombstones WHERE project_id = ?1 AND gen > ?2)",
+    )
+    .bind(project_id)
+    .bind(indexed)
+    .fetch_one(&mut *conn)
+    .await?;
+    if !changed {
         return Ok(());
     }
     let mut tx = sqlx::Connection::begin_with(&mut *conn, "BEGIN IMMEDIATE").await?;
@@ -93,6 +106,7 @@ async fn catch_up_atoms(conn: &mut Conn, project_id: &str) -> Result<()> {
         sqlx::query(
             "DELETE FROM graph_atoms_fts \
               WHERE rowid IN (SELECT row FROM graph_tombstones WHERE project_id = ?1 AND gen > ?2) \
+                AND project_id = ?1 \
                 AND EXISTS (SELECT 1 FROM graph_tombstones t WHERE t.project_id = ?1 AND t.gen > ?2 \
                                AND t.row = graph_atoms_fts.rowid AND t.atom_id = graph_atoms_fts.row_id)",
         )
