@@ -423,64 +423,15 @@ pub struct Index {
     /// Removed patterns leave `None` until the index is rebuilt.
     globs: Vec<Option<(Origin, Glob)>>,
     /// Owner → positions of its patterns, for removal.
-    by_owner: Map<usize, Vec<usize>>,
+    by_owner: HashMap<usize, Vec<usize>>,
     /// Key → positions in `globs`. Keys are the literal directory prefix joined by
     /// '/', optionally followed by '\u{1}' and the stem.
-    by_prefix: Map<String, Vec<usize>>,
+    by_prefix: HashMap<String, Vec<usize>>,
     /// Patterns that start with a wildcard: tried against every path.
     floating: Vec<usize>,
     /// Literal directory prefix alone → positions: where near misses are found.
-    by_dir: Map<String, Vec<usize>>,
+    by_dir: HashMap<String, Vec<usize>>,
 }
-
-/// The index's maps hash short keys (directory prefixes, owner numbers) hundreds of
-/// thousands of times when a large project is loaded; SipHash, the standard default,
-/// guards against keys chosen to collide, which the project's own patterns are not.
-/// This is a multiply-rotate hash over 8-byte words.
-#[derive(Default, Clone, Copy)]
-struct FastHash;
-
-impl std::hash::BuildHasher for FastHash {
-    type Hasher = FastHasher;
-    fn build_hasher(&self) -> FastHasher {
-        FastHasher(0)
-    }
-}
-
-struct FastHasher(u64);
-
-impl FastHasher {
-    #[inline]
-    fn mix(&mut self, w: u64) {
-        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl std::hash::Hasher for FastHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.mix(u64::from_le_bytes(c.try_into().unwrap_or_default()));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.mix(u64::from_le_bytes(w));
-        }
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.mix(u64::from(i));
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.mix(i as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type Map<K, V> = HashMap<K, V, FastHash>;
 
 /// Literal characters of a wildcard segment used in its index key.
 const STEM: usize = 8;
