@@ -250,10 +250,8 @@ mod tests {
 
     #[tokio::test]
     async fn reindex_embeds_changed_and_missing_rows_only() {
-        let dir =
-            std::env::temp_dir().join(format!("cairn-reindex-{}", uuid::Uuid::now_v7().simple()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let app = app(&dir).await;
+        let dir = crate::store::TestDir::new("reindex");
+        let app = app(&dir.0).await;
         let mut ids = Vec::new();
         for name in ["Payments", "Search", "Billing"] {
             let c = containers::create(
@@ -322,7 +320,6 @@ mod tests {
             .await
             .ok();
         let (keys, _) = load_vectors(&app, &ids[2], &[]).await.unwrap();
-        let _ = std::fs::remove_dir_all(&dir);
         assert!(keys.is_empty());
     }
 }

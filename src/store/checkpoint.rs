@@ -222,12 +222,8 @@ mod tests {
 
     #[tokio::test]
     async fn the_wal_is_copied_beside_the_writes_and_starts_over_after_them() {
-        let dir = std::env::temp_dir().join(format!(
-            "cairn-checkpoint-{}",
-            uuid::Uuid::now_v7().simple()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        let store = Store::open(&dir.join("c.db")).await.unwrap();
+        let dir = crate::store::TestDir::new("checkpoint");
+        let store = Store::open(&dir.0.join("c.db")).await.unwrap();
         // Each insert commits a few pages: past FILL, well short of CEILING.
         let mut log = 0;
         for _ in 0..40 {
@@ -264,6 +260,5 @@ mod tests {
         write(&store, 1).await;
         let after = wal(&store).await;
         assert!(after.0 < 20, "the WAL did not start over: {after:?}");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -625,7 +625,7 @@ pub async fn recent_changelog(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Store;
+    use crate::store::{Store, TestDir};
 
     async fn scalar(c: &mut Conn, sql: &'static str, id: &str) -> i64 {
         sqlx::query_scalar(sql)
@@ -635,14 +635,10 @@ mod tests {
             .unwrap()
     }
 
-    /// A fresh store holding project `p` and its task `t`.
-    async fn store() -> Store {
-        let dir = std::env::temp_dir().join(format!(
-            "cairn-graph-store-{}",
-            uuid::Uuid::now_v7().simple()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        let store = Store::open(&dir.join("g.db")).await.unwrap();
+    /// A fresh store holding project `p` and its task `t`, and its directory.
+    async fn store() -> (TestDir, Store) {
+        let dir = TestDir::new("graph-store");
+        let store = Store::open(&dir.0.join("g.db")).await.unwrap();
         let mut c = store.read().await.unwrap();
         for sql in [
             "INSERT INTO projects (id, name, summary, version, created_at, updated_at) \
@@ -653,7 +649,7 @@ mod tests {
             sqlx::query(sql).execute(&mut *c).await.unwrap();
         }
         drop(c);
-        store
+        (dir, store)
     }
 
     fn atom(n: usize, knowledge: &str) -> Atom {
@@ -675,7 +671,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_atom_is_stamped_with_the_generation_its_insert_reaches() {
-        let store = store().await;
+        let (_dir, store) = store().await;
         let mut c = store.read().await.unwrap();
         let atom = |n: usize| atom(n, &"k".repeat(3000));
         const GEN: &str = "SELECT gen FROM graph_atoms WHERE id = ?";
@@ -719,7 +715,7 @@ mod tests {
     #[tokio::test]
     async fn a_search_leaves_another_projects_index_rows_alone() {
         use crate::store::semantic::{lexical, Fts};
-        let store = store().await;
+        let (_dir, store) = store().await;
         let mut c = store.read().await.unwrap();
         sqlx::query(
             "INSERT INTO projects (id, name, summary, version, created_at, updated_at) \
@@ -783,7 +779,7 @@ mod tests {
     #[tokio::test]
     async fn a_search_sees_every_atom_written_before_it() {
         use crate::store::semantic::{lexical, Fts};
-        let store = store().await;
+        let (_dir, store) = store().await;
         let mut c = store.read().await.unwrap();
         async fn search(c: &mut Conn, word: &str) -> Vec<String> {
             let mut ids: Vec<String> = lexical(c, Fts::Atoms, "p", word, 10)

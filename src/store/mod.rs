@@ -335,6 +335,27 @@ impl Drop for Tx {
     }
 }
 
+/// A fresh directory for a unit test's database files, removed when dropped.
+#[cfg(test)]
+pub struct TestDir(pub std::path::PathBuf);
+
+#[cfg(test)]
+impl TestDir {
+    pub fn new(tag: &str) -> TestDir {
+        let dir =
+            std::env::temp_dir().join(format!("cairn-{tag}-{}", uuid::Uuid::now_v7().simple()));
+        std::fs::create_dir_all(&dir).expect("create a test directory");
+        TestDir(dir)
+    }
+}
+
+#[cfg(test)]
+impl Drop for TestDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// SQL `IN (?, ?, …)` placeholder list for `n` values.
 pub fn placeholders(n: usize) -> String {
     let mut s = String::with_capacity(n * 3);
