@@ -828,42 +828,21 @@ async fn deleting_a_project_removes_its_graph() {
     f.c.stop().await;
 }
 
-/// Two servers on one database file, and a project with a task that A created.
-struct Shared {
-    _dir: TempDir,
-    a: Cairn,
-    b: Cairn,
-    project: String,
-    task: String,
-}
-
-impl Shared {
-    async fn new() -> Shared {
-        let dir = TempDir::new();
-        let db = dir.path().join("shared.db");
-        let a = Cairn::on(&db, &[]).await;
-        let b = Cairn::on(&db, &[]).await;
-        let project = a.project("P").await;
-        let task = id_of(&a.task(json!({"title":"t","projectId":project})).await);
-        Shared {
-            _dir: dir,
-            a,
-            b,
-            project,
-            task,
-        }
-    }
+/// Two servers, A and B, on one database file (which lives as long as the first
+/// value), and a project with a task that A created.
+async fn shared() -> (TempDir, Cairn, Cairn, String, String) {
+    let dir = TempDir::new();
+    let db = dir.path().join("shared.db");
+    let a = Cairn::on(&db, &[]).await;
+    let b = Cairn::on(&db, &[]).await;
+    let project = a.project("P").await;
+    let task = id_of(&a.task(json!({"title":"t","projectId":project})).await);
+    (dir, a, b, project, task)
 }
 
 #[tokio::test]
 async fn context_sees_writes_made_by_another_server_on_the_same_file() {
-    let Shared {
-        _dir,
-        a,
-        b,
-        project,
-        task,
-    } = Shared::new().await;
+    let (_dir, a, b, project, task) = shared().await;
     let args = json!({"operation":"context","projectId":project,"paths":"src/x/y.ts"});
     async fn ctx_of(c: &Cairn, args: &Value) -> Value {
         c.ok("query_graph", args.clone()).await
@@ -1183,13 +1162,7 @@ async fn tasks_and_graph_tool_definitions_fit_the_token_budget() {
 
 #[tokio::test]
 async fn a_patched_matcher_answers_like_a_freshly_built_one() {
-    let Shared {
-        _dir,
-        a,
-        b,
-        project,
-        task,
-    } = Shared::new().await;
+    let (_dir, a, b, project, task) = shared().await;
     let paths: Vec<String> = (0..30)
         .map(|i| format!("src/m{}/f{}.ts", i % 6, i))
         .chain((0..6).map(|i| format!("docs/m{i}.md")))
@@ -1345,13 +1318,7 @@ async fn search_follows_edits_and_deletes_also_after_vacuum() {
 /// can find it.
 #[tokio::test]
 async fn search_by_meaning_sees_an_atom_another_server_wrote() {
-    let Shared {
-        _dir,
-        a,
-        b,
-        project,
-        task,
-    } = Shared::new().await;
+    let (_dir, a, b, project, task) = shared().await;
     let create = |name: &str, knowledge: &str| {
         json!({"operation":"create","entityType":"atom","projectId":project,"name":name,
                "paths":format!("[\"src/{}/**\"]", name.to_lowercase()),"knowledge":knowledge,"createdByTaskId":task})
@@ -1381,19 +1348,14 @@ async fn search_by_meaning_sees_an_atom_another_server_wrote() {
     b.stop().await;
 }
 
-/// Writes only note which atoms changed; the search indexes them. A search must see
-/// what another server on the same file wrote, edited and deleted. The searched words
-/// are ticket codes buried in unrelated text, which only the full-text index finds
-/// (their vectors are not close enough to the query's).
+/// Writes leave the atoms' full-text index alone; the search brings it up to date
+/// first (migration 0011). A search must see what another server on the same file
+/// wrote, edited and deleted. The searched words are ticket codes buried in unrelated
+/// text, which only the full-text index finds (their vectors are not close enough to
+/// the query's).
 #[tokio::test]
 async fn search_sees_atoms_another_server_wrote() {
-    let Shared {
-        _dir,
-        a,
-        b,
-        project,
-        task,
-    } = Shared::new().await;
+    let (_dir, a, b, project, task) = shared().await;
     let find =
         |q: &str| json!({"operation":"search","entityType":"atom","projectId":project,"query":q});
     let text = |code: &str| {
