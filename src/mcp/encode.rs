@@ -17,8 +17,11 @@ fn write_value(out: &mut Vec<u8>, v: &Value) {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Bool(true) => out.extend_from_slice(b"true"),
         Value::Bool(false) => out.extend_from_slice(b"false"),
-        // Numbers are few and short; serde_json's own formatting keeps them exact.
-        Value::Number(n) => out.extend_from_slice(n.to_string().as_bytes()),
+        // serde_json's own formatting keeps numbers exact; writing into a Vec cannot
+        // fail.
+        Value::Number(n) => {
+            let _ = serde_json::to_writer(&mut *out, n);
+        }
         Value::String(s) => string(out, s),
         Value::Array(items) => {
             out.push(b'[');
