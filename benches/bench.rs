@@ -129,18 +129,21 @@ fn bench_project(s: &mut Server, name: &str) -> String {
     p["project"]["id"].as_str().expect("project id").to_string()
 }
 
-/// One run: `TASKS` tasks with mixed priorities, one call at a time; answers the time
-/// taken and the server's CPU time.
-fn create_tasks(s: &mut Server, project: &str) -> (Duration, Duration) {
+/// The arguments creating the `i`-th benchmark task: priorities and complexities
+/// mixed, as `get_next_task` then has to rank them.
+fn task_args(project: &str, title: &str, i: usize) -> serde_json::Value {
     let prio = ["HIGH", "MEDIUM", "LOW"];
+    json!({"operation":"create","containerType":"task","projectId":project,"title":format!("{title} {i}"),
+           "summary":"Benchmark task with a short summary","priority":prio[i % 3],"complexity":1 + i % 10})
+}
+
+/// One run: `TASKS` tasks, one call at a time; answers the time taken and the
+/// server's CPU time.
+fn create_tasks(s: &mut Server, project: &str) -> (Duration, Duration) {
     let cpu = s.cpu();
     let t = Instant::now();
     for i in 0..TASKS {
-        s.call_line(
-            "manage_container",
-            json!({"operation":"create","containerType":"task","projectId":project,"title":format!("Task {i}"),
-                   "summary":"Benchmark task with a short summary","priority":prio[i % 3],"complexity":1 + i % 10}),
-        );
+        s.call_line("manage_container", task_args(project, "Task", i));
     }
     (t.elapsed(), s.cpu() - cpu)
 }
@@ -239,11 +242,8 @@ fn foundation() {
     // does not wait for each answer before sending the next call. In a project of
     // its own, so `get_next_task` below still ranks 2,000 tasks.
     let p2 = bench_project(&mut s, "Bench pipelined");
-    let (n, prio) = (TASKS, ["HIGH", "MEDIUM", "LOW"]);
-    let args = (0..n)
-        .map(|i| json!({"operation":"create","containerType":"task","projectId":p2,"title":format!("Pipelined {i}"),
-                        "summary":"Benchmark task with a short summary","priority":prio[i % 3],"complexity":1 + i % 10}))
-        .collect();
+    let n = TASKS;
+    let args = (0..n).map(|i| task_args(&p2, "Pipelined", i)).collect();
     let t = Instant::now();
     s.call_pipelined("manage_container", args, 16);
     row(
