@@ -84,13 +84,14 @@ pub async fn create(app: &App, ct: ContainerType, n: NewContainer) -> Result<Con
     };
     // The common create (a project, no feature, tags or dependencies) is one row whose
     // one rule is that its project exists: a single statement checks and inserts, as
-    // atomic as a transaction and one trip to the connection instead of four. When it
-    // inserts nothing, the full path below finds out why.
-    if it.feature_id.is_none() && it.tags.is_empty() && related_to.is_empty() {
-        let mut c = app.store.read().await?;
-        if item::insert(&mut c, &it).await? {
-            return Ok(Container::Item(it));
-        }
+    // atomic as a transaction and, through `Store::write_one`, usually run on this
+    // thread. When it inserts nothing, the full path below finds out why.
+    if it.feature_id.is_none()
+        && it.tags.is_empty()
+        && related_to.is_empty()
+        && item::insert_alone(&app.store, &it).await?
+    {
+        return Ok(Container::Item(it));
     }
     let mut tx = app.store.write().await?;
     let (project_id, feature_id) =

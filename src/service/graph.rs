@@ -226,8 +226,8 @@ pub async fn create(app: &App, kind: NodeKind, n: NewNode) -> Result<Node> {
         }),
     };
     // Without related entries, every rule left is about rows that must exist: one
-    // statement checks them and inserts, atomically, in one trip to the connection.
-    // When it inserts nothing, the transaction below finds out which rule failed.
+    // statement checks them and inserts, atomically (see `Store::write_one`). When it
+    // inserts nothing, the transaction below finds out which rule failed.
     let (project_id, task_id, molecule_id, related) = match &node {
         Node::Atom(a) => (
             &a.project_id,
@@ -238,8 +238,11 @@ pub async fn create(app: &App, kind: NodeKind, n: NewNode) -> Result<Node> {
         Node::Molecule(m) => (&m.project_id, &m.created_by_task_id, None, &m.related),
     };
     if related.is_empty() {
-        let mut c = app.store.read().await?;
-        if insert(&mut c, &node).await? {
+        let inserted = match &node {
+            Node::Atom(a) => graph::insert_atom_alone(&app.store, a).await?,
+            Node::Molecule(m) => graph::insert_molecule_alone(&app.store, m).await?,
+        };
+        if inserted {
             return Ok(node);
         }
     }

@@ -29,7 +29,7 @@ const FILL: c_int = 1000;
 /// writing without a break, or two taking turns). RESTART waits for the writer and
 /// readers of the moment, copies everything and leaves the WAL to start over, so it
 /// stays bounded whatever the other processes do. 16,384 pages of 4 KiB is 64 MiB.
-const CEILING: c_int = 16 * 1024;
+pub(super) const CEILING: c_int = 16 * 1024;
 
 /// The WAL file's largest size, in bytes, kept when the WAL starts over: the ceiling's
 /// pages (4 KiB, SQLite's default, which the store keeps), each with its 24-byte
@@ -49,6 +49,8 @@ pub struct Checkpoints {
     commits: AtomicU64,
     /// How many FILLs the WAL held at the last commit.
     filled: AtomicI32,
+    /// Whether the WAL held CEILING pages or more at the last commit.
+    over: AtomicBool,
     /// The task's own connection, opened on its first pass; `close` takes it.
     conn: Mutex<Option<Conn>>,
     /// Set by `close`: no pass opens a connection again.
@@ -67,6 +69,7 @@ impl Checkpoints {
             wake: Notify::new(),
             commits: AtomicU64::new(0),
             filled: AtomicI32::new(0),
+            over: AtomicBool::new(false),
             conn: Mutex::new(None),
             closed: AtomicBool::new(false),
         }));
@@ -144,6 +147,35 @@ impl Checkpoints {
         }
     }
 
+    /// Whether the WAL was at its ceiling at the last commit, so the next commit must
+    /// checkpoint inline.
+    pub fn over_ceiling(&self) -> bool {
+        self.over.load(Ordering::Relaxed)
+    }
+
+    /// Counts a commit that left `pages` in the WAL, waking the task once per FILL;
+    /// true if the WAL is at its ceiling.
+    pub(super) fn note(&self, pages: c_int) -> bool {
+        self.commits.fetch_add(1, Ordering::Relaxed);
+        let over = pages >= CEILING;
+        self.over.store(over, Ordering::Relaxed);
+        if over {
+            return true;
+        }
+        if pages >= FILL {
+            // Once per FILL pages: a commit adds only a few, so the quotient changes
+            // on the commit that crosses the next multiple (a large one may skip one,
+            // and the next crossing asks instead).
+            let last = self.filled.swap(pages / FILL, Ordering::Relaxed);
+            if last != pages / FILL {
+                self.wake.notify_one();
+            }
+        } else {
+            self.filled.store(0, Ordering::Relaxed);
+        }
+        false
+    }
+
     /// The pointer [`committed`] receives as its first argument.
     pub fn as_hook_arg(&'static self) -> *mut c_void {
         self as *const Checkpoints as *mut c_void
@@ -164,8 +196,7 @@ pub unsafe extern "C" fn committed(
 ) -> c_int {
     // SAFETY: `arg` points to a leaked, never freed `Checkpoints` (see `start`).
     let cp = unsafe { &*(arg as *const Checkpoints) };
-    cp.commits.fetch_add(1, Ordering::Relaxed);
-    if pages >= CEILING {
+    if cp.note(pages) {
         // SAFETY: SQLite's own automatic checkpoint calls this same function from
         // this same hook, with the connection and schema it was handed.
         unsafe {
@@ -177,17 +208,26 @@ pub unsafe extern "C" fn committed(
                 std::ptr::null_mut(),
             );
         }
-    } else if pages >= FILL {
-        // Once per FILL pages: a commit adds only a few, so the quotient changes on
-        // the commit that crosses the next multiple (a large one may skip one, and
-        // the next crossing asks instead).
-        let last = cp.filled.swap(pages / FILL, Ordering::Relaxed);
-        if last != pages / FILL {
-            cp.wake.notify_one();
-        }
-    } else {
-        cp.filled.store(0, Ordering::Relaxed);
     }
+    ffi::SQLITE_OK
+}
+
+/// The WAL hook of the direct connection (`store::direct`), which runs on the tool
+/// call's own thread: it reports commits like [`committed`] but never checkpoints
+/// inline. That connection writes nothing once the WAL is at its ceiling, leaving the
+/// inline checkpoint to a connection that may wait.
+///
+/// # Safety
+/// As for [`committed`].
+pub unsafe extern "C" fn committed_beside(
+    arg: *mut c_void,
+    _db: *mut ffi::sqlite3,
+    _schema: *const c_char,
+    pages: c_int,
+) -> c_int {
+    // SAFETY: as in `committed`.
+    let cp = unsafe { &*(arg as *const Checkpoints) };
+    cp.note(pages);
     ffi::SQLITE_OK
 }
 

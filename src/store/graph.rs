@@ -10,7 +10,7 @@ use sqlx::{AssertSqlSafe, FromRow};
 use crate::domain::graph::{Atom, ChangelogEntry, Molecule, NodeKind, Related};
 use crate::error::{Error, Result};
 use crate::store::item::like_pattern;
-use crate::store::{lock, placeholders, Conn};
+use crate::store::{lock, placeholders, Arg, Conn, Store};
 
 pub fn table(kind: NodeKind) -> lock::Table {
     match kind {
@@ -123,34 +123,56 @@ const ATOM_COLS: &str = "id, project_id, molecule_id, name, paths, knowledge, re
 const MOLECULE_COLS: &str = "id, project_id, name, knowledge, related_molecules, \
                              created_by_task_id, last_task_id, version, created_at, updated_at";
 
+// The row carries the generation its insert trigger is about to reach, so the
+// trigger need not rewrite it.
+const INSERT_ATOM: &str = "INSERT INTO graph_atoms (id, project_id, molecule_id, name, paths, knowledge, \
+     related_atoms, created_by_task_id, last_task_id, version, created_at, updated_at, gen) \
+     SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?11, \
+     COALESCE((SELECT generation FROM graph_generations WHERE project_id = ?2), 0) + 1 \
+     WHERE EXISTS (SELECT 1 FROM projects WHERE id = ?2) AND EXISTS (SELECT 1 FROM tasks WHERE id = ?8) \
+     AND (?3 IS NULL OR EXISTS (SELECT 1 FROM graph_molecules WHERE id = ?3 AND project_id = ?2))";
+
+/// `INSERT_ATOM`'s arguments for `a`, whose paths and related list are given as JSON.
+fn atom_args<'a>(a: &'a Atom, paths: &'a str, related: &'a str) -> [Arg<'a>; 11] {
+    [
+        (&a.id).into(),
+        (&a.project_id).into(),
+        a.molecule_id.as_deref().into(),
+        (&a.name).into(),
+        paths.into(),
+        (&a.knowledge).into(),
+        related.into(),
+        (&a.created_by_task_id).into(),
+        (&a.last_task_id).into(),
+        (&a.created_at).into(),
+        (&a.updated_at).into(),
+    ]
+}
+
 /// Inserts `a` only if its project and creating task exist and its molecule, when it
 /// has one, is in the same project; returns whether it did. One statement checks and
 /// writes, so outside a transaction it is still atomic (autocommit holds the write
-/// lock for the statement) and costs one trip to the connection. The row carries the
-/// generation its insert trigger is about to reach, so the trigger need not rewrite it.
+/// lock for the statement).
 pub async fn insert_atom(conn: &mut Conn, a: &Atom) -> Result<bool> {
-    let done = sqlx::query(
-        "INSERT INTO graph_atoms (id, project_id, molecule_id, name, paths, knowledge, related_atoms, \
-         created_by_task_id, last_task_id, version, created_at, updated_at, gen) \
-         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?11, \
-         COALESCE((SELECT generation FROM graph_generations WHERE project_id = ?2), 0) + 1 \
-         WHERE EXISTS (SELECT 1 FROM projects WHERE id = ?2) AND EXISTS (SELECT 1 FROM tasks WHERE id = ?8) \
-         AND (?3 IS NULL OR EXISTS (SELECT 1 FROM graph_molecules WHERE id = ?3 AND project_id = ?2))",
-    )
-    .bind(&a.id)
-    .bind(&a.project_id)
-    .bind(&a.molecule_id)
-    .bind(&a.name)
-    .bind(json!(a.paths).to_string())
-    .bind(&a.knowledge)
-    .bind(related_to_json(&a.related, "atomId"))
-    .bind(&a.created_by_task_id)
-    .bind(&a.last_task_id)
-    .bind(&a.created_at)
-    .bind(&a.updated_at)
-    .execute(&mut *conn)
-    .await?;
+    let (paths, related) = (
+        json!(a.paths).to_string(),
+        related_to_json(&a.related, "atomId"),
+    );
+    let args = atom_args(a, &paths, &related);
+    let done = super::query(INSERT_ATOM, &args).execute(&mut *conn).await?;
     Ok(done.rows_affected() == 1)
+}
+
+/// `insert_atom` outside any transaction, through [`Store::write_one`].
+pub async fn insert_atom_alone(store: &Store, a: &Atom) -> Result<bool> {
+    let (paths, related) = (
+        json!(a.paths).to_string(),
+        related_to_json(&a.related, "atomId"),
+    );
+    Ok(store
+        .write_one(INSERT_ATOM, &atom_args(a, &paths, &related))
+        .await?
+        == 1)
 }
 
 /// Writes the fields of `a` over the stored row after claiming `expected`.
@@ -172,27 +194,44 @@ pub async fn update_atom(conn: &mut Conn, a: &Atom, expected: i64) -> Result<i64
     Ok(v)
 }
 
+const INSERT_MOLECULE: &str = "INSERT INTO graph_molecules (id, project_id, name, knowledge, \
+     related_molecules, created_by_task_id, last_task_id, version, created_at, updated_at) \
+     SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, 1, ?8, ?9 \
+     WHERE EXISTS (SELECT 1 FROM projects WHERE id = ?2) AND EXISTS (SELECT 1 FROM tasks WHERE id = ?6)";
+
+/// `INSERT_MOLECULE`'s arguments for `m`, whose related list is given as JSON.
+fn molecule_args<'a>(m: &'a Molecule, related: &'a str) -> [Arg<'a>; 9] {
+    [
+        (&m.id).into(),
+        (&m.project_id).into(),
+        (&m.name).into(),
+        (&m.knowledge).into(),
+        related.into(),
+        (&m.created_by_task_id).into(),
+        (&m.last_task_id).into(),
+        (&m.created_at).into(),
+        (&m.updated_at).into(),
+    ]
+}
+
 /// Inserts `m` only if its project and creating task exist; returns whether it did.
 /// Atomic on its own, like `insert_atom`.
 pub async fn insert_molecule(conn: &mut Conn, m: &Molecule) -> Result<bool> {
-    let done = sqlx::query(
-        "INSERT INTO graph_molecules (id, project_id, name, knowledge, related_molecules, \
-         created_by_task_id, last_task_id, version, created_at, updated_at) \
-         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, 1, ?8, ?9 \
-         WHERE EXISTS (SELECT 1 FROM projects WHERE id = ?2) AND EXISTS (SELECT 1 FROM tasks WHERE id = ?6)",
-    )
-    .bind(&m.id)
-    .bind(&m.project_id)
-    .bind(&m.name)
-    .bind(&m.knowledge)
-    .bind(related_to_json(&m.related, "moleculeId"))
-    .bind(&m.created_by_task_id)
-    .bind(&m.last_task_id)
-    .bind(&m.created_at)
-    .bind(&m.updated_at)
-    .execute(&mut *conn)
-    .await?;
+    let related = related_to_json(&m.related, "moleculeId");
+    let args = molecule_args(m, &related);
+    let done = super::query(INSERT_MOLECULE, &args)
+        .execute(&mut *conn)
+        .await?;
     Ok(done.rows_affected() == 1)
+}
+
+/// `insert_molecule` outside any transaction, through [`Store::write_one`].
+pub async fn insert_molecule_alone(store: &Store, m: &Molecule) -> Result<bool> {
+    let related = related_to_json(&m.related, "moleculeId");
+    Ok(store
+        .write_one(INSERT_MOLECULE, &molecule_args(m, &related))
+        .await?
+        == 1)
 }
 
 pub async fn update_molecule(conn: &mut Conn, m: &Molecule, expected: i64) -> Result<i64> {

@@ -5,7 +5,7 @@ use sqlx::{AssertSqlSafe, FromRow};
 
 use crate::domain::{Item, ItemKind, Priority, Status};
 use crate::error::{Error, Result};
-use crate::store::{lock, placeholders, tag, Conn};
+use crate::store::{lock, placeholders, tag, Arg, Conn, Store};
 
 #[derive(FromRow)]
 struct Row {
@@ -112,46 +112,66 @@ pub fn like_pattern(q: &str) -> String {
     s
 }
 
-/// Inserts `it` and its tags, the row only if its project exists (or it names none);
-/// returns whether it did. The row is one statement that checks and writes, so an
-/// item without tags needs no transaction around it: autocommit takes the write lock
-/// for the statement, and no other writer can come between the check and the insert.
-/// The feature is the caller's to check.
-pub async fn insert(conn: &mut Conn, it: &Item) -> Result<bool> {
-    let q = match it.kind {
-        ItemKind::Task => sqlx::query(
-            "INSERT INTO tasks (id, project_id, feature_id, title, summary, description, status, priority, \
-             complexity, version, created_at, updated_at) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?11, 1, ?9, ?10 \
-             WHERE ?2 IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = ?2)",
-        ),
-        ItemKind::Feature => sqlx::query(
-            "INSERT INTO features (id, project_id, name, summary, description, status, priority, \
-             version, created_at, updated_at) SELECT ?1, ?2, ?4, ?5, ?6, ?7, ?8, 1, ?9, ?10 \
-             WHERE ?3 IS NULL AND (?2 IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = ?2))",
-        ),
+const INSERT_TASK: &str = "INSERT INTO tasks (id, project_id, feature_id, title, summary, description, status, \
+     priority, complexity, version, created_at, updated_at) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?11, 1, ?9, ?10 \
+     WHERE ?2 IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = ?2)";
+
+// A task's arguments but the last (complexity); the feature must name none (?3).
+const INSERT_FEATURE: &str =
+    "INSERT INTO features (id, project_id, name, summary, description, status, priority, \
+     version, created_at, updated_at) SELECT ?1, ?2, ?4, ?5, ?6, ?7, ?8, 1, ?9, ?10 \
+     WHERE ?3 IS NULL AND (?2 IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = ?2))";
+
+/// The statement inserting `it`'s row only if its project exists (or it names none),
+/// with its arguments.
+fn insert_row(it: &Item) -> (&'static str, Vec<Arg<'_>>) {
+    let mut args = vec![
+        Arg::from(&it.id),
+        it.project_id.as_deref().into(),
+        it.feature_id.as_deref().into(),
+        (&it.name).into(),
+        (&it.summary).into(),
+        it.description.as_deref().into(),
+        it.status.as_str().into(),
+        it.priority.rank().into(),
+        (&it.created_at).into(),
+        (&it.updated_at).into(),
+    ];
+    let sql = match it.kind {
+        ItemKind::Task => {
+            args.push(it.complexity.unwrap_or(5).into());
+            INSERT_TASK
+        }
+        ItemKind::Feature => INSERT_FEATURE,
     };
-    let done = q
-        .bind(&it.id)
-        .bind(&it.project_id)
-        .bind(&it.feature_id)
-        .bind(&it.name)
-        .bind(&it.summary)
-        .bind(&it.description)
-        .bind(it.status.as_str())
-        .bind(it.priority.rank())
-        .bind(&it.created_at)
-        .bind(&it.updated_at)
-        // Last, so the features statement, which has no complexity, just ends before it.
-        .bind(it.complexity.unwrap_or(5))
+    (sql, args)
+}
+
+/// Inserts `it` and its tags, the row only if its project exists (or it names none);
+/// returns whether it did. The feature is the caller's to check.
+pub async fn insert(conn: &mut Conn, it: &Item) -> Result<bool> {
+    let (sql, args) = insert_row(it);
+    if super::query(sql, &args)
         .execute(&mut *conn)
-        .await?;
-    if done.rows_affected() == 0 {
+        .await?
+        .rows_affected()
+        == 0
+    {
         return Ok(false);
     }
     if !it.tags.is_empty() {
         tag::set(conn, it.kind.container().upper(), &it.id, &it.tags).await?;
     }
     Ok(true)
+}
+
+/// Inserts `it`, which has no tags, outside any transaction; returns whether it did.
+/// The row is one statement that checks and writes: autocommit takes the write lock
+/// for the statement, and no other writer can come between the check and the insert.
+pub async fn insert_alone(store: &Store, it: &Item) -> Result<bool> {
+    debug_assert!(it.tags.is_empty(), "tags need the transaction of `insert`");
+    let (sql, args) = insert_row(it);
+    Ok(store.write_one(sql, &args).await? == 1)
 }
 
 pub async fn get(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<Option<Item>> {

@@ -5,6 +5,7 @@
 mod checkpoint;
 pub mod code;
 pub mod dependency;
+mod direct;
 pub mod embedding;
 pub mod graph;
 pub mod item;
@@ -18,7 +19,7 @@ pub mod template;
 
 use std::ffi::c_int;
 use std::ops::{Deref, DerefMut};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -33,6 +34,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::error::{Error, Result};
 use checkpoint::Checkpoints;
+pub use direct::Arg;
+use direct::Direct;
 
 pub use sqlx::SqliteConnection as Conn;
 
@@ -52,10 +55,14 @@ const CONNECTIONS: usize = 4;
 /// on a stack and the next call takes the one used last, warm.
 #[derive(Clone)]
 pub struct Store {
+    path: PathBuf,
     opts: SqliteConnectOptions,
     checkpoints: Option<&'static Checkpoints>,
     idle: Arc<Mutex<Vec<Conn>>>,
     permits: Arc<Semaphore>,
+    /// The connection for single-statement writes on the caller's thread, opened on
+    /// the first such write (see [`direct`]).
+    direct: Arc<Mutex<Slot>>,
     /// A pool on the same file for bulk tools (benchmark seeding); it opens nothing
     /// until used.
     pool: SqlitePool,
@@ -114,10 +121,12 @@ impl Store {
             .min_connections(0)
             .connect_lazy_with(opts.clone());
         Ok(Store {
+            path: path.to_path_buf(),
             opts,
             checkpoints,
             idle: Arc::new(Mutex::new(vec![conn])),
             permits: Arc::new(Semaphore::new(CONNECTIONS)),
+            direct: Arc::new(Mutex::new(Slot::Unopened)),
             pool,
         })
     }
@@ -141,6 +150,34 @@ impl Store {
             idle: self.idle.clone(),
             _permit: permit,
         })
+    }
+
+    /// Runs `sql`, one statement that checks what it needs and writes, in autocommit;
+    /// answers the rows it changed. It runs on the caller's thread when it can (see
+    /// [`direct`]), else on a lent connection, waiting for the write lock like any
+    /// other write.
+    pub async fn write_one(&self, sql: &'static str, args: &[Arg<'_>]) -> Result<u64> {
+        if let Some(n) = self.try_direct(sql, args) {
+            return Ok(n);
+        }
+        let mut c = self.read().await?;
+        Ok(query(sql, args).execute(&mut *c).await?.rows_affected())
+    }
+
+    fn try_direct(&self, sql: &'static str, args: &[Arg<'_>]) -> Option<u64> {
+        // Nobody else holds it on this server's one runtime thread; a blocking-pool
+        // thread that did would make this call take the sqlx path, not wait.
+        let mut slot = self.direct.try_lock().ok()?;
+        if let Slot::Unopened = *slot {
+            *slot = match Direct::open(&self.path, self.checkpoints) {
+                Some(d) => Slot::Open(d),
+                None => Slot::Closed,
+            };
+        }
+        match &mut *slot {
+            Slot::Open(d) => d.execute(sql, args),
+            _ => None,
+        }
     }
 
     /// Begins a write transaction (`BEGIN IMMEDIATE`).
@@ -174,6 +211,9 @@ impl Store {
     /// its WAL, which the next open replays.
     pub async fn close(&self) {
         self.permits.close();
+        if let Ok(mut slot) = self.direct.lock() {
+            *slot = Slot::Closed;
+        }
         let idle = match self.idle.lock() {
             Ok(mut v) => std::mem::take(&mut *v),
             Err(_) => vec![],
@@ -188,6 +228,14 @@ impl Store {
         }
         self.pool.close().await;
     }
+}
+
+/// The direct connection's state: opened on first use, and never again once the store
+/// closes or the open failed.
+enum Slot {
+    Unopened,
+    Open(Direct),
+    Closed,
 }
 
 /// SQLite's process-wide settings, made once, before the first connection opens
@@ -354,6 +402,22 @@ impl Drop for TestDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// `sql` with `args` bound, for sqlx.
+fn query<'q>(
+    sql: &'static str,
+    args: &[Arg<'q>],
+) -> sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments> {
+    let mut q = sqlx::query(sql);
+    for a in args {
+        q = match *a {
+            Arg::Text(s) => q.bind(s),
+            Arg::Int(i) => q.bind(i),
+            Arg::Null => q.bind(None::<&str>),
+        };
+    }
+    q
 }
 
 /// SQL `IN (?, ?, …)` placeholder list for `n` values.

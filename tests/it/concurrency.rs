@@ -80,6 +80,53 @@ async fn two_servers_updating_one_task_never_lose_a_write() {
     b.stop().await;
 }
 
+/// Two servers creating tasks and atoms on one file at once, several calls in flight
+/// each: a create that finds the other process writing waits its turn, so every one
+/// succeeds and lands once.
+#[tokio::test]
+async fn two_servers_creating_at_once_lose_no_create() {
+    let dir = TempDir::new();
+    let db = dir.path().join("creates.db");
+    let a = Cairn::on(&db, &[]).await;
+    let b = Cairn::on(&db, &[]).await;
+    let project = a.project("Shared").await;
+    let task = id_of(&a.task(json!({"title":"Map","projectId":project})).await);
+    let (streams, per_stream) = (4, 30);
+    async fn stream(c: &Cairn, project: &str, task: &str, tag: String, n: usize) {
+        for i in 0..n {
+            c.task(json!({"title":format!("{tag} {i}"),"projectId":project}))
+                .await;
+            c.ok("manage_graph", json!({"operation":"create","entityType":"atom","projectId":project,
+                "name":format!("{tag} {i}"),"paths":format!("[\"src/{tag}/{i}/**\"]"),"createdByTaskId":task}))
+                .await;
+        }
+    }
+    let mut calls = Vec::new();
+    for (side, c) in [("a", &a), ("b", &b)] {
+        for s in 0..streams {
+            calls.push(stream(c, &project, &task, format!("{side}{s}"), per_stream));
+        }
+    }
+    futures::future::join_all(calls).await;
+    let each = 2 * streams * per_stream;
+    let tasks = b
+        .ok(
+            "query_container",
+            json!({"operation":"search","containerType":"task","projectId":project,"limit":1}),
+        )
+        .await;
+    assert_eq!(tasks["total"], json!(each + 1), "{tasks}");
+    let atoms = a
+        .ok(
+            "query_graph",
+            json!({"operation":"search","entityType":"atom","projectId":project,"limit":1}),
+        )
+        .await;
+    assert_eq!(atoms["total"], json!(each), "{atoms}");
+    a.stop().await;
+    b.stop().await;
+}
+
 async fn send(stdin: &mut tokio::process::ChildStdin, v: Value) {
     let mut line = v.to_string();
     line.push('\n');

@@ -328,15 +328,22 @@ async fn an_ended_session_leaves_the_database_without_a_wal() {
         text.push_str(l);
         text.push('\n');
     }
+    // Projects are written in a transaction, tasks by the direct connection: both
+    // kinds of connection are open when the session ends.
     for i in 0..50 {
         text.push_str(&format!(
             r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"manage_container","arguments":{{"operation":"create","containerType":"project","name":"Ended {i}"}}}}}}"#,
-            i + 2
+            2 * i + 2
+        ));
+        text.push('\n');
+        text.push_str(&format!(
+            r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{"name":"manage_container","arguments":{{"operation":"create","containerType":"task","title":"Ended {i}"}}}}}}"#,
+            2 * i + 3
         ));
         text.push('\n');
     }
     stdin.write_all(text.as_bytes()).await.unwrap();
-    for _ in 0..51 {
+    for _ in 0..101 {
         let line = tokio::time::timeout(std::time::Duration::from_secs(10), lines.next_line())
             .await
             .expect("every answer within 10 s")
@@ -358,6 +365,12 @@ async fn an_ended_session_leaves_the_database_without_a_wal() {
         &db,
         "query_container",
         r#"{"operation":"search","containerType":"project","query":"Ended"}"#,
+    );
+    assert_eq!(env["data"]["total"], json!(50), "{env}");
+    let env = crate::harness::cli_ok(
+        &db,
+        "query_container",
+        r#"{"operation":"search","containerType":"task","query":"Ended"}"#,
     );
     assert_eq!(env["data"]["total"], json!(50), "{env}");
     assert!(!wal.exists(), "cairn call left a WAL behind");
