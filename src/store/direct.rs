@@ -17,6 +17,7 @@ use std::ptr::{self, NonNull};
 use libsqlite3_sys as ffi;
 
 use super::checkpoint::{self, Checkpoints};
+use super::vfs;
 
 /// A value bound to a statement's parameter.
 #[derive(Clone, Copy, Debug)]
@@ -68,13 +69,17 @@ impl Direct {
     pub fn open(path: &Path, checkpoints: Option<&'static Checkpoints>) -> Option<Direct> {
         let name = CString::new(path.to_str()?).ok()?;
         let mut db = ptr::null_mut();
-        // SAFETY: a valid C string and out-pointer; no VFS name.
+        // SAFETY: a valid C string and out-pointer; the VFS name is a static C string.
         let rc = unsafe {
             ffi::sqlite3_open_v2(
                 name.as_ptr(),
                 &mut db,
                 ffi::SQLITE_OPEN_READWRITE | ffi::SQLITE_OPEN_NOMUTEX,
-                ptr::null(),
+                if vfs::register() {
+                    vfs::NAME.as_ptr()
+                } else {
+                    ptr::null()
+                },
             )
         };
         // Even a failed open hands back a handle to close.

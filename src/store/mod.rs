@@ -16,6 +16,7 @@ pub mod section;
 pub mod semantic;
 pub mod tag;
 pub mod template;
+mod vfs;
 
 use std::ffi::c_int;
 use std::ops::{Deref, DerefMut};
@@ -94,6 +95,11 @@ impl Store {
             // page by new page, which cost a long burst of atom creates 13%. SQLite
             // deletes the file when the last connection closes.
             .pragma("journal_size_limit", checkpoint::WAL_FILE_LIMIT.to_string());
+        let opts = if vfs::register() {
+            opts.vfs(vfs::NAME.to_str().unwrap_or_default())
+        } else {
+            opts
+        };
         let checkpoints = Checkpoints::start(opts.clone());
         // Two servers starting on a fresh file race twice. Switching the new file to
         // WAL needs it alone, and SQLite answers the loser SQLITE_BUSY at once,
