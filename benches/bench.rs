@@ -140,10 +140,13 @@ fn task_args(project: &str, title: &str, i: usize) -> serde_json::Value {
 /// One run: `TASKS` tasks, one call at a time; answers the time taken and the
 /// server's CPU time.
 fn create_tasks(s: &mut Server, project: &str) -> (Duration, Duration) {
+    let calls: Vec<_> = (0..TASKS)
+        .map(|i| s.prepare("manage_container", task_args(project, "Task", i)))
+        .collect();
     let cpu = s.cpu();
     let t = Instant::now();
-    for i in 0..TASKS {
-        s.call_line("manage_container", task_args(project, "Task", i));
+    for c in &calls {
+        s.call_prepared(c);
     }
     (t.elapsed(), s.cpu() - cpu)
 }
@@ -295,7 +298,8 @@ fn foundation() {
 }
 
 /// Creates atoms `from..to` (three patterns each) spread over 20 molecules; returns
-/// the time taken and the new atoms' ids.
+/// the time taken and the new atoms' ids. The calls are prepared 2,000 at a time,
+/// off the clock.
 fn create_atoms(
     s: &mut Server,
     project: &str,
@@ -305,22 +309,31 @@ fn create_atoms(
     to: usize,
 ) -> (Duration, Vec<String>) {
     let mut ids = Vec::with_capacity(to - from);
-    let t = Instant::now();
-    for i in from..to {
-        let (area, module) = (i % 20, i / 20);
-        let paths = json!([
-            format!("src/area{area}/mod{module}/**"),
-            format!("src/area{area}/mod{module}-*.ts"),
-            format!("docs/area{area}/mod{module}.md"),
-        ]);
-        let line = s.call_line(
-            "manage_graph",
-            json!({"operation":"create","entityType":"atom","projectId":project,"name":format!("Area {area} module {module}"),
-                   "paths":paths.to_string(),"moleculeId":molecules[area],"knowledge":knowledge(i, 3500),"createdByTaskId":task}),
-        );
-        ids.push(client::id_of(&line, "atom").to_string());
+    let mut took = Duration::ZERO;
+    for batch in (from..to).step_by(2000) {
+        let calls: Vec<_> = (batch..to.min(batch + 2000))
+            .map(|i| {
+                let (area, module) = (i % 20, i / 20);
+                let paths = json!([
+                    format!("src/area{area}/mod{module}/**"),
+                    format!("src/area{area}/mod{module}-*.ts"),
+                    format!("docs/area{area}/mod{module}.md"),
+                ]);
+                s.prepare(
+                    "manage_graph",
+                    json!({"operation":"create","entityType":"atom","projectId":project,"name":format!("Area {area} module {module}"),
+                           "paths":paths.to_string(),"moleculeId":molecules[area],"knowledge":knowledge(i, 3500),"createdByTaskId":task}),
+                )
+            })
+            .collect();
+        let t = Instant::now();
+        for c in &calls {
+            let line = s.call_prepared(c);
+            ids.push(client::id_of(&line, "atom").to_string());
+        }
+        took += t.elapsed();
     }
-    (t.elapsed(), ids)
+    (took, ids)
 }
 
 fn context_round(s: &mut Server, project: &str, modules: u64, rng: &mut Lcg) -> (Duration, usize) {

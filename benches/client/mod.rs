@@ -69,6 +69,36 @@ impl Server {
         let id = self.next;
         self.next += 1;
         self.send(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}));
+        self.read_answer(id)
+    }
+
+    /// Encodes a tool call ahead of time. Timed loops send calls prepared before the
+    /// clock starts, so they measure the server and the pipe, not this client
+    /// building and encoding the arguments.
+    pub fn prepare(&mut self, tool: &str, args: Value) -> Prepared {
+        let id = self.next;
+        self.next += 1;
+        let m = json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":tool,"arguments":args}});
+        let mut line = serde_json::to_vec(&m).expect("encode");
+        line.push(b'\n');
+        Prepared { id, line }
+    }
+
+    /// Sends a prepared call that must succeed, checked as `call_line` checks it;
+    /// returns the answer line.
+    pub fn call_prepared(&mut self, p: &Prepared) -> String {
+        self.stdin.write_all(&p.line).expect("write");
+        let line = self.read_answer(p.id);
+        assert!(
+            line.trim_end().ends_with("\"isError\":false}}"),
+            "call {} failed: {line}",
+            p.id
+        );
+        line
+    }
+
+    /// The line answering request `id`; other lines (notifications) are skipped.
+    fn read_answer(&mut self, id: u64) -> String {
         let head = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},");
         let mut line = String::new();
         loop {
@@ -180,6 +210,12 @@ impl Server {
 
 /// The `id` of the object under `key` in an answer line's `structuredContent` (the
 /// text copy escapes its quotes, so the unescaped key is found only there).
+/// A tool call encoded by [`Server::prepare`].
+pub struct Prepared {
+    id: u64,
+    line: Vec<u8>,
+}
+
 pub fn id_of<'a>(line: &'a str, key: &str) -> &'a str {
     let at = line
         .find(&format!("\"{key}\":{{"))
