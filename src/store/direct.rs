@@ -186,7 +186,8 @@ impl Direct {
         }
     }
 
-    /// The prepared statement for `sql`, prepared on first use and kept.
+    /// The prepared statement for `sql`, prepared on first use and kept (keyed by the
+    /// text's address: the same text at two addresses is prepared twice, harmlessly).
     fn statement(&mut self, sql: &'static str) -> Option<NonNull<ffi::sqlite3_stmt>> {
         if let Some((_, s)) = self.statements.iter().find(|(q, _)| ptr::eq(*q, sql)) {
             return Some(*s);
@@ -210,6 +211,14 @@ impl Direct {
             return None;
         }
         let stmt = NonNull::new(stmt)?;
+        // A statement that returns rows (`RETURNING`) has written by its first step;
+        // failing it over to sqlx then would write twice. None is run here.
+        // SAFETY: a live statement, finalized once if refused.
+        if unsafe { ffi::sqlite3_column_count(stmt.as_ptr()) } != 0 {
+            unsafe { ffi::sqlite3_finalize(stmt.as_ptr()) };
+            tracing::debug!(sql, "direct statements must not return rows");
+            return None;
+        }
         self.statements.push((sql, stmt));
         Some(stmt)
     }
@@ -305,9 +314,18 @@ mod tests {
             store.try_direct(INSERT, &[Arg::Text(&other), Arg::Text("next")]),
             Some(1)
         );
-        // A wrong number of arguments is refused before anything runs.
+        // A wrong number of arguments is refused before anything runs, and so is a
+        // statement returning rows: sqlx then writes it, once.
         assert_eq!(store.try_direct(INSERT, &[Arg::Text(&other)]), None);
+        const RETURNING: &str =
+            "INSERT INTO projects (id, name, summary, version, created_at, updated_at) \
+                                 VALUES (?1, ?2, '', 1, 'x', 'x') RETURNING id";
+        let third = crate::domain::id::new_id();
+        let args = [Arg::Text(&third), Arg::Text("returning")];
+        assert_eq!(store.try_direct(RETURNING, &args), None);
         assert_eq!(count(&store).await, 2);
+        assert_eq!(store.write_one(RETURNING, &args).await.unwrap(), 1);
+        assert_eq!(count(&store).await, 3);
         store.close().await;
     }
 

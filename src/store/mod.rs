@@ -217,9 +217,7 @@ impl Store {
     /// its WAL, which the next open replays.
     pub async fn close(&self) {
         self.permits.close();
-        if let Ok(mut slot) = self.direct.lock() {
-            *slot = Slot::Closed;
-        }
+        *self.direct.lock().unwrap_or_else(|e| e.into_inner()) = Slot::Closed;
         let idle = match self.idle.lock() {
             Ok(mut v) => std::mem::take(&mut *v),
             Err(_) => vec![],
