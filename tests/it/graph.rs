@@ -50,6 +50,17 @@ impl Fixture {
         self.c.ok("manage_graph", a).await["atom"].clone()
     }
 
+    /// The atom as `get` answers it (write answers carry no knowledge text).
+    async fn get_atom(&self, id: &str) -> Value {
+        self.c
+            .ok(
+                "query_graph",
+                json!({"operation":"get","entityType":"atom","id":id}),
+            )
+            .await["atom"]
+            .clone()
+    }
+
     async fn context(&self, paths: &str) -> Value {
         self.c
             .ok(
@@ -330,11 +341,17 @@ async fn text_bounds_names_related_lists_and_tasks_are_checked() {
             ok(json!({"knowledge":format!("  {}  ", "k".repeat(32 * 1024 - 4))})),
         )
         .await;
+    // The answer gives the stored size, not the text back.
+    assert_eq!(a["atom"]["knowledgeBytes"], json!(32 * 1024 - 4));
+    assert!(a["atom"].get("knowledge").is_none(), "{a}");
+    let first = id_of(&a["atom"]);
     assert_eq!(
-        a["atom"]["knowledge"].as_str().unwrap().len(),
+        f.get_atom(&first).await["knowledge"]
+            .as_str()
+            .unwrap()
+            .len(),
         32 * 1024 - 4
     );
-    let first = id_of(&a["atom"]);
     f.c.err(
         "manage_graph",
         ok(json!({"relatedAtoms":"not json"})),
@@ -459,7 +476,8 @@ async fn updates_and_deletes_need_the_version_and_conflict_with_the_current_one(
     assert_eq!(e["details"]["parameter"], json!("version"));
     let u = f.c.ok("manage_graph", up(Some(1))).await;
     assert_eq!(u["atom"]["version"], json!(2));
-    assert_eq!(u["atom"]["knowledge"], json!("second"));
+    assert_eq!(u["atom"]["knowledgeBytes"], json!(6));
+    assert_eq!(f.get_atom(&id).await["knowledge"], json!("second"));
     let e = f.c.err("manage_graph", up(Some(1)), "CONFLICT").await;
     assert_eq!(e["details"]["currentVersion"], json!(2));
     assert_eq!(e["details"]["sentVersion"], json!(1));
@@ -523,7 +541,9 @@ async fn append_writes_a_dated_separator_naming_the_task() {
                    "knowledge":"Handlers are idempotent.","knowledgeMode":"append"}),
         )
         .await;
-    let k = u["atom"]["knowledge"].as_str().unwrap();
+    let stored = f.get_atom(&id_of(&a)).await;
+    let k = stored["knowledge"].as_str().unwrap();
+    assert_eq!(u["atom"]["knowledgeBytes"], json!(k.len()));
     let (head, tail) = k.split_once("\n\n---[").expect("separator");
     assert_eq!(head, "Base knowledge.");
     let (stamp, rest) = tail.split_once(" task:").unwrap();

@@ -52,7 +52,8 @@ pub const MANAGE_GRAPH: ToolDef = ToolDef {
     description: "Create, update or delete atoms and molecules. An atom owns glob patterns (paths: JSON array, 1-20, relative; \
                   * stays in a directory, ** crosses) and knowledge about those files. create needs projectId, name, \
                   createdByTaskId (and paths for atoms); update and delete need the version you read; update needs lastTaskId. \
-                  knowledgeMode append adds a dated separator. Deleting a molecule orphans its atoms unless cascade=true.",
+                  knowledgeMode append adds a dated separator. Deleting a molecule orphans its atoms unless cascade=true. \
+                  Answers the entity with knowledgeBytes instead of the knowledge text (read it with query_graph get).",
     params: &[
         P("operation", Ty::Enum(&["create", "update", "delete"]), ""),
         P("entityType", NODE, ""),

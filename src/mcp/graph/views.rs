@@ -45,14 +45,17 @@ fn related(r: &[Resolved], key: &str) -> Value {
     )
 }
 
-fn atom_fields(a: &Atom) -> Map<String, Value> {
+/// An atom's stored fields; its knowledge text only if `knowledge`.
+fn atom_fields(a: &Atom, knowledge: bool) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("id".into(), json!(a.id));
     m.insert("projectId".into(), json!(a.project_id));
     m.insert("moleculeId".into(), json!(a.molecule_id));
     m.insert("name".into(), json!(a.name));
     m.insert("paths".into(), json!(a.paths));
-    m.insert("knowledge".into(), json!(a.knowledge));
+    if knowledge {
+        m.insert("knowledge".into(), json!(a.knowledge));
+    }
     m.insert("createdByTaskId".into(), json!(a.created_by_task_id));
     m.insert("lastTaskId".into(), json!(a.last_task_id));
     m.insert("version".into(), json!(a.version));
@@ -61,12 +64,15 @@ fn atom_fields(a: &Atom) -> Map<String, Value> {
     m
 }
 
-fn molecule_fields(x: &Molecule) -> Map<String, Value> {
+/// A molecule's stored fields; its knowledge text only if `knowledge`.
+fn molecule_fields(x: &Molecule, knowledge: bool) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("id".into(), json!(x.id));
     m.insert("projectId".into(), json!(x.project_id));
     m.insert("name".into(), json!(x.name));
-    m.insert("knowledge".into(), json!(x.knowledge));
+    if knowledge {
+        m.insert("knowledge".into(), json!(x.knowledge));
+    }
     m.insert("createdByTaskId".into(), json!(x.created_by_task_id));
     m.insert("lastTaskId".into(), json!(x.last_task_id));
     m.insert("version".into(), json!(x.version));
@@ -82,36 +88,45 @@ pub fn node_name(n: &Node) -> &str {
     }
 }
 
-/// A node as a write answers it: its stored fields, related ids unresolved.
+/// A node as a write answers it: its stored fields, related ids unresolved, and the
+/// knowledge's size instead of its text. The caller sent that text (or the part it
+/// appended); echoing it back would cost an agent its tokens again on every write,
+/// up to 32 KB for an append to a full atom. `get` reads it.
 pub fn bare_node(n: &Node) -> Value {
-    match n {
-        Node::Atom(a) => {
-            let mut m = atom_fields(a);
-            m.insert(
-                "relatedAtoms".into(),
-                Value::Array(
-                    a.related
-                        .iter()
-                        .map(|r| json!({"atomId": r.id, "reason": r.reason}))
-                        .collect(),
-                ),
-            );
-            Value::Object(m)
-        }
-        Node::Molecule(x) => {
-            let mut m = molecule_fields(x);
-            m.insert(
-                "relatedMolecules".into(),
-                Value::Array(
-                    x.related
-                        .iter()
-                        .map(|r| json!({"moleculeId": r.id, "reason": r.reason}))
-                        .collect(),
-                ),
-            );
-            Value::Object(m)
-        }
-    }
+    let (mut m, knowledge) = match n {
+        Node::Atom(a) => (bare_atom(a), &a.knowledge),
+        Node::Molecule(x) => (bare_molecule(x), &x.knowledge),
+    };
+    m.insert("knowledgeBytes".into(), json!(knowledge.len()));
+    Value::Object(m)
+}
+
+fn bare_atom(a: &Atom) -> Map<String, Value> {
+    let mut m = atom_fields(a, false);
+    m.insert(
+        "relatedAtoms".into(),
+        Value::Array(
+            a.related
+                .iter()
+                .map(|r| json!({"atomId": r.id, "reason": r.reason}))
+                .collect(),
+        ),
+    );
+    m
+}
+
+fn bare_molecule(x: &Molecule) -> Map<String, Value> {
+    let mut m = molecule_fields(x, false);
+    m.insert(
+        "relatedMolecules".into(),
+        Value::Array(
+            x.related
+                .iter()
+                .map(|r| json!({"moleculeId": r.id, "reason": r.reason}))
+                .collect(),
+        ),
+    );
+    m
 }
 
 /// A node as `get` and `search` answer it: related names resolved, changelog inline,
@@ -119,12 +134,12 @@ pub fn bare_node(n: &Node) -> Value {
 pub fn node(v: &NodeView, with_members: bool) -> Value {
     let mut m = match &v.node {
         Node::Atom(a) => {
-            let mut m = atom_fields(a);
+            let mut m = atom_fields(a, true);
             m.insert("relatedAtoms".into(), related(&v.related, "atomId"));
             m
         }
         Node::Molecule(x) => {
-            let mut m = molecule_fields(x);
+            let mut m = molecule_fields(x, true);
             m.insert("relatedMolecules".into(), related(&v.related, "moleculeId"));
             if with_members {
                 m.insert(
