@@ -89,7 +89,7 @@ impl Store {
             .busy_timeout(Duration::from_secs(10))
             .foreign_keys(true)
             // Checkpoints wait for a pause in the writes (`checkpoint`), so a burst
-            // grows the WAL file up to its ceiling (64 MiB of pages). When the WAL
+            // grows the WAL file up to its ceiling (128 MiB of pages). When the WAL
             // starts over the file keeps that size: rewriting pages the system
             // already holds is cheaper than cutting the file and growing it again,
             // page by new page, which cost a long burst of atom creates 13%. SQLite
@@ -212,7 +212,7 @@ impl Store {
     /// connections close, the checkpoint task's too. When they are the last on the
     /// file, SQLite copies what is left of the WAL into the database and removes the
     /// WAL, so a session leaves the database alone behind it, not a WAL the next
-    /// start would have to read through (up to 64 MiB after a burst). A call still
+    /// start would have to read through (up to 128 MiB after a burst). A call still
     /// running keeps its connection until the process ends; a killed process leaves
     /// its WAL, which the next open replays.
     pub async fn close(&self) {
