@@ -125,7 +125,7 @@ impl Stdio {
                     return false;
                 }
             };
-            let (take, done) = match buf.iter().position(|&b| b == b'\n') {
+            let (take, done) = match newline(buf) {
                 Some(i) => (i + 1, true),
                 None => (buf.len(), false),
             };
@@ -188,6 +188,14 @@ impl Stdio {
             w.flush().await
         }
     }
+}
+
+/// The index of the first newline in `buf`. libc's memchr scans a word or more at a
+/// time; a tool call's line runs to kilobytes.
+fn newline(buf: &[u8]) -> Option<usize> {
+    // SAFETY: `buf` is readable for its length; the answer points into it or is null.
+    let at = unsafe { libc::memchr(buf.as_ptr().cast(), i32::from(b'\n'), buf.len()) };
+    (!at.is_null()).then(|| at as usize - buf.as_ptr() as usize)
 }
 
 impl rmcp::transport::Transport<RoleServer> for Stdio {
@@ -402,6 +410,18 @@ mod tests {
             id,
             result: ServerResult::CallToolResult(r),
         })
+    }
+
+    #[test]
+    fn a_newline_is_found_wherever_it_is() {
+        assert_eq!(newline(b""), None);
+        assert_eq!(newline(b"no end"), None);
+        assert_eq!(newline(b"\n"), Some(0));
+        let mut long = vec![b'x'; 5000];
+        long[4099] = b'\n';
+        long[4500] = b'\n';
+        assert_eq!(newline(&long), Some(4099));
+        assert_eq!(newline(&long[4100..]), Some(400));
     }
 
     #[test]
