@@ -153,13 +153,15 @@ impl ServerHandler for Server {
             }
             None => (Progress::default(), None),
         };
-        let env = dispatch(
+        // Boxed: rmcp moves each request's task by value as it spawns it, and the
+        // tool's state machine is most of that task.
+        let env = Box::pin(dispatch(
             &self.app,
             &self.reg,
             &request.name,
             request.arguments,
             progress,
-        )
+        ))
         .await;
         // Every notification goes out before the answer: a client may forget the
         // token once the call is answered, and MCP wants progress to stop there.
