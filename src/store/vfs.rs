@@ -355,7 +355,9 @@ unsafe extern "C" fn truncate(file: *mut ffi::sqlite3_file, size: i64) -> c_int 
 }
 
 /// A second descriptor on the WAL file `name`, for reserving its space; `None` where
-/// reservations are not made.
+/// reservations are not made. Closing it (with the `File`) releases no lock: closing
+/// any descriptor of a file drops the process's POSIX locks on it, but SQLite takes
+/// none on a WAL file, only on the database and shared-memory files.
 fn reservable(name: &CStr) -> Option<std::fs::File> {
     if !cfg!(target_os = "linux") {
         return None;
