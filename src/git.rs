@@ -12,6 +12,7 @@ use std::sync::{LazyLock, Mutex};
 
 use crate::domain::code::Hunk;
 use crate::error::{Error, Result};
+use crate::repo_fs::RepoFs;
 
 /// What the code toolset needs from a repository.
 pub trait Git {
@@ -19,8 +20,10 @@ pub trait Git {
     fn root(&self) -> &Path;
     /// The commit HEAD points at.
     fn head(&self) -> Result<String>;
-    /// Stores the working-tree file as a blob and returns its id (`git hash-object -w`).
-    fn store_blob(&self, path: &str) -> Result<String>;
+    /// Stores `text`, read from the working-tree file `path`, as a blob and returns
+    /// its id (`git hash-object -w`, with the filters git applies to `path`). The text
+    /// is the one Cairn read through `repo_fs`, so git never opens a path itself.
+    fn store_blob(&self, path: &str, text: &str) -> Result<String>;
     /// Blob ids of working-tree files without storing them; `None` for a missing file.
     fn blob_ids(&self, paths: &[&str]) -> Result<Vec<Option<String>>>;
     /// Zero-context hunks turning blob `old` into blob `new`.
@@ -133,18 +136,28 @@ impl Git for GitCli {
         Ok(out.trim().to_string())
     }
 
-    fn store_blob(&self, path: &str) -> Result<String> {
-        Ok(self
-            .git(&["hash-object", "-w", "--", path])?
-            .trim()
-            .to_string())
+    fn store_blob(&self, path: &str, text: &str) -> Result<String> {
+        let by_path = format!("--path={path}");
+        let args = ["hash-object", "-w", "--stdin", by_path.as_str()];
+        let (ok, out, err) = run(&self.root, &args, Some(text))?;
+        if !ok {
+            return Err(Error::Internal(format!("git hash-object: {}", err.trim())));
+        }
+        Ok(out.trim().to_string())
     }
 
     fn blob_ids(&self, paths: &[&str]) -> Result<Vec<Option<String>>> {
+        // Only files that resolve inside the repository are hashed: a link to a file
+        // outside reads as a missing document.
+        let fs = RepoFs::new(&self.root).ok();
         let present: Vec<&str> = paths
             .iter()
             .copied()
-            .filter(|p| self.root.join(p).is_file())
+            .filter(|p| {
+                fs.as_ref()
+                    .and_then(|fs| fs.resolve(p).ok().flatten())
+                    .is_some_and(|real| real.is_file())
+            })
             .collect();
         let mut ids = std::collections::HashMap::new();
         if !present.is_empty() {

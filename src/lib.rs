@@ -9,6 +9,8 @@
 //! - [`embed`]: text to vectors (the real model or the hashing fallback), cosine ranking.
 //! - [`config`]: the config file and where the database and the model live.
 //! - [`git`], [`lsp`]: adapters the `code` toolset reads the repository through.
+//! - [`repo_fs`]: the one place a path an agent gave becomes a file read or written in
+//!   a user's repository.
 //! - [`progress`]: the progress bar long commands draw on stderr.
 
 pub mod config;
@@ -19,5 +21,6 @@ pub mod git;
 pub mod lsp;
 pub mod mcp;
 pub mod progress;
+pub mod repo_fs;
 pub mod service;
 pub mod store;

@@ -3,7 +3,6 @@
 //! scope takes, hunk overlap and shift, repository-relative paths). No SQL, no MCP,
 //! no git: callers hand in the hunks and file text.
 
-use crate::error::{Error, Result};
 
 /// The five static scopes, from the top of the composition hierarchy down.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -194,48 +193,6 @@ pub fn shift(start: i64, hunks: &[Hunk]) -> i64 {
         .sum()
 }
 
-/// A repository-relative path as an agent gave it, checked and normalized: no
-/// absolute paths, no `..`, forward slashes, no `./` segments.
-pub fn normalize_path(parameter: &str, raw: &str) -> Result<String> {
-    let s = raw.trim();
-    if s.is_empty() {
-        return Err(Error::validation(parameter, "must not be empty"));
-    }
-    if s.contains('\0') {
-        return Err(Error::validation(parameter, "contains a NUL byte"));
-    }
-    let s = s.replace('\\', "/");
-    if s.starts_with('/') || s.chars().nth(1) == Some(':') {
-        return Err(Error::validation(
-            parameter,
-            format!(
-                "'{}' is absolute; give a path relative to the repository root",
-                crate::domain::container::clip(&s, 80)
-            ),
-        ));
-    }
-    let mut parts = Vec::new();
-    for seg in s.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                return Err(Error::validation(
-                    parameter,
-                    "'..' is not allowed: paths stay inside the repository",
-                ))
-            }
-            p => parts.push(p),
-        }
-    }
-    if parts.is_empty() {
-        return Err(Error::validation(parameter, "names no file"));
-    }
-    if parts[0] == ".git" {
-        return Err(Error::validation(parameter, "points into .git"));
-    }
-    Ok(parts.join("/"))
-}
-
 /// The extension of a path, lower-cased (`""` when none).
 pub fn extension(path: &str) -> String {
     let file = path.rsplit('/').next().unwrap_or(path);
@@ -321,11 +278,6 @@ mod tests {
 
     #[test]
     fn paths_stay_inside() {
-        assert_eq!(normalize_path("p", "./src//a.c").unwrap(), "src/a.c");
-        assert!(normalize_path("p", "/etc/passwd").is_err());
-        assert!(normalize_path("p", "src/../../x").is_err());
-        assert!(normalize_path("p", "C:\\x").is_err());
-        assert!(normalize_path("p", ".git/config").is_err());
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod concurrency;
 mod containers;
 mod embed;
 mod graph;
+mod security;
 mod sections;
 mod semantic;
 mod templates_tags;

@@ -4,7 +4,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::domain::code::{normalize_path, valid_anchor, RefKind, LINK_TYPES};
+use crate::domain::code::{valid_anchor, RefKind, LINK_TYPES};
+use crate::mcp::code::repo_path;
 use crate::error::{Error, Result};
 use crate::mcp::args::{Args, NAME_MAX, TEXT_MAX};
 use crate::mcp::schema::{Ty, P};
@@ -115,7 +116,7 @@ fn new_ref(a: &Args) -> Result<NewRef> {
         "code" => RefKind::Code,
         _ => RefKind::Text,
     };
-    let path = normalize_path("documentPath", &a.req_str("documentPath", 4096)?)?;
+    let path = repo_path("documentPath", &a.req_str("documentPath", 4096)?)?;
     let symbol = a.name("lspSymbol")?;
     let (start, end) = (line(a, "startLine")?, line(a, "endLine")?);
     let anchor = a.str("anchor", NAME_MAX)?.filter(|s| !s.is_empty());

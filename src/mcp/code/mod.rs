@@ -8,7 +8,7 @@ pub mod view;
 
 use serde_json::{json, Value};
 
-use crate::domain::code::{normalize_path, Scope};
+use crate::domain::code::Scope;
 use crate::error::{Error, Result};
 use crate::mcp::args::{Args, QUERY_MAX, TEXT_MAX};
 use crate::mcp::envelope::Reply;
@@ -24,6 +24,12 @@ const COMMANDS_DOC: &str = "Run in order; the first failure stops the run, what 
 startLine/endLine only without one) | {command:add,kind:text,documentPath,startLine,endLine,anchor?,description} | \
 {command:attach|unattach,referenceId} | {command:relate,entityId,note?} | {command:unrelate,entityId} | \
 {command:link|unlink,entityId,linkType:CALLS|IMPORTS|IMPLEMENTS|INSTANTIATES}";
+
+
+/// A repository-relative path from parameter `k`, checked as text (`repo_fs::relative`).
+pub(crate) fn repo_path(k: &str, raw: &str) -> Result<String> {
+    crate::repo_fs::relative(raw).map_err(|e| Error::validation(k, e.to_string()))
+}
 
 pub const INIT_PROJECT: ToolDef = ToolDef {
     name: "init_project",
@@ -48,7 +54,8 @@ pub const PROJECT_OVERVIEW: ToolDef = ToolDef {
                   overview at that path inside the repository.",
     params: &[
         PROJECT,
-        P("outputPath", Ty::Str, "Repository-relative file to write"),
+        P("outputPath", Ty::Str, "Repository-relative markdown file to write; an existing file only if an earlier overview wrote it"),
+        P("overwrite", Ty::Bool, "Replace an existing outputPath Cairn did not write"),
         P("includeDescriptions", Ty::Bool, "Full descriptions (default: first 160 characters)"),
     ],
     required: &["projectId"],
@@ -263,7 +270,7 @@ pub async fn call(app: &App, name: &str, a: Args) -> Option<Result<Reply>> {
 }
 
 fn path_arg(a: &Args, k: &str) -> Result<String> {
-    normalize_path(k, &a.req_str(k, 4096)?)
+    repo_path(k, &a.req_str(k, 4096)?)
 }
 
 async fn init_project(app: &App, a: Args) -> Result<Reply> {
@@ -317,11 +324,14 @@ async fn init_project(app: &App, a: Args) -> Result<Reply> {
 async fn project_overview(app: &App, a: Args) -> Result<Reply> {
     let pid = a.req_id("projectId")?;
     let out = match a.str("outputPath", 4096)? {
-        Some(p) => Some(normalize_path("outputPath", &p)?),
+        Some(p) => Some(overview::Output {
+            path: repo_path("outputPath", &p)?,
+            overwrite: a.bool("overwrite")?.unwrap_or(false),
+        }),
         None => None,
     };
     let full = a.bool("includeDescriptions")?.unwrap_or(false);
-    let o = overview::overview(app, &pid, out.as_deref()).await?;
+    let o = overview::overview(app, &pid, out.as_ref()).await?;
     let by = |s: Scope| -> Vec<Value> {
         o.nodes
             .iter()
@@ -619,7 +629,7 @@ async fn find_entities(app: &App, a: Args) -> Result<Reply> {
     let cat = a.id("categoryId")?;
     let parent = a.id("parentId")?;
     let doc = match a.str("documentPath", 4096)? {
-        Some(p) => Some(normalize_path("documentPath", &p)?),
+        Some(p) => Some(repo_path("documentPath", &p)?),
         None => None,
     };
     let name = a.str("name", QUERY_MAX)?.filter(|s| !s.is_empty());

@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::git::Git;
 use crate::lsp::Symbol;
 use crate::service::code::refs::pick;
-use crate::service::code::{ctx, read_text, Ctx};
+use crate::service::code::{ctx, path_error, text_of, Ctx};
 use crate::service::App;
 use crate::store::code as db;
 
@@ -42,19 +42,19 @@ pub struct DocState {
 
 /// Reads a document and diffs every distinct baseline of `refs` against it.
 pub fn doc_state(c: &Ctx, path: &str, refs: &[Reference]) -> Result<DocState> {
-    let Some(file) = c.file(path)? else {
+    let Some(bytes) = c.fs.read(path).map_err(|e| path_error("documentPath", e))? else {
         return Ok(DocState {
             exists: false,
             text: None,
             hunks: HashMap::new(),
         });
     };
-    let text = read_text(&file, path)?;
+    let text = text_of(bytes, path)?;
     let mut hunks = HashMap::new();
     if !refs.is_empty() {
         // Stored, not just hashed: git diffs blobs in its object store (an object
         // already there is not written again).
-        let now = c.git.store_blob(path)?;
+        let now = c.git.store_blob(path, &text)?;
         let baselines: HashSet<&str> = refs.iter().map(|r| r.blob_sha.as_str()).collect();
         for b in baselines.into_iter().filter(|b| *b != now) {
             hunks.insert(b.to_string(), c.git.diff_blobs(b, &now)?);

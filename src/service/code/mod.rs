@@ -12,13 +12,14 @@ pub mod overview;
 pub mod refs;
 pub mod validate;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::domain::code::{Category, Entity, Reference, Repo, Scope};
 use crate::domain::id::new_id;
 use crate::domain::{now, Project};
 use crate::error::{Error, Result};
 use crate::git::{Git, GitCli};
+use crate::repo_fs::{PathError, RepoFs};
 use crate::service::App;
 use crate::store::{self, code as db, lock};
 
@@ -27,29 +28,28 @@ pub struct Ctx {
     pub project_id: String,
     pub root: PathBuf,
     pub git: GitCli,
+    /// Every file the toolset reads or writes in the repository goes through it.
+    pub fs: RepoFs,
+}
+
+/// A refused or unusable repository path as this layer's error, naming `parameter`.
+pub fn path_error(parameter: &str, e: PathError) -> Error {
+    match e {
+        PathError::Invalid(m) | PathError::Escapes(m) | PathError::Refused(m) => {
+            Error::validation(parameter, m)
+        }
+        PathError::Io(m) => Error::invalid(m),
+    }
 }
 
 impl Ctx {
-    /// The absolute path of a repository-relative document, refusing a path that
-    /// leaves the repository through a symbolic link.
+    /// The real path of a repository-relative document, `None` when it does not
+    /// exist; refused when it leaves the repository through a symbolic link or is not
+    /// a regular file.
     pub fn file(&self, rel: &str) -> Result<Option<PathBuf>> {
-        let p = self.root.join(rel);
-        if !p.exists() {
+        let Some(real) = self.fs.resolve(rel).map_err(|e| path_error("documentPath", e))? else {
             return Ok(None);
-        }
-        let real = p
-            .canonicalize()
-            .map_err(|e| Error::invalid(format!("cannot read {rel}: {e}")))?;
-        let root = self
-            .root
-            .canonicalize()
-            .unwrap_or_else(|_| self.root.clone());
-        if !real.starts_with(&root) {
-            return Err(Error::validation(
-                "documentPath",
-                format!("{rel} resolves outside the repository"),
-            ));
-        }
+        };
         if !real.is_file() {
             return Err(Error::validation(
                 "documentPath",
@@ -61,8 +61,8 @@ impl Ctx {
 
     /// The text of a document that must exist.
     pub fn read(&self, rel: &str) -> Result<String> {
-        match self.file(rel)? {
-            Some(p) => read_text(&p, rel),
+        match self.fs.read(rel).map_err(|e| path_error("documentPath", e))? {
+            Some(bytes) => text_of(bytes, rel),
             None => Err(Error::NotFound {
                 entity: "document",
                 id: rel.to_string(),
@@ -71,8 +71,8 @@ impl Ctx {
     }
 }
 
-pub fn read_text(p: &Path, rel: &str) -> Result<String> {
-    let bytes = std::fs::read(p).map_err(|e| Error::invalid(format!("cannot read {rel}: {e}")))?;
+/// The bytes of a document as text, refusing what is not UTF-8.
+pub fn text_of(bytes: Vec<u8>, rel: &str) -> Result<String> {
     String::from_utf8(bytes).map_err(|_| {
         Error::invalid(format!(
             "{rel} is not UTF-8 text; reference text files only"
@@ -101,10 +101,12 @@ pub async fn ctx(app: &App, project_id: &str) -> Result<Ctx> {
             repo.repo_path
         )));
     }
+    let fs = RepoFs::new(&root).map_err(|e| path_error("repoPath", e))?;
     Ok(Ctx {
         project_id: project_id.to_string(),
         git: GitCli::at(&root),
         root,
+        fs,
     })
 }
 

@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 use crate::domain::code::{Category, Entity, Scope};
 use crate::domain::container::clip;
 use crate::error::{Error, Result};
-use crate::service::code::ctx;
+use crate::repo_fs::Replace;
+use crate::service::code::{ctx, path_error};
 use crate::service::App;
 use crate::store::{self, code as db};
 
@@ -27,7 +28,14 @@ pub struct Overview {
     pub written: Option<String>,
 }
 
-pub async fn overview(app: &App, project_id: &str, output: Option<&str>) -> Result<Overview> {
+/// Where an overview is written: a checked repository-relative path, and whether
+/// a file Cairn did not write may be replaced.
+pub struct Output {
+    pub path: String,
+    pub overwrite: bool,
+}
+
+pub async fn overview(app: &App, project_id: &str, output: Option<&Output>) -> Result<Overview> {
     let c = ctx(app, project_id).await?;
     let mut conn = app.store.read().await?;
     let project = store::project::get(&mut conn, project_id)
@@ -79,38 +87,24 @@ pub async fn overview(app: &App, project_id: &str, output: Option<&str>) -> Resu
         key_files,
         written: None,
     };
-    if let Some(rel) = output {
-        let path = c.root.join(rel);
-        if let Some(dir) = path.parent() {
-            // Only directories inside the repository are created (rel has no `..`).
-            std::fs::create_dir_all(dir).map_err(|e| {
-                Error::invalid(format!("cannot create the directory of {rel}: {e}"))
-            })?;
-        }
-        if path.is_dir() {
-            return Err(Error::validation(
-                "outputPath",
-                format!("{rel} is a directory"),
-            ));
-        }
-        let real_dir = path
-            .parent()
-            .and_then(|d| d.canonicalize().ok())
-            .ok_or_else(|| Error::invalid(format!("cannot resolve {rel}")))?;
-        let root = c.root.canonicalize().unwrap_or(c.root.clone());
-        if !real_dir.starts_with(&root) {
-            return Err(Error::validation(
-                "outputPath",
-                format!("{rel} resolves outside the repository"),
-            ));
-        }
-        std::fs::write(&path, markdown(&o))
-            .map_err(|e| Error::invalid(format!("cannot write {rel}: {e}")))?;
-        o.written = Some(rel.to_string());
+    if let Some(out) = output {
+        let replace = if out.overwrite {
+            Replace::Any
+        } else {
+            Replace::IfMarked(MARKER)
+        };
+        c.fs
+            .write(&out.path, markdown(&o).as_bytes(), replace)
+            .map_err(|e| path_error("outputPath", e))?;
+        o.written = Some(out.path.clone());
         o.nodes.retain(|n| n.entity.scope <= Scope::Namespace);
     }
     Ok(o)
 }
+
+/// The last line of every overview Cairn writes: a later overview may replace a file
+/// that carries it; any other file is replaced only when the caller says so.
+pub const MARKER: &str = "<!-- written by cairn project_overview: calling it again replaces this file -->";
 
 fn markdown(o: &Overview) -> String {
     let mut s = String::new();
@@ -164,5 +158,6 @@ fn markdown(o: &Overview) -> String {
     for (path, n) in &o.key_files {
         let _ = writeln!(s, "- `{path}` ({n} reference(s))");
     }
+    let _ = writeln!(s, "\n{MARKER}");
     s
 }

@@ -117,7 +117,7 @@ pub async fn resolve_new(app: &App, c: &Ctx, head: &str, n: &NewRef) -> Result<R
     }
     let (s, e) = (start.unwrap_or(1), end.unwrap_or(1));
     check_range(s, e, lines, path)?;
-    let blob = c.git.store_blob(path)?;
+    let blob = c.git.store_blob(path, &text)?;
     let ts = now();
     Ok(Reference {
         id: new_id(),
@@ -218,7 +218,7 @@ pub async fn resolve_update(
         }
     }
     check_range(r.start_line, r.end_line, lines, path)?;
-    r.blob_sha = c.git.store_blob(path)?;
+    r.blob_sha = c.git.store_blob(path, &text)?;
     r.commit_sha = head.to_string();
     r.updated_at = now();
     Ok(r)
