@@ -1,6 +1,8 @@
 //! Configuration: where the database lives, which toolsets are served, and the
 //! workflow pipelines `sync` applies, and the language servers of the `code` toolset
-//! (`[lsp]`: extension = command; `lsp_timeout_ms`).
+//! (`[lsp]`: extension = command; `lsp_timeout_ms`), and the database's limits
+//! (`busy_timeout_ms`, how long a write waits for another process's lock; `max_db_mib`,
+//! the size past which writes fail with `STORAGE_FULL`).
 //!
 //! Config file: `--config PATH`, else `$CAIRN_CONFIG`, else `~/.config/cairn/config.toml`
 //! (absent is fine unless named explicitly). Database: `--db PATH`, else `$CAIRN_DB`,
@@ -35,6 +37,11 @@ pub struct Config {
     pub lsp: BTreeMap<String, Vec<String>>,
     /// How long a language server may take to answer one request.
     pub lsp_timeout: Duration,
+    /// How long a write waits for another process's write lock (`busy_timeout_ms`).
+    pub busy_timeout: Duration,
+    /// The largest the database file may grow (`max_db_mib`); `None`: no limit but
+    /// the disk's.
+    pub max_db_bytes: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -46,6 +53,8 @@ struct File {
     workflow: Option<Workflow>,
     lsp: Option<BTreeMap<String, Command>>,
     lsp_timeout_ms: Option<u64>,
+    busy_timeout_ms: Option<u64>,
+    max_db_mib: Option<u64>,
 }
 
 /// A command line as one string (split on whitespace) or as an array of arguments.
@@ -157,6 +166,8 @@ impl Config {
             model_dir,
             lsp,
             lsp_timeout: Duration::from_millis(file.lsp_timeout_ms.unwrap_or(20_000).max(1)),
+            busy_timeout: Duration::from_millis(file.busy_timeout_ms.unwrap_or(10_000)),
+            max_db_bytes: file.max_db_mib.map(|m| m.saturating_mul(1 << 20)),
         })
     }
 

@@ -44,11 +44,17 @@ pub enum Error {
         message: String,
         details: Option<Value>,
     },
-    /// SQLite stayed locked by another connection past `busy_timeout`, or refused a
-    /// lock that cannot be waited for. Answered as `INTERNAL_ERROR`; kept apart from
-    /// `Internal` so callers that can retry (opening a new file) see it by type.
-    #[error("internal error: the database stayed locked by another writer; retry the call")]
+    /// Another process held the database's write lock past the busy timeout: the
+    /// call changed nothing and may simply be made again.
+    #[error("the database stayed locked by another writer past the busy timeout; nothing was written: retry the call")]
     Busy,
+    /// The disk (or the database's configured size limit) is full: nothing was
+    /// written; an operator must free space before writes succeed again.
+    #[error("the database cannot grow: its disk (or its configured size limit) is full; nothing was written: free space, then retry")]
+    StorageFull,
+    /// The database file or its directory became read-only.
+    #[error("the database is read-only (file, directory or disk); nothing was written: make it writable for this user, then retry")]
+    ReadOnly,
     #[error("internal error: {0}")]
     Internal(String),
 }
@@ -90,7 +96,10 @@ impl Error {
             Error::Invariant { .. } => "INVARIANT_VIOLATION",
             Error::InvalidOperation { .. } => "INVALID_OPERATION",
             Error::Blocked { .. } => "BLOCKED",
-            Error::Busy | Error::Internal(_) => "INTERNAL_ERROR",
+            Error::Busy => "STORAGE_BUSY",
+            Error::StorageFull => "STORAGE_FULL",
+            Error::ReadOnly => "STORAGE_READ_ONLY",
+            Error::Internal(_) => "INTERNAL_ERROR",
         }
     }
 
@@ -114,27 +123,36 @@ impl Error {
             Error::Invariant { details, .. }
             | Error::InvalidOperation { details, .. }
             | Error::Blocked { details, .. } => details.clone(),
-            Error::Busy | Error::Internal(_) => None,
+            Error::Busy => Some(json!({ "retryable": true })),
+            Error::StorageFull | Error::ReadOnly => Some(json!({ "retryable": false })),
+            Error::Internal(_) => None,
         }
     }
 }
 
-impl From<sqlx::Error> for Error {
-    fn from(e: sqlx::Error) -> Self {
-        // A busy database after busy_timeout is the one storage failure an agent can
-        // act on (retry); everything else is ours to fix.
-        if let sqlx::Error::Database(db) = &e {
-            if db.code().as_deref() == Some("5") || db.message().contains("database is locked") {
-                return Error::Busy;
-            }
+impl From<crate::store::Error> for Error {
+    fn from(e: crate::store::Error) -> Self {
+        use crate::store::Error as S;
+        match e {
+            S::NotFound { entity, id } => Error::NotFound { entity, id },
+            S::Conflict {
+                entity,
+                id,
+                current,
+                sent,
+            } => Error::Conflict {
+                entity,
+                id,
+                current,
+                sent,
+            },
+            e @ S::Duplicate { .. } => Error::invariant(e.to_string()),
+            S::Busy | S::Raced(_) => Error::Busy,
+            S::Full => Error::StorageFull,
+            S::ReadOnly => Error::ReadOnly,
+            S::CantOpen => Error::Internal("the database file cannot be opened".into()),
+            S::Open(m) | S::Corrupt(m) => Error::Internal(m),
+            S::Internal(m) => Error::Internal(format!("storage failure: {m}")),
         }
-        tracing::error!(error = %e, "storage failure");
-        Error::Internal(format!("storage failure: {e}"))
-    }
-}
-
-impl From<sqlx::migrate::MigrateError> for Error {
-    fn from(e: sqlx::migrate::MigrateError) -> Self {
-        Error::Internal(format!("migration failed: {e}"))
     }
 }

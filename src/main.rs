@@ -182,9 +182,18 @@ async fn run(o: Overrides, cmd: Command) -> Result<ExitCode, String> {
     if let Command::Embed { texts } = &cmd {
         return embed(config, texts.clone()).await;
     }
-    let store = Store::open(&config.db_path)
+    let options = cairn::store::Options {
+        busy_timeout: config.busy_timeout,
+        // SQLite's pages are 4 KiB by default.
+        max_pages: config.max_db_bytes.map(|b| (b / 4096).max(1)),
+        ..Default::default()
+    };
+    let store = Store::open(&config.db_path, &options)
         .await
-        .map_err(|e| format!("cannot open {}: {e}", config.db_path.display()))?;
+        .map_err(|e| match e {
+            cairn::store::Error::Open(m) => m,
+            other => format!("cannot open {}: {other}", config.db_path.display()),
+        })?;
     tracing::info!(db = %config.db_path.display(), "store open");
     let app = App::new(store.clone(), config);
     // The caches of compiled graphs and vectors are left to the operating system at

@@ -82,29 +82,13 @@ pub async fn create(app: &App, ct: ContainerType, n: NewContainer) -> Result<Con
         created_at: ts.clone(),
         updated_at: ts,
     };
-    // The common create (a project, no feature, tags or dependencies) is one row whose
-    // one rule is that its project exists: a single statement checks and inserts, as
-    // atomic as a transaction and, through `Store::write_one`, usually run on this
-    // thread. When it inserts nothing, the full path below finds out why.
-    if it.feature_id.is_none()
-        && it.tags.is_empty()
-        && related_to.is_empty()
-        && item::insert_alone(&app.store, &it).await?
-    {
-        return Ok(Container::Item(it));
-    }
     let mut tx = app.store.write().await?;
     let (project_id, feature_id) =
         placement(&mut tx, kind, it.project_id.take(), it.feature_id.take()).await?;
     it.project_id = project_id;
     it.feature_id = feature_id;
-    if !item::insert(&mut tx, &it).await? {
-        // The write lock has been held since `placement` saw the project.
-        return Err(Error::Internal(format!(
-            "{} insert refused after its project was checked",
-            kind.as_str()
-        )));
-    }
+    // The write lock has been held since `placement` saw the project and feature.
+    item::insert(&mut tx, &it).await?;
     relate(&mut tx, kind, &it.id, &related_to).await?;
     tx.commit().await?;
     Ok(Container::Item(it))
@@ -256,7 +240,8 @@ pub async fn update(
             cur.updated_at = ts;
             cur.version = item::update(&mut tx, &cur, version).await?;
             if kind == ItemKind::Feature && moved {
-                item::move_feature_tasks(&mut tx, &cur.id, cur.project_id.as_deref()).await?;
+                item::move_feature_tasks(&mut tx, &cur.id, cur.project_id.as_deref(), &cur.updated_at)
+                    .await?;
             }
             relate(&mut tx, kind, &cur.id, &p.related_to).await?;
             Container::Item(cur)
@@ -334,7 +319,7 @@ pub async fn get_in(c: &mut Conn, ct: ContainerType, id: &str) -> Result<Contain
 /// The sections of a container, in order.
 pub async fn sections_of(app: &App, id: &str) -> Result<Vec<Section>> {
     let mut c = app.store.read().await?;
-    section::list(&mut c, id, &[], &[]).await
+    Ok(section::list(&mut c, id, &[], &[]).await?)
 }
 
 /// Task counts by status under a project or feature.
@@ -345,7 +330,7 @@ pub async fn task_counts(app: &App, ct: ContainerType, id: &str) -> Result<Vec<(
     } else {
         "feature_id"
     };
-    item::task_counts(&mut c, column, id).await
+    Ok(item::task_counts(&mut c, column, id).await?)
 }
 
 pub struct SearchQuery {

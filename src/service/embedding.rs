@@ -243,8 +243,10 @@ mod tests {
             model_dir: dir.join("no-model"),
             lsp: Default::default(),
             lsp_timeout: std::time::Duration::from_secs(5),
+            busy_timeout: std::time::Duration::from_secs(5),
+            max_db_bytes: None,
         };
-        let store = Store::open(&cfg.db_path).await.unwrap();
+        let store = Store::open(&cfg.db_path, &Default::default()).await.unwrap();
         App::new(store, cfg)
     }
 

@@ -176,12 +176,13 @@ pub enum Node {
     Molecule(Molecule),
 }
 
-/// Inserts a new atom or molecule if the rows it names exist; returns whether it did.
-async fn insert(c: &mut crate::store::Conn, node: &Node) -> Result<bool> {
+/// Inserts a new atom or molecule whose rules were checked in this transaction.
+async fn insert(c: &mut Conn, node: &Node) -> Result<()> {
     match node {
-        Node::Atom(a) => graph::insert_atom(c, a).await,
-        Node::Molecule(m) => graph::insert_molecule(c, m).await,
+        Node::Atom(a) => graph::insert_atom(c, a).await?,
+        Node::Molecule(m) => graph::insert_molecule(c, m).await?,
     }
+    Ok(())
 }
 
 pub async fn create(app: &App, kind: NodeKind, n: NewNode) -> Result<Node> {
@@ -225,9 +226,7 @@ pub async fn create(app: &App, kind: NodeKind, n: NewNode) -> Result<Node> {
             updated_at: ts,
         }),
     };
-    // Without related entries, every rule left is about rows that must exist: one
-    // statement checks them and inserts, atomically (see `Store::write_one`). When it
-    // inserts nothing, the transaction below finds out which rule failed.
+    // Every rule is checked here, in the write transaction that inserts.
     let (project_id, task_id, molecule_id, related) = match &node {
         Node::Atom(a) => (
             &a.project_id,
@@ -237,15 +236,6 @@ pub async fn create(app: &App, kind: NodeKind, n: NewNode) -> Result<Node> {
         ),
         Node::Molecule(m) => (&m.project_id, &m.created_by_task_id, None, &m.related),
     };
-    if related.is_empty() {
-        let inserted = match &node {
-            Node::Atom(a) => graph::insert_atom_alone(&app.store, a).await?,
-            Node::Molecule(m) => graph::insert_molecule_alone(&app.store, m).await?,
-        };
-        if inserted {
-            return Ok(node);
-        }
-    }
     let mut tx = app.store.write().await?;
     let (project, task, molecule_project) =
         graph::create_refs(&mut tx, project_id, task_id, molecule_id).await?;
@@ -270,13 +260,8 @@ pub async fn create(app: &App, kind: NodeKind, n: NewNode) -> Result<Node> {
         NodeKind::Molecule => "relatedMolecules",
     };
     check_related(&mut tx, kind, param, related, project_id, None).await?;
-    if !insert(&mut tx, &node).await? {
-        // The write lock has been held since the checks above: nothing can have gone.
-        return Err(Error::Internal(format!(
-            "{} insert refused after its references were checked",
-            kind.as_str()
-        )));
-    }
+    // The write lock has been held since the checks above: nothing can have gone.
+    insert(&mut tx, &node).await?;
     tx.commit().await?;
     Ok(node)
 }
@@ -448,7 +433,7 @@ pub async fn changelog(
     if !exists {
         return Err(Error::not_found(kind.as_str(), parent_id));
     }
-    graph::changelog(&mut c, kind, parent_id, limit, offset).await
+    Ok(graph::changelog(&mut c, kind, parent_id, limit, offset).await?)
 }
 
 /// A related entry with the name of what it points at (`None` when that was deleted).
@@ -464,7 +449,7 @@ pub struct NodeView {
 }
 
 async fn names(c: &mut Conn, kind: NodeKind, ids: Vec<String>) -> Result<HashMap<String, String>> {
-    graph::names_of(c, kind, &ids).await
+    Ok(graph::names_of(c, kind, &ids).await?)
 }
 
 async fn resolve(c: &mut Conn, kind: NodeKind, r: &[Related]) -> Result<Vec<Resolved>> {
@@ -566,7 +551,7 @@ pub async fn search(app: &App, kind: NodeKind, q: &SearchQuery) -> Result<(Vec<N
 /// paged. The other filters (molecule, orphans) narrow the candidates first.
 async fn hybrid_search(
     app: &App,
-    mut c: crate::store::Lease,
+    mut c: Conn,
     kind: NodeKind,
     q: &SearchQuery,
     text: &str,

@@ -85,8 +85,7 @@ pub struct Graph {
 }
 
 async fn graph(app: &App, project: &str) -> Result<Arc<Graph>> {
-    let mut c = app.store.read().await?;
-    let mut tx = sqlx::Connection::begin(&mut *c).await?;
+    let mut tx = app.store.snapshot().await?;
     let generation = sstore::generation(&mut tx, project).await?;
     if let Some(g) = app.semantic.graph(project, generation) {
         return Ok(g);

@@ -163,5 +163,5 @@ pub async fn list(
 ) -> Result<Vec<Section>> {
     let mut c = app.store.read().await?;
     require_entity(&mut c, ct, entity_id).await?;
-    section::list(&mut c, entity_id, tags, ids).await
+    Ok(section::list(&mut c, entity_id, tags, ids).await?)
 }

@@ -187,8 +187,7 @@ pub async fn snapshot(app: &App, project: &str) -> Result<Arc<Snapshot>> {
     // take what is there (the next call sees the newer generation and reloads).
     for attempt in 0..3 {
         embedding::ensure_embedded(app, project, SOURCES).await?;
-        let mut c = app.store.read().await?;
-        let mut tx = sqlx::Connection::begin(&mut *c).await?;
+        let mut tx = app.store.snapshot().await?;
         let generation = sstore::generation(&mut tx, project).await?;
         let mut missing = 0;
         for src in SOURCES {

@@ -6,12 +6,12 @@ use crate::store::tag;
 
 pub async fn list(app: &App, entity_type: Option<&str>) -> Result<Vec<(String, String, i64)>> {
     let mut c = app.store.read().await?;
-    tag::list(&mut c, entity_type).await
+    Ok(tag::list(&mut c, entity_type).await?)
 }
 
 pub async fn usage(app: &App, t: &str) -> Result<Vec<(String, String, Option<String>)>> {
     let mut c = app.store.read().await?;
-    tag::usage(&mut c, t).await
+    Ok(tag::usage(&mut c, t).await?)
 }
 
 /// Renames a tag everywhere (or counts what would change, with `dry_run`).

@@ -15,7 +15,7 @@ pub async fn get(app: &App, id: &str) -> Result<(Template, Vec<TemplateSection>)
 
 pub async fn list(app: &App, f: &template::Filter<'_>) -> Result<Vec<Template>> {
     let mut c = app.store.read().await?;
-    template::list(&mut c, f).await
+    Ok(template::list(&mut c, f).await?)
 }
 
 #[derive(Debug, Default)]

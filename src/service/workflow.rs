@@ -326,7 +326,7 @@ pub async fn add_block(
         )));
     }
     let eid = id::new_id();
-    dependency::insert(
+    Ok(dependency::insert(
         c,
         &dependency::NewEdge {
             id: &eid,
@@ -338,7 +338,7 @@ pub async fn add_block(
             now: ts,
         },
     )
-    .await
+    .await?)
 }
 
 pub async fn block(

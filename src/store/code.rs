@@ -5,7 +5,7 @@
 use sqlx::{AssertSqlSafe, FromRow};
 
 use crate::domain::code::{Category, Entity, RefKind, Reference, Repo, Scope};
-use crate::error::{Error, Result};
+use crate::store::{Error, Result};
 use crate::store::{placeholders, Conn};
 
 fn scope_of(s: &str) -> Result<Scope> {
@@ -31,7 +31,7 @@ pub async fn insert_repo(conn: &mut Conn, r: &Repo) -> Result<()> {
         .bind(&r.repo_path)
         .bind(&r.created_at)
         .bind(&r.updated_at)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     Ok(())
 }
@@ -41,7 +41,7 @@ pub async fn repo_of(conn: &mut Conn, project_id: &str) -> Result<Option<Repo>> 
         "SELECT id, project_id, repo_path, version, created_at, updated_at FROM code_repos WHERE project_id = ?",
     )
     .bind(project_id)
-    .fetch_optional(&mut *conn)
+    .fetch_optional(conn.db())
     .await?;
     Ok(r.map(|r| Repo {
         id: r.id,
@@ -94,7 +94,7 @@ pub async fn insert_category(conn: &mut Conn, c: &Category) -> Result<()> {
         .bind(&c.description)
         .bind(&c.created_at)
         .bind(&c.updated_at)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     Ok(())
 }
@@ -111,7 +111,7 @@ pub async fn category_named(
     .bind(project_id)
     .bind(scope.as_str())
     .bind(name)
-    .fetch_optional(&mut *conn)
+    .fetch_optional(conn.db())
     .await?;
     r.map(CategoryRow::into_category).transpose()
 }
@@ -121,7 +121,7 @@ pub async fn categories(conn: &mut Conn, project_id: &str) -> Result<Vec<Categor
         "SELECT {CATEGORY_COLS} FROM code_categories c WHERE c.project_id = ? ORDER BY c.rowid"
     )))
     .bind(project_id)
-    .fetch_all(&mut *conn)
+    .fetch_all(conn.db())
     .await?;
     rows.into_iter().map(CategoryRow::into_category).collect()
 }
@@ -138,7 +138,7 @@ pub async fn categories_by_ids(conn: &mut Conn, ids: &[String]) -> Result<Vec<Ca
     for id in ids {
         q = q.bind(id);
     }
-    q.fetch_all(&mut *conn)
+    q.fetch_all(conn.db())
         .await?
         .into_iter()
         .map(CategoryRow::into_category)
@@ -151,7 +151,7 @@ pub async fn categories_of(conn: &mut Conn, entity_id: &str) -> Result<Vec<Categ
          WHERE ec.entity_id = ? ORDER BY c.name"
     )))
     .bind(entity_id)
-    .fetch_all(&mut *conn)
+    .fetch_all(conn.db())
     .await?;
     rows.into_iter().map(CategoryRow::into_category).collect()
 }
@@ -174,13 +174,13 @@ pub async fn category_names_of(
     for id in entity_ids {
         q = q.bind(id);
     }
-    Ok(q.fetch_all(&mut *conn).await?)
+    Ok(q.fetch_all(conn.db()).await?)
 }
 
 pub async fn set_categories(conn: &mut Conn, entity_id: &str, ids: &[String]) -> Result<()> {
     sqlx::query("DELETE FROM code_entity_categories WHERE entity_id = ?")
         .bind(entity_id)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     for c in ids {
         sqlx::query(
@@ -188,7 +188,7 @@ pub async fn set_categories(conn: &mut Conn, entity_id: &str, ids: &[String]) ->
         )
         .bind(entity_id)
         .bind(c)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     }
     Ok(())
@@ -232,7 +232,7 @@ async fn entities_where(conn: &mut Conn, sql_tail: &str, binds: &[&str]) -> Resu
     for b in binds {
         q = q.bind(*b);
     }
-    q.fetch_all(&mut *conn)
+    q.fetch_all(conn.db())
         .await?
         .into_iter()
         .map(EntityRow::into_entity)
@@ -248,7 +248,7 @@ pub async fn insert_entity(conn: &mut Conn, e: &Entity) -> Result<()> {
         .bind(e.scope.as_str())
         .bind(&e.created_at)
         .bind(&e.updated_at)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     Ok(())
 }
@@ -260,7 +260,7 @@ pub async fn update_entity(conn: &mut Conn, e: &Entity) -> Result<()> {
         .bind(&e.description)
         .bind(e.scope.as_str())
         .bind(&e.id)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     Ok(())
 }
@@ -304,7 +304,7 @@ pub async fn set_parents(
 ) -> Result<()> {
     sqlx::query("DELETE FROM code_belongs WHERE child_id = ?")
         .bind(child)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     for p in parents {
         sqlx::query(
@@ -313,7 +313,7 @@ pub async fn set_parents(
         .bind(child)
         .bind(p)
         .bind(now)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     }
     Ok(())
@@ -326,7 +326,7 @@ pub async fn ancestors(conn: &mut Conn, id: &str) -> Result<Vec<String>> {
          UNION SELECT b.parent_id FROM code_belongs b JOIN up ON b.child_id = up.id) SELECT id FROM up",
     )
     .bind(id)
-    .fetch_all(&mut *conn)
+    .fetch_all(conn.db())
     .await?)
 }
 
@@ -337,16 +337,16 @@ pub async fn delete_entity_edges_and_orphans(conn: &mut Conn, id: &str) -> Resul
          (SELECT 1 FROM code_attachments o WHERE o.reference_id = a.reference_id AND o.entity_id <> a.entity_id)",
     )
     .bind(id)
-    .fetch_all(&mut *conn)
+    .fetch_all(conn.db())
     .await?;
     sqlx::query("DELETE FROM code_attachments WHERE entity_id = ?")
         .bind(id)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     for r in &orphans {
         sqlx::query("DELETE FROM code_references WHERE id = ?")
             .bind(r)
-            .execute(&mut *conn)
+            .execute(conn.db())
             .await?;
     }
     Ok(orphans)
@@ -397,7 +397,7 @@ pub async fn find_entities(conn: &mut Conn, f: &EntityFilter<'_>) -> Result<(Vec
     for b in &binds {
         q = q.bind(b);
     }
-    let total = q.fetch_one(&mut *conn).await?;
+    let total = q.fetch_one(conn.db()).await?;
     let sql = format!(
         "SELECT {ENTITY_COLS} FROM code_entities e WHERE {cond} \
          ORDER BY CASE e.scope WHEN 'Domain' THEN 1 WHEN 'Feature' THEN 2 WHEN 'Namespace' THEN 3 WHEN 'Component' THEN 4 ELSE 5 END, e.name, e.id \
@@ -407,7 +407,7 @@ pub async fn find_entities(conn: &mut Conn, f: &EntityFilter<'_>) -> Result<(Vec
     for b in &binds {
         q = q.bind(b);
     }
-    let rows = q.bind(f.limit).bind(f.offset).fetch_all(&mut *conn).await?;
+    let rows = q.bind(f.limit).bind(f.offset).fetch_all(conn.db()).await?;
     Ok((
         rows.into_iter()
             .map(EntityRow::into_entity)
@@ -441,7 +441,7 @@ pub async fn attach(conn: &mut Conn, entity: &str, reference: &str, now: &str) -
         .bind(entity)
         .bind(reference)
         .bind(now)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     Ok(done.rows_affected() == 1)
 }
@@ -450,7 +450,7 @@ pub async fn unattach(conn: &mut Conn, entity: &str, reference: &str) -> Result<
     let done = sqlx::query("DELETE FROM code_attachments WHERE entity_id = ? AND reference_id = ?")
         .bind(entity)
         .bind(reference)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     Ok(done.rows_affected() == 1)
 }
@@ -459,7 +459,7 @@ pub async fn attachment_count(conn: &mut Conn, entity: &str) -> Result<i64> {
     Ok(
         sqlx::query_scalar("SELECT COUNT(*) FROM code_attachments WHERE entity_id = ?")
             .bind(entity)
-            .fetch_one(&mut *conn)
+            .fetch_one(conn.db())
             .await?,
     )
 }
@@ -479,7 +479,7 @@ pub async fn relate(
     .bind(to)
     .bind(note)
     .bind(now)
-    .execute(&mut *conn)
+    .execute(conn.db())
     .await?;
     Ok(())
 }
@@ -490,7 +490,7 @@ pub async fn unrelate(conn: &mut Conn, from: &str, to: &str) -> Result<bool> {
         .bind(to)
         .bind(to)
         .bind(from)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     Ok(done.rows_affected() > 0)
 }
@@ -501,7 +501,7 @@ pub async fn link(conn: &mut Conn, from: &str, to: &str, ty: &str, now: &str) ->
         .bind(to)
         .bind(ty)
         .bind(now)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     Ok(done.rows_affected() == 1)
 }
@@ -512,7 +512,7 @@ pub async fn unlink(conn: &mut Conn, from: &str, to: &str, ty: &str) -> Result<b
             .bind(from)
             .bind(to)
             .bind(ty)
-            .execute(&mut *conn)
+            .execute(conn.db())
             .await?;
     Ok(done.rows_affected() == 1)
 }
@@ -540,7 +540,7 @@ pub async fn edges_of(conn: &mut Conn, id: &str) -> Result<Vec<Edge>> {
          UNION ALL SELECT from_id, link_type, 0, NULL FROM code_links WHERE to_id = ?1",
     )
     .bind(id)
-    .fetch_all(&mut *conn)
+    .fetch_all(conn.db())
     .await?;
     let ids: Vec<String> = rows.iter().map(|r| r.other.clone()).collect();
     let ents = entities_by_ids(conn, &ids).await?;
@@ -614,7 +614,7 @@ async fn refs_where(conn: &mut Conn, tail: &str, binds: &[&str]) -> Result<Vec<R
     for b in binds {
         q = q.bind(*b);
     }
-    q.fetch_all(&mut *conn)
+    q.fetch_all(conn.db())
         .await?
         .into_iter()
         .map(RefRow::into_ref)
@@ -640,7 +640,7 @@ pub async fn insert_reference(conn: &mut Conn, r: &Reference) -> Result<()> {
         .bind(&r.blob_sha)
         .bind(&r.created_at)
         .bind(&r.updated_at)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     Ok(())
 }
@@ -658,7 +658,7 @@ pub async fn update_reference(conn: &mut Conn, r: &Reference) -> Result<()> {
         .bind(&r.commit_sha)
         .bind(&r.blob_sha)
         .bind(&r.id)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     Ok(())
 }
@@ -717,7 +717,7 @@ pub async fn attachments_of_project(
         "SELECT a.reference_id, a.entity_id FROM code_attachments a JOIN code_entities e ON e.id = a.entity_id WHERE e.project_id = ?",
     )
     .bind(project_id)
-    .fetch_all(&mut *conn)
+    .fetch_all(conn.db())
     .await?)
 }
 
@@ -730,7 +730,7 @@ pub async fn belongs_of_project(
         "SELECT b.child_id, b.parent_id FROM code_belongs b JOIN code_entities e ON e.id = b.child_id WHERE e.project_id = ?",
     )
     .bind(project_id)
-    .fetch_all(&mut *conn)
+    .fetch_all(conn.db())
     .await?)
 }
 
@@ -743,14 +743,14 @@ pub async fn classifications_of_project(
          WHERE c.project_id = ?",
     )
     .bind(project_id)
-    .fetch_all(&mut *conn)
+    .fetch_all(conn.db())
     .await?)
 }
 
 pub async fn delete_reference(conn: &mut Conn, id: &str) -> Result<()> {
     sqlx::query("DELETE FROM code_references WHERE id = ?")
         .bind(id)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     Ok(())
 }
@@ -762,7 +762,7 @@ pub async fn document_counts(conn: &mut Conn, project_id: &str) -> Result<Vec<(S
          GROUP BY document_path ORDER BY n DESC, document_path",
     )
     .bind(project_id)
-    .fetch_all(&mut *conn)
+    .fetch_all(conn.db())
     .await?)
 }
 
@@ -770,7 +770,7 @@ pub async fn count_references(conn: &mut Conn, project_id: &str) -> Result<i64> 
     Ok(
         sqlx::query_scalar("SELECT COUNT(*) FROM code_references WHERE project_id = ?")
             .bind(project_id)
-            .fetch_one(&mut *conn)
+            .fetch_one(conn.db())
             .await?,
     )
 }
@@ -780,7 +780,7 @@ pub async fn scope_counts(conn: &mut Conn, project_id: &str) -> Result<Vec<(Stri
         "SELECT scope, COUNT(*) FROM code_entities WHERE project_id = ? GROUP BY scope",
     )
     .bind(project_id)
-    .fetch_all(&mut *conn)
+    .fetch_all(conn.db())
     .await?)
 }
 
@@ -798,6 +798,6 @@ pub async fn document_attachments(
     )
     .bind(project_id)
     .bind(path)
-    .fetch_all(&mut *conn)
+    .fetch_all(conn.db())
     .await?)
 }

@@ -4,7 +4,7 @@
 use sqlx::{AssertSqlSafe, FromRow};
 
 use crate::domain::ItemKind;
-use crate::error::Result;
+use crate::store::Result;
 use crate::store::item::table;
 use crate::store::Conn;
 
@@ -45,7 +45,7 @@ pub async fn insert(conn: &mut Conn, e: &NewEdge<'_>) -> Result<bool> {
     .bind(e.edge_type)
     .bind(e.reason)
     .bind(e.now)
-    .execute(&mut *conn)
+    .execute(conn.db())
     .await?;
     Ok(done.rows_affected() == 1)
 }
@@ -55,7 +55,7 @@ pub async fn set_noop_reason(conn: &mut Conn, to_id: &str, reason: &str) -> Resu
     sqlx::query("UPDATE dependencies SET reason = ? WHERE to_id = ? AND from_id IS NULL AND type = 'BLOCKS'")
         .bind(reason)
         .bind(to_id)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     Ok(())
 }
@@ -67,7 +67,7 @@ pub async fn get(
     Ok(
         sqlx::query_as("SELECT item_type, from_id, to_id, type FROM dependencies WHERE id = ?")
             .bind(id)
-            .fetch_optional(&mut *conn)
+            .fetch_optional(conn.db())
             .await?,
     )
 }
@@ -75,7 +75,7 @@ pub async fn get(
 pub async fn delete(conn: &mut Conn, id: &str) -> Result<bool> {
     Ok(sqlx::query("DELETE FROM dependencies WHERE id = ?")
         .bind(id)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?
         .rows_affected()
         == 1)
@@ -94,7 +94,7 @@ pub async fn delete_between(
     .bind(to_id)
     .bind(edge_type)
     .bind(from_id.unwrap_or(""))
-    .execute(&mut *conn)
+    .execute(conn.db())
     .await?;
     Ok(done.rows_affected() > 0)
 }
@@ -113,7 +113,7 @@ pub async fn incoming(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<Vec<E
     );
     Ok(sqlx::query_as(AssertSqlSafe(sql))
         .bind(id)
-        .fetch_all(&mut *conn)
+        .fetch_all(conn.db())
         .await?)
 }
 
@@ -131,7 +131,7 @@ pub async fn outgoing(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<Vec<E
     );
     Ok(sqlx::query_as(AssertSqlSafe(sql))
         .bind(id)
-        .fetch_all(&mut *conn)
+        .fetch_all(conn.db())
         .await?)
 }
 
@@ -155,7 +155,7 @@ pub async fn reaches(conn: &mut Conn, from_id: &str, to_id: &str) -> Result<bool
     )
     .bind(from_id)
     .bind(to_id)
-    .fetch_optional(&mut *conn)
+    .fetch_optional(conn.db())
     .await?;
     Ok(hit.is_some())
 }

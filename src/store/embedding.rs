@@ -10,7 +10,7 @@
 
 use sqlx::{AssertSqlSafe, FromRow};
 
-use crate::error::Result;
+use crate::store::Result;
 use crate::store::Conn;
 
 /// One kind of embeddable row. The fields are SQL fragments written in this module (never
@@ -156,7 +156,7 @@ pub async fn pending(
     if let Some(p) = project {
         q = q.bind(p);
     }
-    let rows = q.fetch_all(&mut *conn).await?;
+    let rows = q.fetch_all(conn.db()).await?;
     Ok(rows
         .into_iter()
         .filter(|c| match check {
@@ -193,7 +193,7 @@ pub async fn upsert(conn: &mut Conn, e: &NewEmbedding<'_>) -> Result<()> {
     .bind(e.text_hash)
     .bind(e.truncated)
     .bind(e.embedded_at)
-    .execute(&mut *conn)
+    .execute(conn.db())
     .await?;
     Ok(())
 }
@@ -210,7 +210,7 @@ pub async fn prune(conn: &mut Conn, src: &Source) -> Result<u64> {
     );
     Ok(sqlx::query(AssertSqlSafe(sql))
         .bind(src.name)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?
         .rows_affected())
 }
@@ -220,7 +220,7 @@ pub async fn remove(conn: &mut Conn, source: &str, row_id: &str) -> Result<()> {
     sqlx::query("DELETE FROM embeddings WHERE source = ? AND row_id = ?")
         .bind(source)
         .bind(row_id)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     Ok(())
 }
@@ -249,14 +249,14 @@ pub async fn of_project(
     for s in sources {
         q = q.bind(*s);
     }
-    Ok(q.fetch_all(&mut *conn).await?)
+    Ok(q.fetch_all(conn.db()).await?)
 }
 
 /// Counts of stored vectors per model (for `cairn reindex`'s summary).
 pub async fn count_by_model(conn: &mut Conn) -> Result<Vec<(String, i64)>> {
     Ok(
         sqlx::query_as("SELECT model, COUNT(*) FROM embeddings GROUP BY model ORDER BY model")
-            .fetch_all(&mut *conn)
+            .fetch_all(conn.db())
             .await?,
     )
 }

@@ -8,9 +8,9 @@ use serde_json::{json, Value};
 use sqlx::{AssertSqlSafe, FromRow};
 
 use crate::domain::graph::{Atom, ChangelogEntry, Molecule, NodeKind, Related};
-use crate::error::{Error, Result};
+use crate::store::{Error, Result};
 use crate::store::item::like_pattern;
-use crate::store::{lock, placeholders, Arg, Conn, Store};
+use crate::store::{lock, placeholders, Conn};
 
 pub fn table(kind: NodeKind) -> lock::Table {
     match kind {
@@ -123,56 +123,30 @@ const ATOM_COLS: &str = "id, project_id, molecule_id, name, paths, knowledge, re
 const MOLECULE_COLS: &str = "id, project_id, name, knowledge, related_molecules, \
                              created_by_task_id, last_task_id, version, created_at, updated_at";
 
-// The row carries the generation its insert trigger is about to reach, so the
-// trigger need not rewrite it.
-const INSERT_ATOM: &str = "INSERT INTO graph_atoms (id, project_id, molecule_id, name, paths, knowledge, \
-     related_atoms, created_by_task_id, last_task_id, version, created_at, updated_at, gen) \
-     SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?11, \
-     COALESCE((SELECT generation FROM graph_generations WHERE project_id = ?2), 0) + 1 \
-     WHERE EXISTS (SELECT 1 FROM projects WHERE id = ?2) AND EXISTS (SELECT 1 FROM tasks WHERE id = ?8) \
-     AND (?3 IS NULL OR EXISTS (SELECT 1 FROM graph_molecules WHERE id = ?3 AND project_id = ?2))";
-
-/// `INSERT_ATOM`'s arguments for `a`, whose paths and related list are given as JSON.
-fn atom_args<'a>(a: &'a Atom, paths: &'a str, related: &'a str) -> [Arg<'a>; 11] {
-    [
-        (&a.id).into(),
-        (&a.project_id).into(),
-        a.molecule_id.as_deref().into(),
-        (&a.name).into(),
-        paths.into(),
-        (&a.knowledge).into(),
-        related.into(),
-        (&a.created_by_task_id).into(),
-        (&a.last_task_id).into(),
-        (&a.created_at).into(),
-        (&a.updated_at).into(),
-    ]
-}
-
-/// Inserts `a` only if its project and creating task exist and its molecule, when it
-/// has one, is in the same project; returns whether it did. One statement checks and
-/// writes, so outside a transaction it is still atomic (autocommit holds the write
-/// lock for the statement).
-pub async fn insert_atom(conn: &mut Conn, a: &Atom) -> Result<bool> {
-    let (paths, related) = (
-        json!(a.paths).to_string(),
-        related_to_json(&a.related, "atomId"),
-    );
-    let args = atom_args(a, &paths, &related);
-    let done = super::query(INSERT_ATOM, &args).execute(&mut *conn).await?;
-    Ok(done.rows_affected() == 1)
-}
-
-/// `insert_atom` outside any transaction, through [`Store::write_one`].
-pub async fn insert_atom_alone(store: &Store, a: &Atom) -> Result<bool> {
-    let (paths, related) = (
-        json!(a.paths).to_string(),
-        related_to_json(&a.related, "atomId"),
-    );
-    Ok(store
-        .write_one(INSERT_ATOM, &atom_args(a, &paths, &related))
-        .await?
-        == 1)
+/// Inserts `a`. Its project, creating task and molecule are the caller's to check in
+/// the same transaction. The row carries the generation its insert trigger is about
+/// to reach, so the trigger need not rewrite it.
+pub async fn insert_atom(conn: &mut Conn, a: &Atom) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO graph_atoms (id, project_id, molecule_id, name, paths, knowledge, \
+         related_atoms, created_by_task_id, last_task_id, version, created_at, updated_at, gen) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?11, \
+         COALESCE((SELECT generation FROM graph_generations WHERE project_id = ?2), 0) + 1)",
+    )
+    .bind(&a.id)
+    .bind(&a.project_id)
+    .bind(&a.molecule_id)
+    .bind(&a.name)
+    .bind(json!(a.paths).to_string())
+    .bind(&a.knowledge)
+    .bind(related_to_json(&a.related, "atomId"))
+    .bind(&a.created_by_task_id)
+    .bind(&a.last_task_id)
+    .bind(&a.created_at)
+    .bind(&a.updated_at)
+    .execute(conn.db())
+    .await?;
+    Ok(())
 }
 
 /// Writes the fields of `a` over the stored row after claiming `expected`.
@@ -189,49 +163,30 @@ pub async fn update_atom(conn: &mut Conn, a: &Atom, expected: i64) -> Result<i64
     .bind(related_to_json(&a.related, "atomId"))
     .bind(&a.last_task_id)
     .bind(&a.id)
-    .execute(&mut *conn)
+    .execute(conn.db())
     .await?;
     Ok(v)
 }
 
-const INSERT_MOLECULE: &str = "INSERT INTO graph_molecules (id, project_id, name, knowledge, \
-     related_molecules, created_by_task_id, last_task_id, version, created_at, updated_at) \
-     SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, 1, ?8, ?9 \
-     WHERE EXISTS (SELECT 1 FROM projects WHERE id = ?2) AND EXISTS (SELECT 1 FROM tasks WHERE id = ?6)";
-
-/// `INSERT_MOLECULE`'s arguments for `m`, whose related list is given as JSON.
-fn molecule_args<'a>(m: &'a Molecule, related: &'a str) -> [Arg<'a>; 9] {
-    [
-        (&m.id).into(),
-        (&m.project_id).into(),
-        (&m.name).into(),
-        (&m.knowledge).into(),
-        related.into(),
-        (&m.created_by_task_id).into(),
-        (&m.last_task_id).into(),
-        (&m.created_at).into(),
-        (&m.updated_at).into(),
-    ]
-}
-
-/// Inserts `m` only if its project and creating task exist; returns whether it did.
-/// Atomic on its own, like `insert_atom`.
-pub async fn insert_molecule(conn: &mut Conn, m: &Molecule) -> Result<bool> {
-    let related = related_to_json(&m.related, "moleculeId");
-    let args = molecule_args(m, &related);
-    let done = super::query(INSERT_MOLECULE, &args)
-        .execute(&mut *conn)
-        .await?;
-    Ok(done.rows_affected() == 1)
-}
-
-/// `insert_molecule` outside any transaction, through [`Store::write_one`].
-pub async fn insert_molecule_alone(store: &Store, m: &Molecule) -> Result<bool> {
-    let related = related_to_json(&m.related, "moleculeId");
-    Ok(store
-        .write_one(INSERT_MOLECULE, &molecule_args(m, &related))
-        .await?
-        == 1)
+/// Inserts `m`; its project and creating task are the caller's to check.
+pub async fn insert_molecule(conn: &mut Conn, m: &Molecule) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO graph_molecules (id, project_id, name, knowledge, related_molecules, \
+         created_by_task_id, last_task_id, version, created_at, updated_at) \
+         VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+    )
+    .bind(&m.id)
+    .bind(&m.project_id)
+    .bind(&m.name)
+    .bind(&m.knowledge)
+    .bind(related_to_json(&m.related, "moleculeId"))
+    .bind(&m.created_by_task_id)
+    .bind(&m.last_task_id)
+    .bind(&m.created_at)
+    .bind(&m.updated_at)
+    .execute(conn.db())
+    .await?;
+    Ok(())
 }
 
 pub async fn update_molecule(conn: &mut Conn, m: &Molecule, expected: i64) -> Result<i64> {
@@ -244,7 +199,7 @@ pub async fn update_molecule(conn: &mut Conn, m: &Molecule, expected: i64) -> Re
     .bind(related_to_json(&m.related, "moleculeId"))
     .bind(&m.last_task_id)
     .bind(&m.id)
-    .execute(&mut *conn)
+    .execute(conn.db())
     .await?;
     Ok(v)
 }
@@ -258,7 +213,7 @@ where
     let sql = format!("SELECT {cols} FROM {} WHERE id = ?", table(kind).name);
     let r: Option<R> = sqlx::query_as(AssertSqlSafe(sql))
         .bind(id)
-        .fetch_optional(&mut *conn)
+        .fetch_optional(conn.db())
         .await?;
     Ok(r.map(T::from))
 }
@@ -289,7 +244,7 @@ pub async fn members(conn: &mut Conn, molecule_id: &str) -> Result<Vec<Atom>> {
         "SELECT {ATOM_COLS} FROM graph_atoms WHERE molecule_id = ? ORDER BY name, id"
     )))
     .bind(molecule_id)
-    .fetch_all(&mut *conn)
+    .fetch_all(conn.db())
     .await?;
     Ok(rows.into_iter().map(Atom::from).collect())
 }
@@ -312,7 +267,7 @@ pub async fn projects_of(
     for id in ids {
         q = q.bind(id);
     }
-    Ok(q.fetch_all(&mut *conn).await?.into_iter().collect())
+    Ok(q.fetch_all(conn.db()).await?.into_iter().collect())
 }
 
 /// What a create refers to, read in one statement (each statement is a trip to the
@@ -331,7 +286,7 @@ pub async fn create_refs(
     .bind(project_id)
     .bind(task_id)
     .bind(molecule_id)
-    .fetch_one(&mut *conn)
+    .fetch_one(conn.db())
     .await?)
 }
 
@@ -353,7 +308,7 @@ pub async fn names_of(
     for id in ids {
         q = q.bind(id);
     }
-    Ok(q.fetch_all(&mut *conn).await?.into_iter().collect())
+    Ok(q.fetch_all(conn.db()).await?.into_iter().collect())
 }
 
 /// What a search may filter on.
@@ -422,13 +377,13 @@ where
     for b in &binds {
         count = count.bind(b);
     }
-    let total = count.fetch_one(&mut *conn).await?;
+    let total = count.fetch_one(conn.db()).await?;
     let sql = format!("SELECT {cols} FROM {t}{w} ORDER BY name, id LIMIT ? OFFSET ?");
     let mut q = sqlx::query_as::<_, R>(AssertSqlSafe(sql));
     for b in &binds {
         q = q.bind(b);
     }
-    let rows = q.bind(limit).bind(offset).fetch_all(&mut *conn).await?;
+    let rows = q.bind(limit).bind(offset).fetch_all(conn.db()).await?;
     Ok((rows.into_iter().map(T::from).collect(), total))
 }
 
@@ -461,14 +416,14 @@ pub async fn load_project(conn: &mut Conn, project_id: &str) -> Result<(Vec<Atom
         "SELECT {ATOM_COLS} FROM graph_atoms WHERE project_id = ? ORDER BY name"
     )))
     .bind(project_id)
-    .fetch_all(&mut *conn)
+    .fetch_all(conn.db())
     .await?;
     atoms.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
     let molecules: Vec<MoleculeRow> = sqlx::query_as(AssertSqlSafe(format!(
         "SELECT {MOLECULE_COLS} FROM graph_molecules WHERE project_id = ? ORDER BY name, id"
     )))
     .bind(project_id)
-    .fetch_all(&mut *conn)
+    .fetch_all(conn.db())
     .await?;
     Ok((
         atoms.into_iter().map(Atom::from).collect(),
@@ -483,7 +438,7 @@ pub async fn atoms_since(conn: &mut Conn, project_id: &str, since: i64) -> Resul
     )))
     .bind(project_id)
     .bind(since)
-    .fetch_all(&mut *conn)
+    .fetch_all(conn.db())
     .await?;
     Ok(rows.into_iter().map(Atom::from).collect())
 }
@@ -494,7 +449,7 @@ pub async fn deleted_since(conn: &mut Conn, project_id: &str, since: i64) -> Res
         sqlx::query_scalar("SELECT atom_id FROM graph_tombstones WHERE project_id = ? AND gen > ?")
             .bind(project_id)
             .bind(since)
-            .fetch_all(&mut *conn)
+            .fetch_all(conn.db())
             .await?,
     )
 }
@@ -505,7 +460,7 @@ pub async fn molecules_of(conn: &mut Conn, project_id: &str) -> Result<Vec<Molec
         "SELECT {MOLECULE_COLS} FROM graph_molecules WHERE project_id = ? ORDER BY name, id"
     )))
     .bind(project_id)
-    .fetch_all(&mut *conn)
+    .fetch_all(conn.db())
     .await?;
     Ok(rows.into_iter().map(Molecule::from).collect())
 }
@@ -523,7 +478,7 @@ pub async fn project_generation(conn: &mut Conn, project_id: &str) -> Result<Opt
          (SELECT generation FROM graph_generations WHERE project_id = ?1)",
     )
     .bind(project_id)
-    .fetch_one(&mut *conn)
+    .fetch_one(conn.db())
     .await?;
     Ok(exists.then_some(generation.unwrap_or(0)))
 }
@@ -539,7 +494,7 @@ pub async fn orphan_members(
     let ids: Vec<String> =
         sqlx::query_scalar("SELECT id FROM graph_atoms WHERE molecule_id = ? ORDER BY name, id")
             .bind(molecule_id)
-            .fetch_all(&mut *conn)
+            .fetch_all(conn.db())
             .await?;
     for id in &ids {
         lock::touch(conn, lock::ATOMS, id, now).await?;
@@ -548,7 +503,7 @@ pub async fn orphan_members(
         )
         .bind(last_task_id)
         .bind(id)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     }
     Ok(ids)
@@ -559,7 +514,7 @@ pub async fn delete_members(conn: &mut Conn, molecule_id: &str) -> Result<Vec<St
     let ids: Vec<String> =
         sqlx::query_scalar("DELETE FROM graph_atoms WHERE molecule_id = ? RETURNING id")
             .bind(molecule_id)
-            .fetch_all(&mut *conn)
+            .fetch_all(conn.db())
             .await?;
     Ok(ids)
 }
@@ -597,7 +552,7 @@ pub async fn insert_changelog(conn: &mut Conn, e: &ChangelogEntry) -> Result<()>
     .bind(&e.task_id)
     .bind(&e.summary)
     .bind(&e.created_at)
-    .execute(&mut *conn)
+    .execute(conn.db())
     .await?;
     Ok(())
 }
@@ -616,7 +571,7 @@ pub async fn changelog(
     )
     .bind(kind.as_str())
     .bind(parent_id)
-    .fetch_one(&mut *conn)
+    .fetch_one(conn.db())
     .await?;
     let rows: Vec<ChangelogRow> = sqlx::query_as(
         "SELECT id, parent_type, parent_id, task_id, summary, created_at FROM graph_changelog \
@@ -626,7 +581,7 @@ pub async fn changelog(
     .bind(parent_id)
     .bind(limit)
     .bind(offset)
-    .fetch_all(&mut *conn)
+    .fetch_all(conn.db())
     .await?;
     Ok((rows.into_iter().map(ChangelogEntry::from).collect(), total))
 }
@@ -654,7 +609,7 @@ pub async fn recent_changelog(
         for id in chunk {
             q = q.bind(*id);
         }
-        for r in q.bind(n).fetch_all(&mut *conn).await? {
+        for r in q.bind(n).fetch_all(conn.db()).await? {
             out.entry(r.parent_id.clone()).or_default().push(r.into());
         }
     }
@@ -669,7 +624,7 @@ mod tests {
     async fn scalar(c: &mut Conn, sql: &'static str, id: &str) -> i64 {
         sqlx::query_scalar(sql)
             .bind(id)
-            .fetch_one(&mut *c)
+            .fetch_one(c.db())
             .await
             .unwrap()
     }
@@ -677,7 +632,7 @@ mod tests {
     /// A fresh store holding project `p` and its task `t`, and its directory.
     async fn store() -> (TestDir, Store) {
         let dir = TestDir::new("graph-store");
-        let store = Store::open(&dir.0.join("g.db")).await.unwrap();
+        let store = dir.store().await;
         let mut c = store.read().await.unwrap();
         for sql in [
             "INSERT INTO projects (id, name, summary, version, created_at, updated_at) \
@@ -685,7 +640,7 @@ mod tests {
             "INSERT INTO tasks (id, project_id, title, summary, status, priority, complexity, \
              version, created_at, updated_at) VALUES ('t', 'p', 't', '', 'NEW', 2, 5, 1, 'x', 'x')",
         ] {
-            sqlx::query(sql).execute(&mut *c).await.unwrap();
+            sqlx::query(sql).execute(c.db()).await.unwrap();
         }
         drop(c);
         (dir, store)
@@ -721,7 +676,7 @@ mod tests {
         // trigger and bump the counters a second time. The semantic layer's
         // generation follows the graph's, which atoms bump alone.
         for n in 1..=3 {
-            assert!(insert_atom(&mut c, &atom(n)).await.unwrap());
+            insert_atom(&mut c, &atom(n)).await.unwrap();
             assert_eq!(scalar(&mut c, NOW, "p").await, n as i64);
             assert_eq!(scalar(&mut c, GEN, &format!("a{n}")).await, n as i64);
             assert_eq!(
@@ -733,7 +688,7 @@ mod tests {
         }
         let semantic: i64 =
             sqlx::query_scalar("SELECT count(*) FROM semantic_generations WHERE project_id = 'p'")
-                .fetch_one(&mut *c)
+                .fetch_one(c.db())
                 .await
                 .unwrap();
         assert_eq!(semantic, 0, "an atom insert wrote the semantic counter");
@@ -743,7 +698,7 @@ mod tests {
             "INSERT INTO graph_atoms (id, project_id, name, created_by_task_id, last_task_id, \
              created_at, updated_at) VALUES ('raw', 'p', 'raw', 't', 't', 'x', 'x')",
         )
-        .execute(&mut *c)
+        .execute(c.db())
         .await
         .unwrap();
         assert_eq!(scalar(&mut c, NOW, "p").await, 4);
@@ -761,7 +716,7 @@ mod tests {
             "INSERT INTO projects (id, name, summary, version, created_at, updated_at) \
              VALUES ('q', 'q', '', 1, 'x', 'x')",
         )
-        .execute(&mut *c)
+        .execute(c.db())
         .await
         .unwrap();
         async fn search(c: &mut Conn, project: &str) -> Vec<String> {
@@ -774,22 +729,22 @@ mod tests {
         }
         async fn rowid(c: &mut Conn) -> i64 {
             sqlx::query_scalar("SELECT rowid FROM graph_atoms WHERE id = 'a1'")
-                .fetch_one(&mut *c)
+                .fetch_one(c.db())
                 .await
                 .unwrap()
         }
-        assert!(insert_atom(&mut c, &atom(1, "ledger")).await.unwrap());
+        insert_atom(&mut c, &atom(1, "ledger")).await.unwrap();
         assert_eq!(search(&mut c, "p").await, ["a1"]);
         let was = rowid(&mut c).await;
         sqlx::query("DELETE FROM graph_atoms WHERE id = 'a1'")
-            .execute(&mut *c)
+            .execute(c.db())
             .await
             .unwrap();
         let moved = Atom {
             project_id: "q".into(),
             ..atom(1, "ledger")
         };
-        assert!(insert_atom(&mut c, &moved).await.unwrap());
+        insert_atom(&mut c, &moved).await.unwrap();
         assert_eq!(rowid(&mut c).await, was);
         assert_eq!(search(&mut c, "q").await, ["a1"]);
         assert!(search(&mut c, "p").await.is_empty());
@@ -797,7 +752,7 @@ mod tests {
         // A molecule write moves the generation but changes no atom: the search reads
         // and leaves its mark behind instead of taking the write lock.
         const MARK: &str = "SELECT gen FROM search_indexed WHERE project_id = 'q'";
-        let before: i64 = sqlx::query_scalar(MARK).fetch_one(&mut *c).await.unwrap();
+        let before: i64 = sqlx::query_scalar(MARK).fetch_one(c.db()).await.unwrap();
         let m = Molecule {
             id: "m1".into(),
             project_id: "q".into(),
@@ -810,9 +765,9 @@ mod tests {
             created_at: "x".into(),
             updated_at: "x".into(),
         };
-        assert!(insert_molecule(&mut c, &m).await.unwrap());
+        insert_molecule(&mut c, &m).await.unwrap();
         assert_eq!(search(&mut c, "q").await, ["a1"]);
-        let after: i64 = sqlx::query_scalar(MARK).fetch_one(&mut *c).await.unwrap();
+        let after: i64 = sqlx::query_scalar(MARK).fetch_one(c.db()).await.unwrap();
         assert_eq!(after, before);
     }
 
@@ -833,14 +788,12 @@ mod tests {
         }
         async fn indexed(c: &mut Conn) -> i64 {
             sqlx::query_scalar("SELECT count(*) FROM graph_atoms_fts")
-                .fetch_one(&mut *c)
+                .fetch_one(c.db())
                 .await
                 .unwrap()
         }
         for n in 1..=3 {
-            assert!(insert_atom(&mut c, &atom(n, "ledger retries"))
-                .await
-                .unwrap());
+            insert_atom(&mut c, &atom(n, "ledger retries")).await.unwrap();
         }
         // Writes leave the index alone; the search brings it up to date first.
         assert_eq!(indexed(&mut c).await, 0);
@@ -848,11 +801,11 @@ mod tests {
         assert_eq!(indexed(&mut c).await, 3);
         // An edit replaces the old text, a delete removes the row.
         sqlx::query("UPDATE graph_atoms SET knowledge = 'invoices' WHERE id = 'a2'")
-            .execute(&mut *c)
+            .execute(c.db())
             .await
             .unwrap();
         sqlx::query("DELETE FROM graph_atoms WHERE id = 'a3'")
-            .execute(&mut *c)
+            .execute(c.db())
             .await
             .unwrap();
         assert_eq!(search(&mut c, "ledger").await, ["a1"]);
@@ -860,10 +813,10 @@ mod tests {
         // An atom deleted and written again under its id (a new rowid) before a
         // search: its old text goes with its old index row.
         sqlx::query("DELETE FROM graph_atoms WHERE id = 'a1'")
-            .execute(&mut *c)
+            .execute(c.db())
             .await
             .unwrap();
-        assert!(insert_atom(&mut c, &atom(1, "receipts")).await.unwrap());
+        insert_atom(&mut c, &atom(1, "receipts")).await.unwrap();
         assert!(search(&mut c, "ledger").await.is_empty());
         assert_eq!(search(&mut c, "receipts").await, ["a1"]);
         assert_eq!(indexed(&mut c).await, 2);
@@ -872,24 +825,24 @@ mod tests {
         let rowid = |id: &'static str| {
             sqlx::query_scalar::<_, i64>("SELECT rowid FROM graph_atoms WHERE id = ?").bind(id)
         };
-        let newest = rowid("a1").fetch_one(&mut *c).await.unwrap();
+        let newest = rowid("a1").fetch_one(c.db()).await.unwrap();
         sqlx::query("DELETE FROM graph_atoms WHERE id = 'a1'")
-            .execute(&mut *c)
+            .execute(c.db())
             .await
             .unwrap();
-        assert!(insert_atom(&mut c, &atom(4, "ledger")).await.unwrap());
-        assert_eq!(rowid("a4").fetch_one(&mut *c).await.unwrap(), newest);
+        insert_atom(&mut c, &atom(4, "ledger")).await.unwrap();
+        assert_eq!(rowid("a4").fetch_one(c.db()).await.unwrap(), newest);
         assert!(search(&mut c, "receipts").await.is_empty());
         assert_eq!(search(&mut c, "ledger").await, ["a4"]);
         assert_eq!(indexed(&mut c).await, 2);
         // A deleted project takes its index rows and its mark along.
         sqlx::query("DELETE FROM projects WHERE id = 'p'")
-            .execute(&mut *c)
+            .execute(c.db())
             .await
             .unwrap();
         assert_eq!(indexed(&mut c).await, 0);
         let marks: i64 = sqlx::query_scalar("SELECT count(*) FROM search_indexed")
-            .fetch_one(&mut *c)
+            .fetch_one(c.db())
             .await
             .unwrap();
         assert_eq!(marks, 0);

@@ -4,8 +4,8 @@
 use sqlx::{AssertSqlSafe, FromRow};
 
 use crate::domain::{Item, ItemKind, Priority, Status};
-use crate::error::{Error, Result};
-use crate::store::{lock, placeholders, tag, Arg, Conn, Store};
+use crate::store::{Error, Result};
+use crate::store::{lock, placeholders, tag, Conn};
 
 #[derive(FromRow)]
 struct Row {
@@ -112,73 +112,58 @@ pub fn like_pattern(q: &str) -> String {
     s
 }
 
-const INSERT_TASK: &str = "INSERT INTO tasks (id, project_id, feature_id, title, summary, description, status, \
-     priority, complexity, version, created_at, updated_at) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?11, 1, ?9, ?10 \
-     WHERE ?2 IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = ?2)";
-
-// A task's arguments but the last (complexity); the feature must name none (?3).
-const INSERT_FEATURE: &str =
-    "INSERT INTO features (id, project_id, name, summary, description, status, priority, \
-     version, created_at, updated_at) SELECT ?1, ?2, ?4, ?5, ?6, ?7, ?8, 1, ?9, ?10 \
-     WHERE ?3 IS NULL AND (?2 IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = ?2))";
-
-/// The statement inserting `it`'s row only if its project exists (or it names none),
-/// with its arguments.
-fn insert_row(it: &Item) -> (&'static str, Vec<Arg<'_>>) {
-    let mut args = vec![
-        Arg::from(&it.id),
-        it.project_id.as_deref().into(),
-        it.feature_id.as_deref().into(),
-        (&it.name).into(),
-        (&it.summary).into(),
-        it.description.as_deref().into(),
-        it.status.as_str().into(),
-        it.priority.rank().into(),
-        (&it.created_at).into(),
-        (&it.updated_at).into(),
-    ];
-    let sql = match it.kind {
+/// Inserts `it` and its tags. The project and feature are the caller's to check,
+/// in the same transaction.
+pub async fn insert(conn: &mut Conn, it: &Item) -> Result<()> {
+    match it.kind {
         ItemKind::Task => {
-            args.push(it.complexity.unwrap_or(5).into());
-            INSERT_TASK
+            sqlx::query(
+                "INSERT INTO tasks (id, project_id, feature_id, title, summary, description, status, \
+                 priority, complexity, version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+            )
+            .bind(&it.id)
+            .bind(&it.project_id)
+            .bind(&it.feature_id)
+            .bind(&it.name)
+            .bind(&it.summary)
+            .bind(&it.description)
+            .bind(it.status.as_str())
+            .bind(it.priority.rank())
+            .bind(it.complexity.unwrap_or(5))
+            .bind(&it.created_at)
+            .bind(&it.updated_at)
+            .execute(conn.db())
+            .await?;
         }
-        ItemKind::Feature => INSERT_FEATURE,
-    };
-    (sql, args)
-}
-
-/// Inserts `it` and its tags, the row only if its project exists (or it names none);
-/// returns whether it did. The feature is the caller's to check.
-pub async fn insert(conn: &mut Conn, it: &Item) -> Result<bool> {
-    let (sql, args) = insert_row(it);
-    if super::query(sql, &args)
-        .execute(&mut *conn)
-        .await?
-        .rows_affected()
-        == 0
-    {
-        return Ok(false);
+        ItemKind::Feature => {
+            sqlx::query(
+                "INSERT INTO features (id, project_id, name, summary, description, status, priority, \
+                 version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+            )
+            .bind(&it.id)
+            .bind(&it.project_id)
+            .bind(&it.name)
+            .bind(&it.summary)
+            .bind(&it.description)
+            .bind(it.status.as_str())
+            .bind(it.priority.rank())
+            .bind(&it.created_at)
+            .bind(&it.updated_at)
+            .execute(conn.db())
+            .await?;
+        }
     }
     if !it.tags.is_empty() {
         tag::set(conn, it.kind.container().upper(), &it.id, &it.tags).await?;
     }
-    Ok(true)
-}
-
-/// Inserts `it`, which has no tags, outside any transaction; returns whether it did.
-/// The row is one statement that checks and writes: autocommit takes the write lock
-/// for the statement, and no other writer can come between the check and the insert.
-pub async fn insert_alone(store: &Store, it: &Item) -> Result<bool> {
-    debug_assert!(it.tags.is_empty(), "tags need the transaction of `insert`");
-    let (sql, args) = insert_row(it);
-    Ok(store.write_one(sql, &args).await? == 1)
+    Ok(())
 }
 
 pub async fn get(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<Option<Item>> {
     let row: Option<Row> =
         sqlx::query_as(AssertSqlSafe(format!("{} WHERE x.id = ?", select(kind))))
             .bind(id)
-            .fetch_optional(&mut *conn)
+            .fetch_optional(conn.db())
             .await?;
     row.map(|r| r.into_item(kind)).transpose()
 }
@@ -189,7 +174,7 @@ pub async fn exists(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<bool> {
     let sql = format!("SELECT 1 FROM {} WHERE id = ?", table(kind).name);
     Ok(sqlx::query_scalar::<_, i64>(AssertSqlSafe(sql))
         .bind(id)
-        .fetch_optional(&mut *conn)
+        .fetch_optional(conn.db())
         .await?
         .is_some())
 }
@@ -197,7 +182,10 @@ pub async fn exists(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<bool> {
 pub async fn require(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<Item> {
     get(conn, kind, id)
         .await?
-        .ok_or_else(|| Error::not_found(kind.as_str(), id))
+        .ok_or_else(|| Error::NotFound {
+            entity: kind.as_str(),
+            id: id.to_string(),
+        })
 }
 
 /// Writes the editable fields of `it` after claiming `expected`; returns the new version.
@@ -217,7 +205,7 @@ pub async fn update(conn: &mut Conn, it: &Item, expected: i64) -> Result<i64> {
             .bind(it.priority.rank())
             .bind(it.complexity.unwrap_or(5))
             .bind(&it.id)
-            .execute(&mut *conn)
+            .execute(conn.db())
             .await?;
         }
         ItemKind::Feature => {
@@ -228,7 +216,7 @@ pub async fn update(conn: &mut Conn, it: &Item, expected: i64) -> Result<i64> {
                 .bind(&it.description)
                 .bind(it.priority.rank())
                 .bind(&it.id)
-                .execute(&mut *conn)
+                .execute(conn.db())
                 .await?;
         }
     }
@@ -253,7 +241,7 @@ pub async fn set_status(
         .bind(status.as_str())
         .bind(reason)
         .bind(id)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     Ok(())
 }
@@ -274,7 +262,7 @@ pub async fn move_status(
         .bind(to.as_str())
         .bind(now)
         .bind(from.as_str())
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?
         .rows_affected())
 }
@@ -286,7 +274,7 @@ pub async fn status_counts(conn: &mut Conn, kind: ItemKind) -> Result<Vec<(Strin
         table(kind).name
     );
     Ok(sqlx::query_as(AssertSqlSafe(sql))
-        .fetch_all(&mut *conn)
+        .fetch_all(conn.db())
         .await?)
 }
 
@@ -361,7 +349,7 @@ async fn fetch(
     for t in tail {
         q = q.bind(*t);
     }
-    let rows = q.fetch_all(&mut *conn).await?;
+    let rows = q.fetch_all(conn.db()).await?;
     rows.into_iter().map(|r| r.into_item(kind)).collect()
 }
 
@@ -382,7 +370,7 @@ pub async fn search(
     for b in &binds {
         count = count.bind(b);
     }
-    let total = count.fetch_one(&mut *conn).await?;
+    let total = count.fetch_one(conn.db()).await?;
     let sql = format!(
         "{}{w} ORDER BY x.created_at, x.rowid LIMIT ? OFFSET ?",
         select(kind)
@@ -412,7 +400,7 @@ pub async fn ordered(
 pub async fn task_statuses(conn: &mut Conn, feature_id: &str) -> Result<Vec<Status>> {
     let rows: Vec<String> = sqlx::query_scalar("SELECT status FROM tasks WHERE feature_id = ?")
         .bind(feature_id)
-        .fetch_all(&mut *conn)
+        .fetch_all(conn.db())
         .await?;
     Ok(rows.iter().filter_map(|s| Status::parse(s)).collect())
 }
@@ -428,7 +416,7 @@ pub async fn task_counts(
     );
     Ok(sqlx::query_as(AssertSqlSafe(sql))
         .bind(id)
-        .fetch_all(&mut *conn)
+        .fetch_all(conn.db())
         .await?)
 }
 
@@ -441,20 +429,28 @@ pub async fn count_children(
     let sql = format!("SELECT COUNT(*) FROM {table} WHERE {column} = ?");
     Ok(sqlx::query_scalar(AssertSqlSafe(sql))
         .bind(id)
-        .fetch_one(&mut *conn)
+        .fetch_one(conn.db())
         .await?)
 }
 
-/// Re-homes the tasks of a feature when the feature moves to another project.
+/// Re-homes the tasks of a feature when the feature moves to another project. Each
+/// moved task is bumped like any consequence write, so an agent holding its old
+/// version gets a conflict instead of writing over the move.
 pub async fn move_feature_tasks(
     conn: &mut Conn,
     feature_id: &str,
     project_id: Option<&str>,
-) -> Result<()> {
-    sqlx::query("UPDATE tasks SET project_id = ? WHERE feature_id = ?")
-        .bind(project_id)
-        .bind(feature_id)
-        .execute(&mut *conn)
-        .await?;
-    Ok(())
+    now: &str,
+) -> Result<u64> {
+    Ok(sqlx::query(
+        "UPDATE tasks SET project_id = ?, version = version + 1, updated_at = ? \
+         WHERE feature_id = ? AND project_id IS NOT ?",
+    )
+    .bind(project_id)
+    .bind(now)
+    .bind(feature_id)
+    .bind(project_id)
+    .execute(conn.db())
+    .await?
+    .rows_affected())
 }

@@ -8,7 +8,7 @@
 
 use sqlx::AssertSqlSafe;
 
-use crate::error::{Error, Result};
+use crate::store::{Error, Result};
 use crate::store::Conn;
 
 /// A versioned table and the noun its rows are called in messages.
@@ -75,7 +75,7 @@ pub async fn bump(conn: &mut Conn, t: Table, id: &str, expected: i64, now: &str)
         .bind(now)
         .bind(id)
         .bind(expected)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     if done.rows_affected() == 1 {
         return Ok(expected + 1);
@@ -93,7 +93,7 @@ pub async fn touch(conn: &mut Conn, t: Table, id: &str, now: &str) -> Result<i64
     let v: Option<i64> = sqlx::query_scalar(AssertSqlSafe(sql))
         .bind(now)
         .bind(id)
-        .fetch_optional(&mut *conn)
+        .fetch_optional(conn.db())
         .await?;
     v.ok_or_else(|| Error::not_found(t.entity, id))
 }
@@ -106,14 +106,14 @@ pub async fn delete(conn: &mut Conn, t: Table, id: &str, expected: Option<i64>) 
             sqlx::query(AssertSqlSafe(sql))
                 .bind(id)
                 .bind(v)
-                .execute(&mut *conn)
+                .execute(conn.db())
                 .await?
         }
         None => {
             let sql = format!("DELETE FROM {} WHERE id = ?", t.name);
             sqlx::query(AssertSqlSafe(sql))
                 .bind(id)
-                .execute(&mut *conn)
+                .execute(conn.db())
                 .await?
         }
     };
@@ -142,7 +142,7 @@ async fn current(conn: &mut Conn, t: Table, id: &str) -> Result<Option<i64>> {
     let sql = format!("SELECT version FROM {} WHERE id = ?", t.name);
     Ok(sqlx::query_scalar(AssertSqlSafe(sql))
         .bind(id)
-        .fetch_optional(&mut *conn)
+        .fetch_optional(conn.db())
         .await?)
 }
 

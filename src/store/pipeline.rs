@@ -1,12 +1,12 @@
 //! The workflow pipelines in force, as last applied by `sync`.
 
 use crate::domain::{ItemKind, Pipeline, Pipelines};
-use crate::error::{Error, Result};
+use crate::store::{Error, Result};
 use crate::store::Conn;
 
 pub async fn load(conn: &mut Conn) -> Result<Pipelines> {
     let rows: Vec<(String, String)> = sqlx::query_as("SELECT kind, states FROM workflow_pipelines")
-        .fetch_all(&mut *conn)
+        .fetch_all(conn.db())
         .await?;
     let mut p = Pipelines::default();
     for (kind, states) in rows {
@@ -35,7 +35,7 @@ pub async fn save(conn: &mut Conn, p: &Pipeline, now: &str) -> Result<()> {
     .bind(p.kind.as_str())
     .bind(p.names().join(","))
     .bind(now)
-    .execute(&mut *conn)
+    .execute(conn.db())
     .await?;
     Ok(())
 }

@@ -3,7 +3,7 @@
 use sqlx::{AssertSqlSafe, FromRow};
 
 use crate::domain::Project;
-use crate::error::Result;
+use crate::store::Result;
 use crate::store::{lock, tag, Conn};
 
 #[derive(FromRow)]
@@ -42,7 +42,7 @@ pub async fn insert(conn: &mut Conn, p: &Project) -> Result<()> {
         .bind(&p.description)
         .bind(&p.created_at)
         .bind(&p.updated_at)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     tag::set(conn, "PROJECT", &p.id, &p.tags).await
 }
@@ -52,7 +52,7 @@ pub async fn get(conn: &mut Conn, id: &str) -> Result<Option<Project>> {
         "SELECT {COLS} FROM projects WHERE id = ?"
     )))
     .bind(id)
-    .fetch_optional(&mut *conn)
+    .fetch_optional(conn.db())
     .await?;
     match row {
         Some(r) => {
@@ -67,7 +67,7 @@ pub async fn exists(conn: &mut Conn, id: &str) -> Result<bool> {
     Ok(
         sqlx::query_scalar::<_, i64>("SELECT 1 FROM projects WHERE id = ?")
             .bind(id)
-            .fetch_optional(&mut *conn)
+            .fetch_optional(conn.db())
             .await?
             .is_some(),
     )
@@ -81,7 +81,7 @@ pub async fn update(conn: &mut Conn, p: &Project, expected: i64) -> Result<i64> 
         .bind(&p.summary)
         .bind(&p.description)
         .bind(&p.id)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     tag::set(conn, "PROJECT", &p.id, &p.tags).await?;
     Ok(v)
@@ -119,14 +119,14 @@ pub async fn search(conn: &mut Conn, s: &Search<'_>) -> Result<(Vec<Project>, i6
     for b in &binds {
         count = count.bind(b);
     }
-    let total = count.fetch_one(&mut *conn).await?;
+    let total = count.fetch_one(conn.db()).await?;
     let mut q = sqlx::query_as::<_, Row>(AssertSqlSafe(format!(
         "SELECT {COLS} FROM projects {w} ORDER BY created_at, id LIMIT ? OFFSET ?"
     )));
     for b in &binds {
         q = q.bind(b);
     }
-    let rows = q.bind(s.limit).bind(s.offset).fetch_all(&mut *conn).await?;
+    let rows = q.bind(s.limit).bind(s.offset).fetch_all(conn.db()).await?;
     let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
     let mut tags = tag::load(conn, &ids).await?;
     let out = rows

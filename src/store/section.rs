@@ -3,7 +3,7 @@
 use sqlx::{AssertSqlSafe, FromRow};
 
 use crate::domain::Section;
-use crate::error::{Error, Result};
+use crate::store::{Error, Result};
 use crate::store::{lock, placeholders, tag, Conn};
 
 #[derive(FromRow)]
@@ -58,7 +58,7 @@ pub async fn insert(conn: &mut Conn, s: &Section) -> Result<()> {
     .bind(s.ordinal)
     .bind(&s.created_at)
     .bind(&s.updated_at)
-    .execute(&mut *conn)
+    .execute(conn.db())
     .await?;
     if !s.tags.is_empty() {
         tag::set(conn, "SECTION", &s.id, &s.tags).await?;
@@ -71,7 +71,7 @@ pub async fn get(conn: &mut Conn, id: &str) -> Result<Option<Section>> {
         "SELECT {COLS} FROM sections WHERE id = ?"
     )))
     .bind(id)
-    .fetch_optional(&mut *conn)
+    .fetch_optional(conn.db())
     .await?;
     match row {
         Some(r) => {
@@ -113,7 +113,7 @@ pub async fn list(
     for i in ids {
         q = q.bind(i);
     }
-    let rows = q.fetch_all(&mut *conn).await?;
+    let rows = q.fetch_all(conn.db()).await?;
     let keys: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
     let mut all = if keys.is_empty() {
         Default::default()
@@ -134,7 +134,7 @@ pub async fn next_ordinal(conn: &mut Conn, entity_id: &str) -> Result<i64> {
     let max: Option<i64> =
         sqlx::query_scalar("SELECT MAX(ordinal) FROM sections WHERE entity_id = ?")
             .bind(entity_id)
-            .fetch_one(&mut *conn)
+            .fetch_one(conn.db())
             .await?;
     Ok(max.map_or(0, |m| m + 1))
 }
@@ -148,7 +148,7 @@ pub async fn update(conn: &mut Conn, s: &Section, expected: i64) -> Result<i64> 
         .bind(&s.content_format)
         .bind(s.ordinal)
         .bind(&s.id)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     tag::set(conn, "SECTION", &s.id, &s.tags).await?;
     Ok(v)
@@ -162,7 +162,7 @@ pub async fn set_ordinal(conn: &mut Conn, id: &str, ordinal: i64, now: &str) -> 
     .bind(ordinal)
     .bind(now)
     .bind(id)
-    .execute(&mut *conn)
+    .execute(conn.db())
     .await?;
     Ok(())
 }

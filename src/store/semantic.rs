@@ -5,7 +5,7 @@
 
 use sqlx::{AssertSqlSafe, FromRow, Row};
 
-use crate::error::Result;
+use crate::store::Result;
 use crate::store::Conn;
 
 /// One full-text index of migration 0005.
@@ -38,7 +38,7 @@ pub async fn generation(conn: &mut Conn, project_id: &str) -> Result<i64> {
          + COALESCE((SELECT generation FROM graph_generations WHERE project_id = ?1), 0)",
     )
     .bind(project_id)
-    .fetch_one(&mut *conn)
+    .fetch_one(conn.db())
     .await?)
 }
 
@@ -65,7 +65,7 @@ pub async fn lexical(
         .bind(expr)
         .bind(project_id)
         .bind(limit)
-        .fetch_all(&mut *conn)
+        .fetch_all(conn.db())
         .await?)
 }
 
@@ -80,7 +80,7 @@ async fn catch_up_atoms(conn: &mut Conn, project_id: &str) -> Result<()> {
                          COALESCE((SELECT generation FROM graph_generations WHERE project_id = ?1), 0)";
     let (indexed, current): (i64, i64) = sqlx::query_as(MARKS)
         .bind(project_id)
-        .fetch_one(&mut *conn)
+        .fetch_one(conn.db())
         .await?;
     if indexed == current {
         return Ok(());
@@ -91,12 +91,12 @@ async fn catch_up_atoms(conn: &mut Conn, project_id: &str) -> Result<()> {
     )
     .bind(project_id)
     .bind(indexed)
-    .fetch_one(&mut *conn)
+    .fetch_one(conn.db())
     .await?;
     if !changed {
         return Ok(());
     }
-    let mut tx = sqlx::Connection::begin_with(&mut *conn, "BEGIN IMMEDIATE").await?;
+    let mut tx = sqlx::Connection::begin_with(conn.db(), "BEGIN IMMEDIATE").await?;
     // Read again under the write lock: another catch-up may have run meanwhile.
     let (since, current): (i64, i64) = sqlx::query_as(MARKS)
         .bind(project_id)
@@ -147,7 +147,7 @@ pub async fn each_entity_scope(
     let mut rows =
         sqlx::query("SELECT id, scope FROM code_entities WHERE project_id = ? ORDER BY id")
             .bind(project_id)
-            .fetch(&mut *conn);
+            .fetch(conn.db());
     while let Some(row) = rows.try_next().await? {
         each(row.try_get(0)?, row.try_get(1)?);
     }
@@ -160,7 +160,7 @@ pub async fn count_vectors(conn: &mut Conn, project_id: &str, model: &str) -> Re
         sqlx::query_as("SELECT count(*) FROM embeddings WHERE project_id = ? AND model = ?")
             .bind(project_id)
             .bind(model)
-            .fetch_one(&mut *conn)
+            .fetch_one(conn.db())
             .await?;
     Ok(n.max(0) as usize)
 }
@@ -185,7 +185,7 @@ pub async fn edges_of_project(conn: &mut Conn, project_id: &str) -> Result<Vec<E
          ORDER BY 1, 2, 3",
     )
     .bind(project_id)
-    .fetch_all(&mut *conn)
+    .fetch_all(conn.db())
     .await?)
 }
 
@@ -207,7 +207,7 @@ pub async fn holders(
     for id in reference_ids {
         q = q.bind(id);
     }
-    Ok(q.fetch_all(&mut *conn).await?)
+    Ok(q.fetch_all(conn.db()).await?)
 }
 
 /// Streams the vectors of one project made by `model`, in (source, row id) order,
@@ -225,7 +225,7 @@ pub async fn each_vector(
     )
     .bind(project_id)
     .bind(model)
-    .fetch(&mut *conn);
+    .fetch(conn.db());
     while let Some(row) = rows.try_next().await? {
         each(row.try_get(0)?, row.try_get(1)?, row.try_get(2)?);
     }

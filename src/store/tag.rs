@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use sqlx::AssertSqlSafe;
 
-use crate::error::Result;
+use crate::store::Result;
 use crate::store::{placeholders, Conn};
 
 /// Replaces the tags of one entity.
@@ -16,14 +16,14 @@ pub async fn set(
 ) -> Result<()> {
     sqlx::query("DELETE FROM tags WHERE entity_id = ?")
         .bind(entity_id)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     for t in tags {
         sqlx::query("INSERT OR IGNORE INTO tags (entity_type, entity_id, tag) VALUES (?, ?, ?)")
             .bind(entity_type)
             .bind(entity_id)
             .bind(t)
-            .execute(&mut *conn)
+            .execute(conn.db())
             .await?;
     }
     Ok(())
@@ -41,7 +41,7 @@ pub async fn load(conn: &mut Conn, ids: &[&str]) -> Result<HashMap<String, Vec<S
         for id in chunk {
             q = q.bind(*id);
         }
-        for (id, tag) in q.fetch_all(&mut *conn).await? {
+        for (id, tag) in q.fetch_all(conn.db()).await? {
             out.entry(id).or_default().push(tag);
         }
     }
@@ -52,7 +52,7 @@ pub async fn of(conn: &mut Conn, id: &str) -> Result<Vec<String>> {
     Ok(
         sqlx::query_scalar("SELECT tag FROM tags WHERE entity_id = ? ORDER BY tag")
             .bind(id)
-            .fetch_all(&mut *conn)
+            .fetch_all(conn.db())
             .await?,
     )
 }
@@ -68,12 +68,12 @@ pub async fn list(
                 "SELECT tag, entity_type, COUNT(*) FROM tags WHERE entity_type = ? GROUP BY tag, entity_type ORDER BY tag, entity_type",
             )
             .bind(t)
-            .fetch_all(&mut *conn)
+            .fetch_all(conn.db())
             .await?
         }
         None => {
             sqlx::query_as("SELECT tag, entity_type, COUNT(*) FROM tags GROUP BY tag, entity_type ORDER BY tag, entity_type")
-                .fetch_all(&mut *conn)
+                .fetch_all(conn.db())
                 .await?
         }
     };
@@ -89,7 +89,7 @@ pub async fn usage(conn: &mut Conn, tag: &str) -> Result<Vec<(String, String, Op
          LEFT JOIN templates m ON m.id = t.entity_id WHERE t.tag = ? ORDER BY t.entity_type, t.entity_id",
     )
     .bind(tag)
-    .fetch_all(&mut *conn)
+    .fetch_all(conn.db())
     .await?)
 }
 
@@ -98,11 +98,11 @@ pub async fn rename(conn: &mut Conn, old: &str, new: &str) -> Result<u64> {
     sqlx::query("INSERT OR IGNORE INTO tags (entity_type, entity_id, tag) SELECT entity_type, entity_id, ? FROM tags WHERE tag = ?")
         .bind(new)
         .bind(old)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     let done = sqlx::query("DELETE FROM tags WHERE tag = ?")
         .bind(old)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     Ok(done.rows_affected())
 }

@@ -3,7 +3,7 @@
 use sqlx::{AssertSqlSafe, FromRow};
 
 use crate::domain::{Template, TemplateSection};
-use crate::error::{Error, Result};
+use crate::store::{Error, Result};
 use crate::store::{lock, placeholders, tag, Conn};
 
 #[derive(FromRow)]
@@ -70,15 +70,12 @@ pub async fn insert(conn: &mut Conn, t: &Template) -> Result<()> {
     .bind(&t.created_by)
     .bind(&t.created_at)
     .bind(&t.updated_at)
-    .execute(&mut *conn)
+    .execute(conn.db())
     .await?;
     if done.rows_affected() == 0 {
-        return Err(Error::Invariant {
-            message: format!(
-                "a template named '{}' already exists: choose another name or update that one",
-                t.name
-            ),
-            details: None,
+        return Err(Error::Duplicate {
+            entity: "template",
+            name: t.name.clone(),
         });
     }
     tag::set(conn, "TEMPLATE", &t.id, &t.tags).await
@@ -89,7 +86,7 @@ pub async fn get(conn: &mut Conn, id: &str) -> Result<Option<Template>> {
         "SELECT {COLS} FROM templates WHERE id = ?"
     )))
     .bind(id)
-    .fetch_optional(&mut *conn)
+    .fetch_optional(conn.db())
     .await?;
     match row {
         Some(r) => {
@@ -141,7 +138,7 @@ pub async fn list(conn: &mut Conn, f: &Filter<'_>) -> Result<Vec<Template>> {
     for b in &binds {
         q = q.bind(b);
     }
-    let rows = q.fetch_all(&mut *conn).await?;
+    let rows = q.fetch_all(conn.db()).await?;
     let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
     let mut all = if ids.is_empty() {
         Default::default()
@@ -166,13 +163,13 @@ pub async fn update(conn: &mut Conn, t: &Template, expected: Option<i64>) -> Res
         sqlx::query_scalar("SELECT id FROM templates WHERE name = ? AND id <> ?")
             .bind(&t.name)
             .bind(&t.id)
-            .fetch_optional(&mut *conn)
+            .fetch_optional(conn.db())
             .await?;
     if clash.is_some() {
-        return Err(Error::invariant(format!(
-            "a template named '{}' already exists",
-            t.name
-        )));
+        return Err(Error::Duplicate {
+            entity: "template",
+            name: t.name.clone(),
+        });
     }
     sqlx::query("UPDATE templates SET name = ?, description = ?, target_entity_type = ?, is_protected = ?, is_enabled = ? WHERE id = ?")
         .bind(&t.name)
@@ -181,7 +178,7 @@ pub async fn update(conn: &mut Conn, t: &Template, expected: Option<i64>) -> Res
         .bind(t.is_protected)
         .bind(t.is_enabled)
         .bind(&t.id)
-        .execute(&mut *conn)
+        .execute(conn.db())
         .await?;
     tag::set(conn, "TEMPLATE", &t.id, &t.tags).await?;
     Ok(v)
@@ -193,7 +190,7 @@ pub async fn sections(conn: &mut Conn, template_id: &str) -> Result<Vec<Template
          FROM template_sections WHERE template_id = ? ORDER BY ordinal, id",
     )
     .bind(template_id)
-    .fetch_all(&mut *conn)
+    .fetch_all(conn.db())
     .await?;
     Ok(rows
         .into_iter()
@@ -223,7 +220,7 @@ pub async fn add_section(conn: &mut Conn, s: &TemplateSection) -> Result<()> {
     .bind(&s.content_format)
     .bind(s.is_required)
     .bind(s.ordinal)
-    .execute(&mut *conn)
+    .execute(conn.db())
     .await?;
     Ok(())
 }
@@ -232,7 +229,7 @@ pub async fn next_section_ordinal(conn: &mut Conn, template_id: &str) -> Result<
     let max: Option<i64> =
         sqlx::query_scalar("SELECT MAX(ordinal) FROM template_sections WHERE template_id = ?")
             .bind(template_id)
-            .fetch_one(&mut *conn)
+            .fetch_one(conn.db())
             .await?;
     Ok(max.map_or(0, |m| m + 1))
 }

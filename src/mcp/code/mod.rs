@@ -455,8 +455,7 @@ fn run_reply(
                     message: msg,
                     details,
                 },
-                Error::Busy => Error::Busy,
-                Error::Internal(m) => Error::Internal(m),
+                e @ (Error::Busy | Error::StorageFull | Error::ReadOnly | Error::Internal(_)) => e,
             };
             Reply::partial(e, data)
         }
