@@ -216,7 +216,7 @@ async fn session(app: App, reg: Registry, cmd: Command) -> Result<ExitCode, Stri
         Command::Serve => {
             let embedder = app.embedder.clone();
             let service = Server::new(app, reg)
-                .serve(cairn::mcp::stdio::transport())
+                .serve(cairn::mcp::transport::stdio())
                 .await
                 .map_err(|e| format!("MCP handshake failed: {e}"))?;
             service

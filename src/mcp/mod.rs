@@ -4,15 +4,14 @@
 
 pub mod args;
 pub mod code;
-pub mod encode;
 pub mod envelope;
 pub mod graph;
 pub mod json;
 pub mod prompts;
 pub mod schema;
 pub mod server;
-pub mod stdio;
 pub mod tasks;
+pub mod transport;
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;

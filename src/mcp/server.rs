@@ -16,7 +16,7 @@ use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use tokio::sync::mpsc;
 
-use crate::mcp::{dispatch, encode, prompts, Registry};
+use crate::mcp::{dispatch, prompts, Registry};
 use crate::service::progress::{Progress, Sink};
 use crate::service::App;
 
@@ -170,9 +170,7 @@ impl ServerHandler for Server {
             let _ = task.await;
         }
         let failed = env["success"] != serde_json::Value::Bool(true);
-        // The text must stay the JSON of `env`: the stdio transport writes the
-        // structured copy from it (`stdio::write_answer`).
-        let text = String::from_utf8(encode::to_vec(&env)).map_err(|e| {
+        let text = serde_json::to_string(&env).map_err(|e| {
             McpError::internal_error(format!("cannot encode the answer: {e}"), None)
         })?;
         let mut r = if failed {
