@@ -93,8 +93,19 @@ fn vec_blob(text: &str) -> Vec<u8> {
 /// root), one reference each, 4,000 RELATED_TO edges with notes, and a vector per
 /// entity, reference and note. Answers (project id, root id, a mid-level entity id).
 async fn seed(db: &Path) -> (String, String, String) {
-    let store = cairn::store::Store::open(db).await.expect("open store");
-    let pool = store.pool();
+    // Cairn creates and migrates the file; the bulk rows go in through a pool of the
+    // bench's own, in one transaction.
+    let store = cairn::store::Store::open(db, &Default::default())
+        .await
+        .expect("open store");
+    store.close().await;
+    let pool = &sqlx::SqlitePool::connect_with(
+        sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(db)
+            .journal_mode(sqlx::sqlite::SqliteJournalMode::Wal),
+    )
+    .await
+    .expect("bench pool");
     let now = "2026-01-01T00:00:00Z";
     let pid = uuid::Uuid::now_v7().to_string();
     let mut tx = pool.begin().await.expect("tx");
