@@ -14,37 +14,22 @@ pub use section::{ContentFormat, Section, Template, TemplateSection};
 pub use workflow::{Pipeline, Pipelines, Status};
 
 /// Current time as an RFC 3339 UTC timestamp with milliseconds; sortable as text.
-/// Written digit by digit: every write stamps a row with it, and the formatting
-/// machinery cost more than the clock.
 pub fn now() -> String {
     stamp(time::OffsetDateTime::now_utc())
 }
 
-fn stamp(t: time::OffsetDateTime) -> String {
-    let year = t.year().clamp(0, 9999) as u32;
-    let mut s = String::with_capacity(24);
-    digits(&mut s, year, 4);
-    s.push('-');
-    digits(&mut s, u32::from(u8::from(t.month())), 2);
-    s.push('-');
-    digits(&mut s, u32::from(t.day()), 2);
-    s.push('T');
-    digits(&mut s, u32::from(t.hour()), 2);
-    s.push(':');
-    digits(&mut s, u32::from(t.minute()), 2);
-    s.push(':');
-    digits(&mut s, u32::from(t.second()), 2);
-    s.push('.');
-    digits(&mut s, u32::from(t.millisecond()), 3);
-    s.push('Z');
-    s
-}
-
-/// Appends the last `width` decimal digits of `v`, zero-padded.
-fn digits(s: &mut String, v: u32, width: u32) {
-    for k in (0..width).rev() {
-        s.push(char::from(b'0' + (v / 10u32.pow(k) % 10) as u8));
-    }
+/// `t` as Cairn writes timestamps: `2026-01-02T03:04:05.006Z`.
+pub fn stamp(t: time::OffsetDateTime) -> String {
+    static FORMAT: std::sync::LazyLock<Vec<time::format_description::BorrowedFormatItem<'static>>> =
+        std::sync::LazyLock::new(|| {
+            time::format_description::parse(
+                "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z",
+            )
+            .unwrap_or_default()
+        });
+    t.to_offset(time::UtcOffset::UTC)
+        .format(&FORMAT[..])
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
