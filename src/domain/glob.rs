@@ -1,5 +1,6 @@
-//! Path globs for atoms: parsing with strict validation, matching, and an index that
-//! finds the patterns a path can match without trying every pattern of a project.
+//! Path globs for atoms: Cairn's validation (with messages an agent can act on) and
+//! specificity in front of globset's parsing and matching, and an index that finds
+//! the patterns a path can match without trying every pattern of a project.
 //!
 //! Syntax: `/` separates segments; `*` matches within one segment, `?` one character,
 //! `[abc]`, `[a-z]`, `[!x]` a character class, `{a,b}` alternatives, `\x` a literal
@@ -8,6 +9,7 @@
 //! A `**` inside a segment (`src/**.rs`, `a**b`) is refused rather than read as `*`.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 /// Bounds from the knowledge-graph spec.
 pub const MAX_PATTERNS: usize = 20;
@@ -15,30 +17,25 @@ pub const MAX_PATTERN_LEN: usize = 512;
 /// Brace alternatives multiply; past this a pattern is refused as too broad to index.
 const MAX_EXPANSIONS: usize = 64;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Tok {
-    Lit(char),
-    Star,
-    One,
-    Class {
-        negated: bool,
-        ranges: Vec<(char, char)>,
-    },
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Seg {
-    /// A segment without wildcards, compared as a string.
-    Lit(String),
-    Wild(Vec<Tok>),
-    /// `**`: any number of segments.
-    Any,
-}
-
-/// One brace-free alternative of a pattern, compiled.
+/// One brace-free alternative of a pattern: globset's glob, its matcher compiled on
+/// first use (a project's index holds many patterns and a lookup tries few), and the
+/// literal parts the index files it under.
 #[derive(Debug, Clone)]
 struct Alt {
-    segs: Vec<Seg>,
+    glob: globset::Glob,
+    matcher: OnceLock<globset::GlobMatcher>,
+    /// Segments before the first one holding a wildcard.
+    dirs: Vec<String>,
+    /// The literal characters the first wildcard segment starts with.
+    stem: String,
+}
+
+impl Alt {
+    fn is_match(&self, path: &str) -> bool {
+        self.matcher
+            .get_or_init(|| self.glob.compile_matcher())
+            .is_match(path)
+    }
 }
 
 /// A validated glob pattern.
@@ -69,7 +66,7 @@ impl Glob {
                 "pattern '{t}' is absolute: patterns are relative to the repository root, e.g. 'src/**'"
             ));
         }
-        if t.contains('\0') || t.contains('\n') {
+        if t.chars().any(char::is_control) {
             return Err(format!(
                 "pattern '{}' holds a control character",
                 prefix(t, 40)
@@ -79,11 +76,7 @@ impl Glob {
         for expanded in expand_braces(t)? {
             alts.push(compile(t, &expanded)?);
         }
-        let specificity = alts
-            .iter()
-            .map(|a| literal_prefix(&a.segs).len())
-            .max()
-            .unwrap_or(0);
+        let specificity = alts.iter().map(|a| a.dirs.len()).max().unwrap_or(0);
         Ok(Glob {
             text: t.to_string(),
             alts,
@@ -93,13 +86,7 @@ impl Glob {
 
     /// Whether `path` (already normalised: relative, `/`-separated) matches.
     pub fn matches(&self, path: &str) -> bool {
-        let segs: Vec<&str> = path.split('/').collect();
-        self.matches_segments(&segs)
-    }
-
-    /// Whether a path already split into segments matches.
-    pub fn matches_segments(&self, segs: &[&str]) -> bool {
-        self.alts.iter().any(|a| match_segs(&a.segs, segs))
+        self.alts.iter().any(|a| a.is_match(path))
     }
 
     /// Literal segments before the first wildcard, for the most specific alternative:
@@ -180,208 +167,87 @@ fn expand_braces(t: &str) -> Result<Vec<String>, String> {
     Ok(vec![t.to_string()])
 }
 
+/// Checks one brace-free alternative segment by segment (Cairn's rules and messages),
+/// then hands it to globset: `*` and `?` never cross `/`, `**` is a whole segment.
 fn compile(original: &str, t: &str) -> Result<Alt, String> {
-    let mut segs = Vec::new();
+    let mut segs: Vec<&str> = Vec::new();
     let parts: Vec<&str> = t.split('/').collect();
     for (n, part) in parts.iter().enumerate() {
-        if part.is_empty() {
+        match *part {
             // A trailing slash names a directory: read `src/` as `src/**`.
-            if n == parts.len() - 1 && n > 0 {
-                segs.push(Seg::Any);
-                continue;
+            "" if n == parts.len() - 1 && n > 0 => {
+                if segs.last() != Some(&"**") {
+                    segs.push("**");
+                }
             }
-            return Err(format!("pattern '{original}' has an empty segment ('//')"));
-        }
-        if *part == ".." {
-            return Err(format!(
-                "pattern '{original}' climbs out with '..': patterns stay inside the repository"
-            ));
-        }
-        if *part == "." {
-            if n == 0 {
-                continue; // `./src/**` is `src/**`
+            "" => return Err(format!("pattern '{original}' has an empty segment ('//')")),
+            ".." => {
+                return Err(format!(
+                    "pattern '{original}' climbs out with '..': patterns stay inside the repository"
+                ))
             }
-            return Err(format!("pattern '{original}' has a '.' segment"));
-        }
-        if *part == "**" {
-            if segs.last() != Some(&Seg::Any) {
-                segs.push(Seg::Any);
+            "." if n == 0 => {} // `./src/**` is `src/**`
+            "." => return Err(format!("pattern '{original}' has a '.' segment")),
+            "**" => {
+                if segs.last() != Some(&"**") {
+                    segs.push("**");
+                }
             }
-            continue;
-        }
-        // Most segments are plain names: no token list to build and fold back.
-        if !part.contains(['\\', '*', '?', '[', ']']) {
-            segs.push(Seg::Lit(part.to_string()));
-            continue;
-        }
-        let toks = tokens(original, part)?;
-        if toks.iter().all(|k| matches!(k, Tok::Lit(_))) {
-            segs.push(Seg::Lit(
-                toks.iter()
-                    .map(|k| match k {
-                        Tok::Lit(c) => *c,
-                        _ => ' ',
-                    })
-                    .collect(),
-            ));
-        } else {
-            segs.push(Seg::Wild(toks));
+            p if p.contains("**") => {
+                return Err(format!(
+                    "pattern '{original}': '**' must be a whole segment ('src/**/*.rs', not 'src/**.rs'); use '*' within a name"
+                ))
+            }
+            p => segs.push(p),
         }
     }
     if segs.is_empty() {
         return Err(format!("pattern '{original}' names nothing"));
     }
-    Ok(Alt { segs })
-}
-
-fn tokens(original: &str, part: &str) -> Result<Vec<Tok>, String> {
-    let chars: Vec<char> = part.chars().collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        match chars[i] {
-            '\\' => {
-                let Some(c) = chars.get(i + 1) else {
-                    return Err(format!("pattern '{original}' ends with a lone '\\'"));
-                };
-                out.push(Tok::Lit(*c));
-                i += 2;
-                continue;
-            }
-            '*' => {
-                if chars.get(i + 1) == Some(&'*') {
-                    return Err(format!(
-                        "pattern '{original}': '**' must be a whole segment ('src/**/*.rs', not 'src/**.rs'); use '*' within a name"
-                    ));
-                }
-                out.push(Tok::Star)
-            }
-            '?' => out.push(Tok::One),
-            '[' => {
-                let mut j = i + 1;
-                let negated = matches!(chars.get(j), Some('!') | Some('^'));
-                if negated {
-                    j += 1;
-                }
-                let mut ranges = Vec::new();
-                let mut first = true;
-                loop {
-                    let Some(&c) = chars.get(j) else {
-                        return Err(format!("pattern '{original}' has an unclosed '['"));
-                    };
-                    if c == ']' && !first {
-                        break;
-                    }
-                    first = false;
-                    let lo = if c == '\\' {
-                        j += 1;
-                        *chars
-                            .get(j)
-                            .ok_or_else(|| format!("pattern '{original}' has an unclosed '['"))?
-                    } else {
-                        c
-                    };
-                    if chars.get(j + 1) == Some(&'-') && chars.get(j + 2).is_some_and(|c| *c != ']')
-                    {
-                        let hi = chars[j + 2];
-                        if hi < lo {
-                            return Err(format!(
-                                "pattern '{original}' has a reversed range '{lo}-{hi}'"
-                            ));
-                        }
-                        ranges.push((lo, hi));
-                        j += 3;
-                    } else {
-                        ranges.push((lo, lo));
-                        j += 1;
-                    }
-                }
-                out.push(Tok::Class { negated, ranges });
-                i = j + 1;
-                continue;
-            }
-            ']' => return Err(format!("pattern '{original}' has a ']' without '['")),
-            c => out.push(Tok::Lit(c)),
-        }
-        i += 1;
-    }
-    Ok(out)
-}
-
-fn literal_prefix(segs: &[Seg]) -> Vec<&str> {
-    segs.iter()
-        .map_while(|s| match s {
-            Seg::Lit(l) => Some(l.as_str()),
-            _ => None,
+    let wild = |s: &str| s.contains(['*', '?', '[', ']', '\\']);
+    let dirs: Vec<String> = segs
+        .iter()
+        .take_while(|s| !wild(s))
+        .map(|s| s.to_string())
+        .collect();
+    let stem = segs
+        .get(dirs.len())
+        .map(|s| {
+            s.chars()
+                .take_while(|c| !matches!(c, '*' | '?' | '[' | ']' | '\\'))
+                .take(STEM)
+                .collect()
         })
-        .collect()
+        .unwrap_or_default();
+    let glob = globset::GlobBuilder::new(&segs.join("/"))
+        .literal_separator(true)
+        .backslash_escape(true)
+        .empty_alternates(false)
+        .build()
+        .map_err(|e| refused(original, e.kind()))?;
+    Ok(Alt {
+        glob,
+        matcher: OnceLock::new(),
+        dirs,
+        stem,
+    })
 }
 
-fn match_segs(pat: &[Seg], path: &[&str]) -> bool {
-    match pat.first() {
-        None => path.is_empty(),
-        Some(Seg::Any) => {
-            let rest = &pat[1..];
-            // A trailing `**` needs at least one segment under it.
-            let min = usize::from(rest.is_empty());
-            (min..=path.len()).any(|skip| match_segs(rest, &path[skip..]))
+/// globset's reason for refusing a pattern, in Cairn's words.
+fn refused(original: &str, kind: &globset::ErrorKind) -> String {
+    use globset::ErrorKind as K;
+    match kind {
+        K::UnclosedClass => format!("pattern '{original}' has an unclosed '['"),
+        K::InvalidRange(lo, hi) => {
+            format!("pattern '{original}' has a reversed range '{lo}-{hi}'")
         }
-        Some(seg) => match path.first() {
-            None => false,
-            Some(name) => match_one(seg, name) && match_segs(&pat[1..], &path[1..]),
-        },
-    }
-}
-
-fn match_one(seg: &Seg, name: &str) -> bool {
-    match seg {
-        Seg::Lit(l) => l == name,
-        Seg::Wild(toks) => {
-            if name.is_ascii() {
-                match_toks(toks, name.as_bytes(), |b| *b as char)
-            } else {
-                let chars: Vec<char> = name.chars().collect();
-                match_toks(toks, &chars, |c| *c)
-            }
-        }
-        Seg::Any => true,
-    }
-}
-
-/// Wildcard match of one segment: greedy `*` with a single backtrack point, which is
-/// linear in practice and never exponential.
-fn match_toks<T>(toks: &[Tok], s: &[T], ch: impl Fn(&T) -> char) -> bool {
-    let (mut t, mut i) = (0usize, 0usize);
-    let mut star: Option<(usize, usize)> = None;
-    while i < s.len() {
-        if t < toks.len() && toks[t] != Tok::Star && tok_eq(&toks[t], ch(&s[i])) {
-            t += 1;
-            i += 1;
-        } else if t < toks.len() && toks[t] == Tok::Star {
-            star = Some((t, i));
-            t += 1;
-        } else if let Some((st, si)) = star {
-            t = st + 1;
-            i = si + 1;
-            star = Some((st, si + 1));
-        } else {
-            return false;
-        }
-    }
-    while t < toks.len() && toks[t] == Tok::Star {
-        t += 1;
-    }
-    t == toks.len()
-}
-
-fn tok_eq(t: &Tok, c: char) -> bool {
-    match t {
-        Tok::Lit(l) => *l == c,
-        Tok::One => true,
-        Tok::Class { negated, ranges } => {
-            ranges.iter().any(|(lo, hi)| (*lo..=*hi).contains(&c)) != *negated
-        }
-        Tok::Star => true,
+        K::UnopenedAlternates => format!("pattern '{original}' has a '}}' without '{{'"),
+        K::UnclosedAlternates => format!("pattern '{original}' has an unclosed '{{'"),
+        K::DanglingEscape => format!("pattern '{original}' ends with a lone '\\'"),
+        K::InvalidRecursive => format!(
+            "pattern '{original}': '**' must be a whole segment ('src/**/*.rs', not 'src/**.rs')"
+        ),
+        other => format!("pattern '{original}' is not a valid glob: {other}"),
     }
 }
 
@@ -436,21 +302,6 @@ pub struct Index {
 /// Literal characters of a wildcard segment used in its index key.
 const STEM: usize = 8;
 
-/// The literal characters a wildcard segment starts with, at most `STEM`.
-fn stem(seg: Option<&Seg>) -> String {
-    match seg {
-        Some(Seg::Wild(toks)) => toks
-            .iter()
-            .map_while(|t| match t {
-                Tok::Lit(c) => Some(*c),
-                _ => None,
-            })
-            .take(STEM)
-            .collect(),
-        _ => String::new(),
-    }
-}
-
 /// One pattern that matched a path.
 #[derive(Debug, Clone, Copy)]
 pub struct Hit {
@@ -464,7 +315,7 @@ impl Index {
         let mut dirs: Vec<String> = g
             .alts
             .iter()
-            .map(|a| literal_prefix(&a.segs).join("/"))
+            .map(|a| a.dirs.join("/"))
             .filter(|d| !d.is_empty())
             .collect();
         dirs.sort();
@@ -476,12 +327,10 @@ impl Index {
             .alts
             .iter()
             .map(|a| {
-                let lit = literal_prefix(&a.segs);
-                let mut k = lit.join("/");
-                let st = stem(a.segs.get(lit.len()));
-                if !st.is_empty() {
+                let mut k = a.dirs.join("/");
+                if !a.stem.is_empty() {
                     k.push('\u{1}');
-                    k.push_str(&st);
+                    k.push_str(&a.stem);
                 }
                 k
             })
@@ -568,7 +417,7 @@ impl Index {
             let Some((origin, g)) = &self.globs[c] else {
                 continue;
             };
-            if g.matches_segments(&segs) {
+            if g.matches(path) {
                 hits.push(Hit {
                     origin: *origin,
                     specificity: g.specificity(),

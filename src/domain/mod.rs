@@ -22,7 +22,7 @@ pub fn now() -> String {
 pub fn stamp(t: time::OffsetDateTime) -> String {
     static FORMAT: std::sync::LazyLock<Vec<time::format_description::BorrowedFormatItem<'static>>> =
         std::sync::LazyLock::new(|| {
-            time::format_description::parse(
+            time::format_description::parse_borrowed::<2>(
                 "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z",
             )
             .unwrap_or_default()
