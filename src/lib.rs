@@ -13,6 +13,8 @@
 //!   a user's repository.
 //! - [`progress`]: the progress bar long commands draw on stderr.
 
+#![deny(unsafe_code)]
+
 pub mod config;
 pub mod domain;
 pub mod embed;

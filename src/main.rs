@@ -1,6 +1,8 @@
 //! The `cairn` command: parse arguments, set up logging on stderr, open the store,
 //! then serve MCP over stdio, run one tool, or list the tools.
 
+#![deny(unsafe_code)]
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -11,6 +11,12 @@
 //! time, and half the resident memory. The components of a unit vector keep about
 //! three significant digits, which moves a cosine by around 1e-4 — below what changes
 //! a ranking in practice. Queries stay 32-bit.
+//!
+//! The one module of Cairn allowed `unsafe` (the crate denies it elsewhere): the AVX2
+//! kernels in `wide` and the calls into them, each after the CPU check it relies on,
+//! each with its SAFETY note.
+
+#![allow(unsafe_code)]
 
 use std::cmp::Ordering;
 
