@@ -246,6 +246,28 @@ pub fn find_heading(text: &str, anchor: &str) -> Option<i64> {
         .map(|i| i as i64 + 1)
 }
 
+/// Which entities a `find_entities` call keeps, and the page it answers.
+#[derive(Debug)]
+pub struct EntityFilter<'a> {
+    pub project_id: &'a str,
+    pub scope: Option<Scope>,
+    pub category_id: Option<&'a str>,
+    pub parent_id: Option<&'a str>,
+    pub document_path: Option<&'a str>,
+    pub name: Option<&'a str>,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+/// An edge seen from one entity: the other end, its type, direction and note.
+#[derive(Debug, Clone)]
+pub struct EntityEdge {
+    pub other: Entity,
+    pub kind: String,
+    pub outgoing: bool,
+    pub note: Option<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -177,3 +177,19 @@ pub fn clip(s: &str, max: usize) -> String {
         format!("{head}…")
     }
 }
+/// A dependency edge as seen from one of its ends, with the other end's name and
+/// status.
+#[derive(Debug, Clone)]
+pub struct Dependency {
+    pub id: String,
+    pub from_id: Option<String>,
+    pub to_id: String,
+    /// `BLOCKS` or `RELATES_TO`.
+    pub kind: String,
+    pub reason: Option<String>,
+    pub created_at: String,
+    /// The end that is not the item asked about (NULL for a NO_OP blocker).
+    pub other_name: Option<String>,
+    pub other_status: Option<String>,
+}
+

@@ -68,3 +68,11 @@ pub struct TemplateSection {
     pub is_required: bool,
     pub ordinal: i64,
 }
+/// Which templates a listing keeps; `None` and empty keep all.
+#[derive(Debug, Default)]
+pub struct TemplateFilter<'a> {
+    pub target: Option<&'a str>,
+    pub built_in: Option<bool>,
+    pub enabled: Option<bool>,
+    pub tags: &'a [String],
+}

@@ -4,7 +4,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::domain::{Item, ItemKind, Project, Section, Template, TemplateSection};
-use crate::store::dependency::Edge;
+use crate::domain::container::Dependency as Edge;
 
 fn put_opt(m: &mut Map<String, Value>, k: &str, v: &Option<String>) {
     if let Some(s) = v {

@@ -4,7 +4,8 @@ use crate::domain::{id, now, ItemKind};
 use crate::error::{Error, Result};
 use crate::service::workflow::add_block;
 use crate::service::App;
-use crate::store::dependency::{self, Edge};
+use crate::domain::container::Dependency as Edge;
+use crate::store::dependency;
 use crate::store::{item, lock};
 
 pub async fn create(

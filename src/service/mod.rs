@@ -3,6 +3,7 @@
 //! about MCP or JSON; callers get domain types back.
 
 pub mod code;
+pub mod code_graph;
 pub mod containers;
 pub mod context;
 pub mod dependencies;

@@ -22,6 +22,7 @@ use std::sync::Arc;
 
 use crate::domain::code::Entity;
 use crate::error::{Error, Result};
+use crate::service::code_graph::{GEdge, Graph, RefSummary};
 use crate::service::semantic::{self, Mode, Rank, Snapshot};
 use crate::service::App;
 use crate::store::code as cstore;
@@ -52,36 +53,6 @@ impl Strategy {
             _ => None,
         }
     }
-}
-
-/// A reference as a node shows it.
-#[derive(Debug, Clone)]
-pub struct RefSummary {
-    pub id: String,
-    pub document_path: String,
-    pub start_line: i64,
-    pub end_line: i64,
-    pub description: String,
-}
-
-/// One directed edge of the project graph, stored once.
-#[derive(Debug, Clone)]
-pub struct GEdge {
-    pub from: usize,
-    pub to: usize,
-    pub kind: String,
-    pub note: Option<String>,
-}
-
-/// A project's entities and edges in memory.
-pub struct Graph {
-    pub generation: i64,
-    pub entities: Vec<Entity>,
-    pub refs: Vec<Vec<RefSummary>>,
-    pub edges: Vec<GEdge>,
-    /// Per entity: indices into `edges` touching it.
-    pub adj: Vec<Vec<usize>>,
-    pub by_id: HashMap<String, usize>,
 }
 
 async fn graph(app: &App, project: &str) -> Result<Arc<Graph>> {

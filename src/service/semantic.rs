@@ -138,7 +138,7 @@ impl Snapshot {
 #[derive(Default)]
 pub struct Cache {
     snapshots: Mutex<HashMap<(String, &'static str), Arc<Snapshot>>>,
-    graphs: Mutex<HashMap<String, Arc<crate::service::query::Graph>>>,
+    graphs: Mutex<HashMap<String, Arc<crate::service::code_graph::Graph>>>,
 }
 
 impl Cache {
@@ -146,14 +146,14 @@ impl Cache {
         &self,
         project: &str,
         generation: i64,
-    ) -> Option<Arc<crate::service::query::Graph>> {
+    ) -> Option<Arc<crate::service::code_graph::Graph>> {
         let g = self.graphs.lock().ok()?;
         g.get(project)
             .filter(|x| x.generation == generation)
             .cloned()
     }
 
-    pub(crate) fn put_graph(&self, project: &str, g: Arc<crate::service::query::Graph>) {
+    pub(crate) fn put_graph(&self, project: &str, g: Arc<crate::service::code_graph::Graph>) {
         if let Ok(mut m) = self.graphs.lock() {
             m.insert(project.to_string(), g);
         }

@@ -6,7 +6,8 @@ use serde_json::json;
 use crate::domain::{id, now, Item, ItemKind, Pipeline, Pipelines, Priority, Status};
 use crate::error::{Error, Result};
 use crate::service::App;
-use crate::store::dependency::{self, Edge};
+use crate::domain::container::Dependency as Edge;
+use crate::store::dependency;
 use crate::store::{item, lock, pipeline, Conn};
 
 /// What a transition changed, for the answer.

@@ -4,7 +4,9 @@
 
 use sqlx::{AssertSqlSafe, FromRow};
 
-use crate::domain::code::{Category, Entity, RefKind, Reference, Repo, Scope};
+use crate::domain::code::{
+    Category, Entity, EntityEdge, EntityFilter, RefKind, Reference, Repo, Scope,
+};
 use crate::store::{Error, Result};
 use crate::store::{placeholders, Conn};
 
@@ -352,16 +354,6 @@ pub async fn delete_entity_edges_and_orphans(conn: &mut Conn, id: &str) -> Resul
     Ok(orphans)
 }
 
-pub struct EntityFilter<'a> {
-    pub project_id: &'a str,
-    pub scope: Option<Scope>,
-    pub category_id: Option<&'a str>,
-    pub parent_id: Option<&'a str>,
-    pub document_path: Option<&'a str>,
-    pub name: Option<&'a str>,
-    pub limit: i64,
-    pub offset: i64,
-}
 
 pub async fn find_entities(conn: &mut Conn, f: &EntityFilter<'_>) -> Result<(Vec<Entity>, i64)> {
     let mut wh = vec!["e.project_id = ?".to_string()];
@@ -517,15 +509,8 @@ pub async fn unlink(conn: &mut Conn, from: &str, to: &str, ty: &str) -> Result<b
     Ok(done.rows_affected() == 1)
 }
 
-/// An edge seen from one entity: the other end, its type, direction and note.
-pub struct Edge {
-    pub other: Entity,
-    pub kind: String,
-    pub outgoing: bool,
-    pub note: Option<String>,
-}
 
-pub async fn edges_of(conn: &mut Conn, id: &str) -> Result<Vec<Edge>> {
+pub async fn edges_of(conn: &mut Conn, id: &str) -> Result<Vec<EntityEdge>> {
     #[derive(FromRow)]
     struct EdgeRow {
         other: String,
@@ -548,7 +533,7 @@ pub async fn edges_of(conn: &mut Conn, id: &str) -> Result<Vec<Edge>> {
         .into_iter()
         .filter_map(|r| {
             let other = ents.iter().find(|e| e.id == r.other)?.clone();
-            Some(Edge {
+            Some(EntityEdge {
                 other,
                 kind: r.kind,
                 outgoing: r.outgoing,

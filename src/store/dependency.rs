@@ -3,24 +3,39 @@
 
 use sqlx::{AssertSqlSafe, FromRow};
 
+use crate::domain::container::Dependency;
 use crate::domain::ItemKind;
 use crate::store::Result;
 use crate::store::item::table;
 use crate::store::Conn;
 
-/// An edge as seen from one of its ends, with the other end's name and status.
-#[derive(Debug, Clone, FromRow)]
-pub struct Edge {
-    pub id: String,
-    pub from_id: Option<String>,
-    pub to_id: String,
+/// An edge row as read, before it becomes a [`Dependency`].
+#[derive(FromRow)]
+struct EdgeRow {
+    id: String,
+    from_id: Option<String>,
+    to_id: String,
     #[sqlx(rename = "type")]
-    pub kind: String,
-    pub reason: Option<String>,
-    pub created_at: String,
-    /// The end that is not the item asked about (NULL for a NO_OP blocker).
-    pub other_name: Option<String>,
-    pub other_status: Option<String>,
+    kind: String,
+    reason: Option<String>,
+    created_at: String,
+    other_name: Option<String>,
+    other_status: Option<String>,
+}
+
+impl From<EdgeRow> for Dependency {
+    fn from(r: EdgeRow) -> Dependency {
+        Dependency {
+            id: r.id,
+            from_id: r.from_id,
+            to_id: r.to_id,
+            kind: r.kind,
+            reason: r.reason,
+            created_at: r.created_at,
+            other_name: r.other_name,
+            other_status: r.other_status,
+        }
+    }
 }
 
 pub struct NewEdge<'a> {
@@ -100,7 +115,7 @@ pub async fn delete_between(
 }
 
 /// Edges pointing at `id` (what it depends on), with the source's name and status.
-pub async fn incoming(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<Vec<Edge>> {
+pub async fn incoming(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<Vec<Dependency>> {
     let name = if kind == ItemKind::Task {
         "o.title"
     } else {
@@ -111,14 +126,15 @@ pub async fn incoming(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<Vec<E
          FROM dependencies d LEFT JOIN {t} o ON o.id = d.from_id WHERE d.to_id = ? ORDER BY d.created_at, d.id",
         t = table(kind).name
     );
-    Ok(sqlx::query_as(AssertSqlSafe(sql))
+    let rows: Vec<EdgeRow> = sqlx::query_as(AssertSqlSafe(sql))
         .bind(id)
         .fetch_all(conn.db())
-        .await?)
+        .await?;
+    Ok(rows.into_iter().map(Dependency::from).collect())
 }
 
 /// Edges leaving `id` (what depends on it), with the target's name and status.
-pub async fn outgoing(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<Vec<Edge>> {
+pub async fn outgoing(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<Vec<Dependency>> {
     let name = if kind == ItemKind::Task {
         "o.title"
     } else {
@@ -129,14 +145,15 @@ pub async fn outgoing(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<Vec<E
          FROM dependencies d JOIN {t} o ON o.id = d.to_id WHERE d.from_id = ? ORDER BY d.created_at, d.id",
         t = table(kind).name
     );
-    Ok(sqlx::query_as(AssertSqlSafe(sql))
+    let rows: Vec<EdgeRow> = sqlx::query_as(AssertSqlSafe(sql))
         .bind(id)
         .fetch_all(conn.db())
-        .await?)
+        .await?;
+    Ok(rows.into_iter().map(Dependency::from).collect())
 }
 
 /// The open blockers of `id`: NO_OP blockers and BLOCKS sources not yet CLOSED.
-pub async fn open_blockers(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<Vec<Edge>> {
+pub async fn open_blockers(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<Vec<Dependency>> {
     Ok(incoming(conn, kind, id)
         .await?
         .into_iter()

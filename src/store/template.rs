@@ -2,6 +2,7 @@
 
 use sqlx::{AssertSqlSafe, FromRow};
 
+use crate::domain::section::TemplateFilter;
 use crate::domain::{Template, TemplateSection};
 use crate::store::{Error, Result};
 use crate::store::{lock, placeholders, tag, Conn};
@@ -103,14 +104,7 @@ pub async fn require(conn: &mut Conn, id: &str) -> Result<Template> {
         .ok_or_else(|| Error::not_found("template", id))
 }
 
-pub struct Filter<'a> {
-    pub target: Option<&'a str>,
-    pub built_in: Option<bool>,
-    pub enabled: Option<bool>,
-    pub tags: &'a [String],
-}
-
-pub async fn list(conn: &mut Conn, f: &Filter<'_>) -> Result<Vec<Template>> {
+pub async fn list(conn: &mut Conn, f: &TemplateFilter<'_>) -> Result<Vec<Template>> {
     let mut w = vec!["1 = 1".to_string()];
     let mut binds: Vec<String> = Vec::new();
     if let Some(t) = f.target {

@@ -8,14 +8,13 @@ pub mod view;
 
 use serde_json::{json, Value};
 
-use crate::domain::code::Scope;
+use crate::domain::code::{EntityFilter, Scope};
 use crate::error::{Error, Result};
 use crate::mcp::args::{Args, QUERY_MAX, TEXT_MAX};
 use crate::mcp::envelope::Reply;
 use crate::mcp::schema::{Effect, ToolDef, Ty, P};
 use crate::service::code::{self as svc, analysis, entity, overview, refs, validate};
 use crate::service::App;
-use crate::store::code::EntityFilter;
 
 const SCOPE: Ty = Ty::Enum(Scope::NAMES);
 const PROJECT: P = P("projectId", Ty::Id, "");

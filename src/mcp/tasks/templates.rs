@@ -10,7 +10,7 @@ use crate::mcp::json;
 use crate::mcp::schema::{Effect, ToolDef, Ty, P};
 use crate::service::templates::{self, NewTemplate};
 use crate::service::{tags, App};
-use crate::store::template::Filter;
+use crate::domain::section::TemplateFilter as Filter;
 
 const TARGETS: [&str; 3] = ["PROJECT", "FEATURE", "TASK"];
 

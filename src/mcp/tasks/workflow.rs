@@ -461,7 +461,7 @@ fn blockers(a: &Args) -> Result<Vec<Blocker>> {
         .collect()
 }
 
-fn block_json(it: &crate::domain::Item, open: &[crate::store::dependency::Edge]) -> Value {
+fn block_json(it: &crate::domain::Item, open: &[crate::domain::container::Dependency]) -> Value {
     json!({ it.kind.as_str(): json::item(it), "blocked": !open.is_empty(), "blockers": blockers_json(open) })
 }
 

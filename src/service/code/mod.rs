@@ -247,7 +247,7 @@ pub struct EntityView {
     pub references: Vec<Reference>,
     pub parents: Vec<Entity>,
     pub children: Vec<Entity>,
-    pub edges: Vec<db::Edge>,
+    pub edges: Vec<crate::domain::code::EntityEdge>,
 }
 
 pub async fn get_entity(app: &App, id: &str) -> Result<EntityView> {
@@ -271,7 +271,7 @@ pub async fn view(conn: &mut store::Conn, id: &str) -> Result<EntityView> {
 
 pub async fn find_entities(
     app: &App,
-    f: &db::EntityFilter<'_>,
+    f: &crate::domain::code::EntityFilter<'_>,
 ) -> Result<(Vec<(Entity, Vec<Category>)>, i64)> {
     ctx(app, f.project_id).await?;
     let mut conn = app.store.read().await?;
