@@ -1,12 +1,69 @@
-//! The one error vocabulary shared by every layer, and its mapping to envelope codes.
+//! The error of the domain and service layers, and its envelope codes.
 //!
-//! Store, service and tool code all answer `Result<T, Error>`; only `mcp/` turns an
-//! `Error` into an envelope. Each variant is agent-fixable except `Internal`, whose
-//! full cause is logged on stderr and answered briefly.
+//! The store has its own error (`store::Error`), converted here; only `mcp/` turns an
+//! `Error` into an envelope, with its [`Details`] as JSON. Each variant is
+//! agent-fixable except `Internal`, whose full cause is logged on stderr and answered
+//! briefly.
 
-use serde_json::{json, Value};
+use crate::domain::container::Dependency;
+use crate::domain::Status;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What an error carries besides its message, as typed facts; `mcp::envelope` turns
+/// each into the `error.details` an agent reads.
+#[derive(Debug, Clone)]
+pub enum Details {
+    /// Making this entity a parent would close a BELONGS_TO cycle.
+    CycleThrough { parent_id: String },
+    /// The reference is the entity's last one.
+    LastReference {
+        entity_id: String,
+        reference_id: String,
+    },
+    /// A symbol that is not in the document, and (some of) those that are.
+    SymbolMissing {
+        symbol: String,
+        document_path: String,
+        symbols: Vec<String>,
+    },
+    /// An anchor that is no heading of the document.
+    AnchorMissing {
+        anchor: String,
+        document_path: String,
+    },
+    /// A document gone from the working tree.
+    DocumentMissing { document_path: String },
+    /// The entities (id, name) a reference is still attached to.
+    AttachedEntities(Vec<(String, String)>),
+    /// The category of that name and scope that exists already.
+    CategoryExists { category_id: String },
+    /// Child entities (id, name, scope) in the way of a delete.
+    Children(Vec<(String, String, &'static str)>),
+    /// How many tasks of a feature are still open.
+    OpenTasks(usize),
+    /// The item's (terminal) status.
+    Status(Status),
+    /// The open blockers of an item.
+    Blockers(Vec<Dependency>),
+    /// Rows a pipeline change would strand: group (`task:REVIEW`), how many, and the
+    /// state they would move to.
+    Stranded(Vec<(String, i64, Status)>),
+    /// An atom's molecule is in another project.
+    MoleculeProject {
+        molecule_project_id: String,
+        project_id: String,
+    },
+    /// A related node is in another project.
+    RelatedProject { id: String, project_id: String },
+    /// Section ids not found, and ids of sections of another entity.
+    Sections {
+        missing: Vec<String>,
+        foreign: Vec<String>,
+    },
+    /// What a container still holds.
+    Contents { features: i64, tasks: i64 },
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -30,19 +87,19 @@ pub enum Error {
     #[error("{message}")]
     Invariant {
         message: String,
-        details: Option<Value>,
+        details: Option<Details>,
     },
     /// The request is well formed but not allowed in the current state.
     #[error("{message}")]
     InvalidOperation {
         message: String,
-        details: Option<Value>,
+        details: Option<Details>,
     },
     /// The item is blocked by unfinished work.
     #[error("{message}")]
     Blocked {
         message: String,
-        details: Option<Value>,
+        details: Option<Details>,
     },
     /// Another process held the database's write lock past the busy timeout: the
     /// call changed nothing and may simply be made again.
@@ -100,32 +157,6 @@ impl Error {
             Error::StorageFull => "STORAGE_FULL",
             Error::ReadOnly => "STORAGE_READ_ONLY",
             Error::Internal(_) => "INTERNAL_ERROR",
-        }
-    }
-
-    pub fn details(&self) -> Option<Value> {
-        match self {
-            Error::Validation {
-                parameter: Some(p), ..
-            } => Some(json!({ "parameter": p })),
-            Error::Validation {
-                parameter: None, ..
-            } => None,
-            Error::NotFound { entity, id } => Some(json!({ "entity": entity, "id": id })),
-            Error::Conflict {
-                entity,
-                id,
-                current,
-                sent,
-            } => Some(
-                json!({ "entity": entity, "id": id, "currentVersion": current, "sentVersion": sent }),
-            ),
-            Error::Invariant { details, .. }
-            | Error::InvalidOperation { details, .. }
-            | Error::Blocked { details, .. } => details.clone(),
-            Error::Busy => Some(json!({ "retryable": true })),
-            Error::StorageFull | Error::ReadOnly => Some(json!({ "retryable": false })),
-            Error::Internal(_) => None,
         }
     }
 }

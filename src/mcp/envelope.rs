@@ -3,8 +3,9 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::domain::container::Dependency;
 use crate::domain::now;
-use crate::error::Error;
+use crate::error::{Details, Error};
 
 /// A successful tool answer before it is wrapped.
 pub struct Reply {
@@ -53,7 +54,7 @@ pub fn failure(e: &Error) -> Value {
     let mut err = Map::new();
     err.insert("code".into(), Value::String(e.code().into()));
     err.insert("message".into(), Value::String(e.to_string()));
-    if let Some(d) = e.details() {
+    if let Some(d) = details(e) {
         err.insert("details".into(), d);
     }
     json!({ "success": false, "message": e.to_string(), "error": Value::Object(err), "metadata": metadata() })
@@ -66,4 +67,91 @@ pub fn failure_with_data(e: &Error, data: Value) -> Value {
         m.insert("data".into(), data);
     }
     v
+}
+
+/// An error's `details`: what it carries, by the wire's names.
+pub fn details(e: &Error) -> Option<Value> {
+    Some(match e {
+        Error::Validation {
+            parameter: Some(p), ..
+        } => json!({ "parameter": p }),
+        Error::Validation {
+            parameter: None, ..
+        } => return None,
+        Error::NotFound { entity, id } => json!({ "entity": entity, "id": id }),
+        Error::Conflict {
+            entity,
+            id,
+            current,
+            sent,
+        } => json!({ "entity": entity, "id": id, "currentVersion": current, "sentVersion": sent }),
+        Error::Invariant { details, .. }
+        | Error::InvalidOperation { details, .. }
+        | Error::Blocked { details, .. } => return details.as_ref().map(facts),
+        Error::Busy => json!({ "retryable": true }),
+        Error::StorageFull | Error::ReadOnly => json!({ "retryable": false }),
+        Error::Internal(_) => return None,
+    })
+}
+
+fn facts(d: &Details) -> Value {
+    match d {
+        Details::CycleThrough { parent_id } => json!({ "parentId": parent_id }),
+        Details::LastReference {
+            entity_id,
+            reference_id,
+        } => json!({ "entityId": entity_id, "referenceId": reference_id }),
+        Details::SymbolMissing {
+            symbol,
+            document_path,
+            symbols,
+        } => json!({ "symbol": symbol, "documentPath": document_path, "symbols": symbols }),
+        Details::AnchorMissing {
+            anchor,
+            document_path,
+        } => json!({ "anchor": anchor, "documentPath": document_path }),
+        Details::DocumentMissing { document_path } => {
+            json!({ "documentPath": document_path, "staleReason": "document_missing" })
+        }
+        Details::AttachedEntities(list) => json!({
+            "attachedEntities": list.iter().map(|(id, name)| json!({ "id": id, "name": name })).collect::<Vec<_>>()
+        }),
+        Details::CategoryExists { category_id } => json!({ "categoryId": category_id }),
+        Details::Children(list) => json!({
+            "children": list.iter().map(|(id, name, scope)| json!({ "id": id, "name": name, "scope": scope })).collect::<Vec<_>>()
+        }),
+        Details::OpenTasks(n) => json!({ "openTasks": n }),
+        Details::Status(s) => json!({ "status": s.as_str() }),
+        Details::Blockers(b) => json!({ "blockers": blockers(b) }),
+        Details::Stranded(groups) => {
+            let mut m = Map::new();
+            for (group, count, to) in groups {
+                m.insert(
+                    group.clone(),
+                    json!({ "count": count, "wouldMoveTo": to.as_str() }),
+                );
+            }
+            json!({ "stranded": m })
+        }
+        Details::MoleculeProject {
+            molecule_project_id,
+            project_id,
+        } => json!({ "moleculeProjectId": molecule_project_id, "projectId": project_id }),
+        Details::RelatedProject { id, project_id } => json!({ "id": id, "projectId": project_id }),
+        Details::Sections { missing, foreign } => {
+            json!({ "missing": missing, "notSectionsOfEntity": foreign })
+        }
+        Details::Contents { features, tasks } => json!({ "features": features, "tasks": tasks }),
+    }
+}
+
+/// Open blockers as an agent reads them: the blocking item (or `NO_OP`), its name,
+/// status and the reason given.
+pub fn blockers(b: &[Dependency]) -> Vec<Value> {
+    b.iter()
+        .map(|e| match &e.from_id {
+            Some(f) => json!({ "id": f, "name": e.other_name, "status": e.other_status, "reason": e.reason }),
+            None => json!({ "id": "NO_OP", "reason": e.reason }),
+        })
+        .collect()
 }

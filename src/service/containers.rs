@@ -1,7 +1,7 @@
 //! Projects, features and tasks: create, read, update, delete, search, overview.
 
 use crate::domain::{id, now, ContainerType, Item, ItemKind, Priority, Project, Section, Status};
-use crate::error::{Error, Result};
+use crate::error::{Details, Error, Result};
 use crate::service::App;
 use crate::store::{dependency, item, lock, project, section, Conn};
 
@@ -292,7 +292,10 @@ pub async fn delete(
                 d.features,
                 d.tasks
             ),
-            details: Some(serde_json::json!({ "features": d.features, "tasks": d.tasks })),
+            details: Some(Details::Contents {
+                features: d.features,
+                tasks: d.tasks,
+            }),
         });
     }
     lock::delete(&mut tx, table, id, version).await?;

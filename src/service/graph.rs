@@ -4,12 +4,11 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde_json::json;
 
 use crate::domain::glob::{Glob, MAX_PATTERNS};
 use crate::domain::graph::{append_knowledge, Atom, ChangelogEntry, Molecule, NodeKind, Related};
 use crate::domain::{id, now, ItemKind};
-use crate::error::{Error, Result};
+use crate::error::{Details, Error, Result};
 use crate::service::App;
 use crate::store::graph::{self, Filter};
 use crate::store::{item, lock, project, Conn};
@@ -97,7 +96,10 @@ fn cross_project_molecule(molecule_id: &str, its_project: &str, project_id: &str
         message: format!(
             "molecule {molecule_id} belongs to project {its_project}, not {project_id}: an atom and its molecule share a project"
         ),
-        details: Some(json!({ "moleculeProjectId": its_project, "projectId": project_id })),
+        details: Some(Details::MoleculeProject {
+            molecule_project_id: its_project.to_string(),
+            project_id: project_id.to_string(),
+        }),
     }
 }
 
@@ -162,7 +164,10 @@ async fn check_related(
                         kind.as_str(),
                         kind.as_str()
                     ),
-                    details: Some(json!({ "id": id, "projectId": p })),
+                    details: Some(Details::RelatedProject {
+                        id: id.clone(),
+                        project_id: p.clone(),
+                    }),
                 })
             }
             Some(_) => {}

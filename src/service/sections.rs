@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use crate::domain::{id, now, ContainerType, Section};
-use crate::error::{Error, Result};
+use crate::error::{Details, Error, Result};
 use crate::service::App;
 use crate::store::{item, lock, project, section, Conn};
 
@@ -142,7 +142,10 @@ pub async fn reorder(
                 foreign.len(),
                 ordered.len() - given.len()
             ),
-            details: Some(serde_json::json!({ "missing": missing, "notSectionsOfEntity": foreign })),
+            details: Some(Details::Sections {
+                missing: missing.iter().map(|s| s.to_string()).collect(),
+                foreign: foreign.iter().map(|s| s.to_string()).collect(),
+            }),
         });
     }
     let ts = now();

@@ -1,10 +1,9 @@
 //! Workflow: moving features and tasks along their pipelines, blocking, and the
 //! roll-ups that follow (a feature activated by its first task, closed by its last).
 
-use serde_json::json;
 
 use crate::domain::{id, now, Item, ItemKind, Pipeline, Pipelines, Priority, Status};
-use crate::error::{Error, Result};
+use crate::error::{Details, Error, Result};
 use crate::service::App;
 use crate::domain::container::Dependency as Edge;
 use crate::store::dependency;
@@ -84,7 +83,7 @@ async fn next_state(c: &mut Conn, p: &Pipeline, it: &Item) -> Result<Status> {
                     "feature {} has {open} task(s) not yet CLOSED or WILL_NOT_IMPLEMENT: finish or terminate them first",
                     it.id
                 ),
-                details: Some(json!({ "openTasks": open })),
+                details: Some(Details::OpenTasks(open)),
             });
         }
     }
@@ -115,7 +114,7 @@ fn refuse_terminal(it: &Item, verb: &str) -> Result<()> {
                 it.id,
                 it.status.as_str()
             ),
-            details: Some(json!({ "status": it.status.as_str() })),
+            details: Some(Details::Status(it.status)),
         });
     }
     Ok(())
@@ -133,7 +132,7 @@ async fn refuse_blocked(c: &mut Conn, it: &Item, verb: &str) -> Result<()> {
             it.id,
             describe_blockers(&blockers)
         ),
-        details: Some(json!({ "blockers": blockers_json(&blockers) })),
+        details: Some(Details::Blockers(blockers)),
     })
 }
 
@@ -158,14 +157,6 @@ pub fn describe_blockers(b: &[Edge]) -> String {
         .join(", ")
 }
 
-pub fn blockers_json(b: &[Edge]) -> Vec<serde_json::Value> {
-    b.iter()
-        .map(|e| match &e.from_id {
-            Some(f) => json!({ "id": f, "name": e.other_name, "status": e.other_status, "reason": e.reason }),
-            None => json!({ "id": "NO_OP", "reason": e.reason }),
-        })
-        .collect()
-}
 
 /// Applies the consequences of `id` having just changed status, and reads it back.
 async fn after_move(
@@ -551,7 +542,7 @@ pub struct SyncReport {
 pub async fn sync(app: &App, wanted: &Pipelines, override_: bool) -> Result<Vec<SyncReport>> {
     let mut tx = app.store.write().await?;
     let current = pipeline::load(&mut tx).await?;
-    let mut stranded = serde_json::Map::new();
+    let mut stranded: Vec<(String, i64, Status)> = Vec::new();
     for kind in [ItemKind::Feature, ItemKind::Task] {
         let want = wanted.get(kind);
         for (status, n) in item::status_counts(&mut tx, kind).await? {
@@ -559,10 +550,11 @@ pub async fn sync(app: &App, wanted: &Pipelines, override_: bool) -> Result<Vec<
                 continue;
             };
             if s != Status::WillNotImplement && !want.contains(s) && n > 0 {
-                stranded.insert(
+                stranded.push((
                     format!("{}:{}", kind.as_str(), s.as_str()),
-                    json!({ "count": n, "wouldMoveTo": want.fallback(s).as_str() }),
-                );
+                    n,
+                    want.fallback(s),
+                ));
             }
         }
     }
@@ -572,7 +564,7 @@ pub async fn sync(app: &App, wanted: &Pipelines, override_: bool) -> Result<Vec<
                 "the configured pipelines drop states that {} row group(s) are in: pass override=true to move them to the nearest earlier state",
                 stranded.len()
             ),
-            details: Some(json!({ "stranded": stranded })),
+            details: Some(Details::Stranded(stranded)),
         });
     }
     let ts = now();

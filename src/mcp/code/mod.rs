@@ -420,7 +420,7 @@ fn run_reply(
             "command": raw.get(*i).cloned().map(Value::Object),
             "code": e.code(),
             "error": e.to_string(),
-            "context": e.details(),
+            "context": crate::mcp::envelope::details(e),
         })
     });
     let skipped: Vec<Value> = run

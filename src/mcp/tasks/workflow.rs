@@ -11,7 +11,8 @@ use crate::mcp::graph::views;
 use crate::mcp::json;
 use crate::mcp::schema::{Effect, ToolDef, Ty, P};
 use crate::mcp::tasks::containers::priority;
-use crate::service::workflow::{self, blockers_json, Blocker, NextFilter, Transition};
+use crate::mcp::envelope::blockers as blockers_json;
+use crate::service::workflow::{self, Blocker, NextFilter, Transition};
 use crate::service::{context, dependencies, App};
 
 const KIND: Ty = Ty::Enum(&["task", "feature"]);

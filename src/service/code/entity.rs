@@ -6,12 +6,11 @@
 
 use std::collections::HashMap;
 
-use serde_json::json;
 
 use crate::domain::code::{Category, Entity, Reference, Scope};
 use crate::domain::id::new_id;
 use crate::domain::now;
-use crate::error::{Error, Result};
+use crate::error::{Details, Error, Result};
 use crate::git::Git;
 use crate::service::code::refs::{resolve_new, NewRef, Run};
 use crate::service::code::{ctx, Ctx};
@@ -158,7 +157,9 @@ async fn check_parents(
                         "making '{}' a parent would close a BELONGS_TO cycle",
                         p.name
                     ),
-                    details: Some(json!({ "parentId": id })),
+                    details: Some(Details::CycleThrough {
+                        parent_id: id.clone(),
+                    }),
                 });
             }
         }
@@ -295,7 +296,10 @@ async fn run_one(
                     message: format!(
                         "reference {reference_id} is the entity's last one: add or attach another earlier in the same call, then unattach"
                     ),
-                    details: Some(json!({ "entityId": me.id, "referenceId": reference_id })),
+                    details: Some(Details::LastReference {
+                        entity_id: me.id.clone(),
+                        reference_id: reference_id.clone(),
+                    }),
                 });
             }
             db::unattach(conn, &me.id, reference_id).await?;

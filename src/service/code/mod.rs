@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use crate::domain::code::{Category, Entity, Reference, Repo, Scope};
 use crate::domain::id::new_id;
 use crate::domain::{now, Project};
-use crate::error::{Error, Result};
+use crate::error::{Details, Error, Result};
 use crate::git::{Git, GitCli};
 use crate::repo_fs::{PathError, RepoFs};
 use crate::service::App;
@@ -221,7 +221,9 @@ pub async fn create_category(
                 scope.as_str(),
                 c.id
             ),
-            details: Some(serde_json::json!({ "categoryId": c.id })),
+            details: Some(Details::CategoryExists {
+                category_id: c.id.clone(),
+            }),
         });
     }
     let ts = now();
@@ -320,16 +322,16 @@ pub async fn delete_entity(app: &App, id: &str, version: i64) -> Result<Deleted>
     lock::check(&mut tx, lock::CODE_ENTITIES, id, version).await?;
     let children = db::children_of(&mut tx, id).await?;
     if !children.is_empty() {
-        let list: Vec<serde_json::Value> = children
+        let list: Vec<(String, String, &'static str)> = children
             .iter()
-            .map(|c| serde_json::json!({"id": c.id, "name": c.name, "scope": c.scope.as_str()}))
+            .map(|c| (c.id.clone(), c.name.clone(), c.scope.as_str()))
             .collect();
         return Err(Error::InvalidOperation {
             message: format!(
                 "entity {id} has {} child entit(ies): delete them or give them other parents first",
                 children.len()
             ),
-            details: Some(serde_json::json!({ "children": list })),
+            details: Some(Details::Children(list)),
         });
     }
     let refs = db::delete_entity_edges_and_orphans(&mut tx, id).await?;

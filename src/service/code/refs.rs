@@ -2,13 +2,12 @@
 //! exists, the symbol exists per the language server, the anchor is a heading, the
 //! range fits) and `alter_references`, run command by command.
 
-use serde_json::json;
 
 use crate::domain::code::{content_type, find_heading, RefKind, Reference};
 use crate::domain::container::clip;
 use crate::domain::id::new_id;
 use crate::domain::now;
-use crate::error::{Error, Result};
+use crate::error::{Details, Error, Result};
 use crate::git::Git;
 use crate::lsp::Symbol;
 use crate::service::code::{ctx, Ctx};
@@ -36,7 +35,11 @@ fn symbol_missing(symbol: &str, path: &str, syms: &[Symbol]) -> Error {
             "Symbol '{}' not found in {path}: use an exact name from details.symbols (analyze_document lists them)",
             clip(symbol, 80)
         ),
-        details: Some(json!({ "symbol": symbol, "documentPath": path, "symbols": names })),
+        details: Some(Details::SymbolMissing {
+            symbol: symbol.to_string(),
+            document_path: path.to_string(),
+            symbols: names.into_iter().map(str::to_string).collect(),
+        }),
     }
 }
 
@@ -109,7 +112,10 @@ pub async fn resolve_new(app: &App, c: &Ctx, head: &str, n: &NewRef) -> Result<R
                 if find_heading(&text, a).is_none() {
                     return Err(Error::InvalidOperation {
                         message: format!("anchor '{}' is not a heading in {path}", clip(a, 80)),
-                        details: Some(json!({ "anchor": a, "documentPath": path })),
+                        details: Some(Details::AnchorMissing {
+                            anchor: a.clone(),
+                            document_path: path.clone(),
+                        }),
                     });
                 }
             }
@@ -174,7 +180,9 @@ pub async fn resolve_update(
             message: format!(
                 "{path} is gone from the working tree: add a reference to where the code went and delete this one"
             ),
-            details: Some(json!({ "documentPath": path, "staleReason": "document_missing" })),
+            details: Some(Details::DocumentMissing {
+                document_path: path.clone(),
+            }),
         },
         other => other,
     })?;
@@ -213,7 +221,10 @@ pub async fn resolve_update(
         if find_heading(&text, a).is_none() {
             return Err(Error::InvalidOperation {
                 message: format!("anchor '{}' is not a heading in {path}", clip(a, 80)),
-                details: Some(json!({ "anchor": a, "documentPath": path })),
+                details: Some(Details::AnchorMissing {
+                            anchor: a.clone(),
+                            document_path: path.clone(),
+                        }),
             });
         }
     }
@@ -298,16 +309,16 @@ pub async fn alter_references(
                     }
                     let attached = db::entities_of_reference(&mut tx, id).await?;
                     if !attached.is_empty() {
-                        let list: Vec<serde_json::Value> = attached
+                        let list: Vec<(String, String)> = attached
                             .iter()
-                            .map(|e| json!({"id": e.id, "name": e.name}))
+                            .map(|e| (e.id.clone(), e.name.clone()))
                             .collect();
                         return Err(Error::InvalidOperation {
                             message: format!(
                                 "Reference attached to entities: unattach it from {} entit(ies) (update_entity) first",
                                 attached.len()
                             ),
-                            details: Some(json!({ "attachedEntities": list })),
+                            details: Some(Details::AttachedEntities(list)),
                         });
                     }
                     lock::delete(&mut tx, lock::CODE_REFERENCES, id, Some(*version)).await?;
