@@ -1,4 +1,4 @@
-//! Two server processes on one database file, and a server killed mid-burst.
+//! Two server processes on one database file, and servers killed mid-burst.
 
 use std::process::Stdio;
 
@@ -133,69 +133,166 @@ async fn send(stdin: &mut tokio::process::ChildStdin, v: Value) {
     stdin.write_all(line.as_bytes()).await.unwrap();
 }
 
+/// A small seeded generator, so a failing kill point can be replayed.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        (z ^ (z >> 31)) % n
+    }
+}
+
+/// Whether a thread of `pid` is inside a write or a sync of the main database file
+/// `db` right now. In WAL mode only a checkpoint writes that file, so this is "the
+/// server is checkpointing". Read from /proc: the open descriptor naming the file,
+/// and each thread's current system call with its first argument.
+fn checkpointing(pid: u32, db: &std::path::Path) -> bool {
+    // pwrite64, fsync and fdatasync.
+    #[cfg(target_arch = "x86_64")]
+    const CALLS: [u64; 3] = [18, 74, 75];
+    #[cfg(target_arch = "aarch64")]
+    const CALLS: [u64; 3] = [68, 82, 83];
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return false;
+    };
+    let db_fds: Vec<u64> = fds
+        .flatten()
+        .filter(|e| std::fs::read_link(e.path()).is_ok_and(|t| t == db))
+        .filter_map(|e| e.file_name().to_str()?.parse().ok())
+        .collect();
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    tasks.flatten().any(|t| {
+        let Ok(sc) = std::fs::read_to_string(t.path().join("syscall")) else {
+            return false;
+        };
+        let mut parts = sc.split_whitespace();
+        let (Some(nr), Some(fd)) = (parts.next(), parts.next()) else {
+            return false;
+        };
+        let fd = u64::from_str_radix(fd.trim_start_matches("0x"), 16).unwrap_or(u64::MAX);
+        nr.parse::<u64>().is_ok_and(|n| CALLS.contains(&n)) && db_fds.contains(&fd)
+    })
+}
+
+/// Twenty servers on one file, each killed (SIGKILL) at a random point of a burst of
+/// task and atom creates, two of them while SQLite checkpoints the WAL into the
+/// database: every start recovers the file, which stays sound, and every create any
+/// of them acknowledged is there at the end.
 #[tokio::test]
-async fn sigkill_mid_burst_keeps_every_acknowledged_write_and_a_sound_file() {
+async fn sigkill_at_random_points_keeps_every_acknowledged_write_and_a_sound_file() {
     let dir = TempDir::new();
     let db = dir.path().join("crash.db");
-    let mut child = tokio::process::Command::new(BIN)
-        .arg("--db")
-        .arg(&db)
-        .arg("serve")
-        .env_remove("CAIRN_CONFIG")
-        .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    send(&mut stdin, json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"crash-test","version":"0"}}})).await;
-    lines.next_line().await.unwrap().unwrap();
-    send(
-        &mut stdin,
-        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
-    )
-    .await;
-    // Pipeline many creates; read acknowledgements for a while, then kill mid-stream.
-    let total = 600;
-    for i in 1..=total {
-        send(&mut stdin, json!({"jsonrpc":"2.0","id":i,"method":"tools/call","params":{"name":"manage_container","arguments":{"operation":"create","containerType":"task","title":format!("t{i}")}}})).await;
-    }
-    let mut acked = Vec::new();
-    while acked.len() < 250 {
-        let line = lines.next_line().await.unwrap().expect("server answered");
-        let v: Value = serde_json::from_str(&line).unwrap();
-        if let Some(env) = v["result"]["structuredContent"].as_object() {
-            assert_eq!(env["success"], json!(true));
-            acked.push(env["data"]["task"]["id"].as_str().unwrap().to_string());
-        }
-    }
-    child.start_kill().unwrap();
-    child.wait().await.unwrap();
-
-    // The file opens, passes integrity_check, and holds every acknowledged task.
-    let env = crate::harness::cli_ok(
+    let project = crate::harness::cli_ok(
         &db,
-        "query_container",
-        r#"{"operation":"search","containerType":"task","limit":1}"#,
-    );
-    let stored = env["data"]["total"].as_i64().unwrap();
-    assert!(
-        stored >= acked.len() as i64 && stored <= total,
-        "stored {stored}, acknowledged {}",
-        acked.len()
-    );
-    let check = integrity_check(&db).await;
-    assert_eq!(check, "ok");
+        "manage_container",
+        r#"{"operation":"create","containerType":"project","name":"Crash"}"#,
+    )["data"]["project"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let task = crate::harness::cli_ok(
+        &db,
+        "manage_container",
+        &json!({"operation":"create","containerType":"task","title":"anchor","projectId":project}).to_string(),
+    )["data"]["task"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut rng = Rng(20_261_125);
+    let (mut tasks, mut atoms) = (Vec::new(), Vec::new());
+    let mut in_checkpoint = 0;
+    let knowledge = "k".repeat(24_000);
+    for round in 0..20 {
+        let mut child = tokio::process::Command::new(BIN)
+            .arg("--db")
+            .arg(&db)
+            .arg("serve")
+            .env_remove("CAIRN_CONFIG")
+            .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let pid = child.id().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        send(&mut stdin, json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"crash-test","version":"0"}}})).await;
+        lines.next_line().await.unwrap().unwrap();
+        send(&mut stdin, json!({"jsonrpc":"2.0","method":"notifications/initialized"})).await;
+        // Two rounds wait for a checkpoint: their atoms are large, so the WAL
+        // reaches SQLite's checkpoint threshold (1,000 pages) within the burst.
+        let at_checkpoint = round == 6 || round == 13;
+        let total = if at_checkpoint { 800 } else { 300 };
+        let writer = tokio::spawn({
+            let (project, task, knowledge) = (project.clone(), task.clone(), knowledge.clone());
+            async move {
+                for i in 1..=total {
+                    let args = if i % 2 == 0 {
+                        json!({"operation":"create","containerType":"task","title":format!("r{round} t{i}")})
+                    } else {
+                        let k = if at_checkpoint { knowledge.as_str() } else { "short" };
+                        json!({"operation":"create","entityType":"atom","projectId":project,"createdByTaskId":task,
+                               "name":format!("r{round} a{i}"),"paths":format!("[\"src/r{round}/a{i}/**\"]"),"knowledge":k})
+                    };
+                    let tool = if i % 2 == 0 { "manage_container" } else { "manage_graph" };
+                    let msg = json!({"jsonrpc":"2.0","id":i,"method":"tools/call","params":{"name":tool,"arguments":args}});
+                    let mut line = msg.to_string();
+                    line.push('\n');
+                    if stdin.write_all(line.as_bytes()).await.is_err() {
+                        break;
+                    }
+                }
+                stdin
+            }
+        });
+        let wait_for = if at_checkpoint { total } else { 1 + rng.below(200) as i64 };
+        let mut acked = 0;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            if at_checkpoint && checkpointing(pid, &db) {
+                in_checkpoint += 1;
+                break;
+            }
+            if acked >= wait_for || std::time::Instant::now() > deadline {
+                break;
+            }
+            // Short waits, so the checkpoint probe runs between answers.
+            let next = tokio::time::timeout(std::time::Duration::from_micros(200), lines.next_line()).await;
+            let Ok(line) = next else { continue };
+            let Some(line) = line.unwrap() else { break };
+            let v: Value = serde_json::from_str(&line).unwrap();
+            let env = &v["result"]["structuredContent"];
+            assert_eq!(env["success"], json!(true), "round {round}: {v}");
+            if let Some(id) = env["data"]["task"]["id"].as_str() {
+                tasks.push(id.to_string());
+            } else if let Some(id) = env["data"]["atom"]["id"].as_str() {
+                atoms.push(id.to_string());
+            }
+            acked += 1;
+        }
+        child.start_kill().unwrap();
+        child.wait().await.unwrap();
+        let _ = writer.await;
+        assert_eq!(integrity_check(&db).await, "ok", "round {round}");
+    }
+    assert_eq!(in_checkpoint, 2, "two kills landed inside a checkpoint");
+
     let c = Cairn::on(&db, &[]).await;
-    for id in &acked {
-        c.ok(
-            "query_container",
-            json!({"operation":"get","containerType":"task","id":id}),
-        )
-        .await;
+    for id in &tasks {
+        c.ok("query_container", json!({"operation":"get","containerType":"task","id":id}))
+            .await;
+    }
+    for id in &atoms {
+        c.ok("query_graph", json!({"operation":"get","entityType":"atom","id":id}))
+            .await;
     }
     c.stop().await;
 }

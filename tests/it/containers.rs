@@ -61,14 +61,26 @@ async fn placement_rules_for_features_and_tasks() {
         )
         .await;
     assert_eq!(e["details"]["parameter"], "title");
-    // Moving a feature to another project moves its tasks.
+    // Moving a feature to another project moves its tasks, and bumps them: an agent
+    // still holding a moved task's old version gets a conflict, not a silent write.
     let t = id_of(&c.task(json!({"title":"t","featureId":f})).await);
+    let held = c.version("task", &t).await;
     c.ok(
         "manage_container",
         json!({"operation":"update","containerType":"feature","id":f,"version":1,"projectId":p2}),
     )
     .await;
-    assert_eq!(c.get("task", &t).await["projectId"], json!(p2));
+    let moved = c.get("task", &t).await;
+    assert_eq!(moved["projectId"], json!(p2));
+    assert_eq!(moved["version"], json!(held + 1));
+    let e = c
+        .err(
+            "manage_container",
+            json!({"operation":"update","containerType":"task","id":t,"version":held,"summary":"stale"}),
+            "CONFLICT",
+        )
+        .await;
+    assert_eq!(e["details"]["currentVersion"], json!(held + 1));
     c.stop().await;
 }
 
