@@ -100,6 +100,17 @@ pub struct Args {
     map: Map<String, Value>,
 }
 
+/// Whether any string in `v`, at any depth, holds a NUL character. SQLite's full-text
+/// search reads one as the end of its query, and no text Cairn keeps needs one.
+fn holds_nul(v: &Value) -> bool {
+    match v {
+        Value::String(s) => s.contains('\0'),
+        Value::Array(a) => a.iter().any(holds_nul),
+        Value::Object(m) => m.iter().any(|(k, v)| k.contains('\0') || holds_nul(v)),
+        _ => false,
+    }
+}
+
 fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
@@ -137,6 +148,12 @@ impl Args {
             };
             if !v.is_null() {
                 check_type(k, *ty, v)?;
+                if holds_nul(v) {
+                    return Err(Error::validation(
+                        k,
+                        "contains a NUL character (\\u0000), which no Cairn text may hold: remove it",
+                    ));
+                }
             }
         }
         Ok(Args { map })
@@ -204,23 +221,32 @@ impl Args {
             None => return Ok(None),
             Some(v) => v,
         };
-        let n = match v {
-            Value::Number(n) => n.as_i64().or_else(|| {
-                n.as_f64()
-                    .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
-                    .map(|f| f as i64)
-            }),
-            _ => None,
-        };
-        match n {
-            Some(n) if (min..=max).contains(&n) => Ok(Some(n)),
-            Some(n) => Err(Error::validation(
-                k,
-                format!("{n} is out of range {min}..={max}"),
-            )),
-            None => Err(Error::validation(
+        let Value::Number(num) = v else {
+            return Err(Error::validation(
                 k,
                 format!("expected an integer, got {}", type_name(v)),
+            ));
+        };
+        let whole = num.as_i64().or_else(|| {
+            num.as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+                .map(|f| f as i64)
+        });
+        match whole {
+            Some(n) if (min..=max).contains(&n) => Ok(Some(n)),
+            Some(_) => Err(Error::validation(
+                k,
+                format!("{num} is out of range: give an integer from {min} to {max}"),
+            )),
+            None if num.is_u64() || num.as_f64().is_some_and(|f| f.fract() == 0.0) => {
+                Err(Error::validation(
+                    k,
+                    format!("{num} is out of range: give an integer from {min} to {max}"),
+                ))
+            }
+            None => Err(Error::validation(
+                k,
+                format!("{num} is not a whole number: give an integer from {min} to {max}"),
             )),
         }
     }

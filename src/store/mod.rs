@@ -196,6 +196,11 @@ fn why_unopenable(path: &Path) -> String {
         ),
         Ok(m) if !m.is_dir() => format!("{} is not a directory", dir.display()),
         Ok(_) if path.is_dir() => format!("{} is a directory, not a database file", path.display()),
+        Ok(_) if std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly()) => format!(
+            "permission denied: the file is read-only and this user cannot create files in {} \
+             (SQLite needs the -wal and -shm files beside it)",
+            dir.display()
+        ),
         Ok(_) => format!(
             "permission denied: this user cannot create or open files in {} (SQLite needs the file and its -wal and -shm beside it)",
             dir.display()

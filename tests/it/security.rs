@@ -180,3 +180,220 @@ async fn every_raw_line_gets_an_answer_and_the_session_goes_on() {
     }
     r.child.kill().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_nul_byte_or_an_integer_out_of_range_is_a_validation_error() {
+    let c = crate::harness::Cairn::start().await;
+    let p = c.project("Nul").await;
+    for (tool, args, param) in [
+        ("query_graph", json!({"operation":"search","entityType":"atom","projectId":p,"query":"pay\u{0}ments"}), "query"),
+        ("search", json!({"projectId":p,"query":"retry\u{0}"}), "query"),
+        ("query", json!({"projectId":p,"semanticQuery":"a\u{0}b"}), "semanticQuery"),
+        ("manage_container", json!({"operation":"create","containerType":"task","title":"t","tags":"a\u{0}"}), "tags"),
+    ] {
+        let e = c.err(tool, args, "VALIDATION_ERROR").await;
+        assert_eq!(e["details"]["parameter"], param, "{tool}: {e}");
+        assert!(e["message"].as_str().unwrap().contains("NUL"), "{e}");
+    }
+    let e = c
+        .err(
+            "query_container",
+            json!({"operation":"search","containerType":"task","limit":18446744073709551615u64}),
+            "VALIDATION_ERROR",
+        )
+        .await;
+    let m = e["message"].as_str().unwrap();
+    assert!(m.contains("out of range") && m.contains("from 1 to"), "{m}");
+    c.stop().await;
+}
+
+/// `cairn` with a config file of `toml` on `db`.
+fn config(dir: &Path, toml: &str) -> String {
+    let p = dir.join("cairn.toml");
+    std::fs::write(&p, toml).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+/// Writes atoms of 30 KB until the store refuses one; returns that error and how many
+/// went in.
+async fn fill(c: &crate::harness::Cairn) -> (serde_json::Value, usize) {
+    let p = c.project("Full").await;
+    let t = crate::harness::id_of(&c.task(json!({"title":"t","projectId":p})).await);
+    let knowledge = "x".repeat(30_000);
+    for n in 0..10_000 {
+        let env = c
+            .call(
+                "manage_graph",
+                json!({"operation":"create","entityType":"atom","projectId":p,"createdByTaskId":t,
+                       "name":format!("a{n}"),"paths":format!("[\"src/m{n}/**\"]"),"knowledge":knowledge}),
+            )
+            .await;
+        if env["success"] != json!(true) {
+            return (env["error"].clone(), n);
+        }
+    }
+    panic!("the store never filled up");
+}
+
+#[tokio::test]
+async fn a_full_database_answers_storage_full_and_keeps_what_it_had() {
+    // The database's own size limit: SQLite answers SQLITE_FULL as on a full disk.
+    let dir = TempDir::new();
+    let db = dir.path().join("full.db");
+    let cfg = config(dir.path(), "max_db_mib = 2\n");
+    let c = crate::harness::Cairn::on(&db, &["--config", &cfg]).await;
+    let (e, written) = fill(&c).await;
+    assert_eq!(e["code"], "STORAGE_FULL", "{e}");
+    assert_eq!(e["details"]["retryable"], json!(false), "{e}");
+    assert!(e["message"].as_str().unwrap().contains("free space"), "{e}");
+    assert!(written > 5, "only {written} atoms fit");
+    // Reads go on, and everything written before is there.
+    let found = c
+        .ok("query_graph", json!({"operation":"search","entityType":"atom","projectId":c.ok("query_container", json!({"operation":"search","containerType":"project"})).await["items"][0]["id"],"limit":1}))
+        .await;
+    assert_eq!(found["total"], json!(written));
+    c.stop().await;
+}
+
+/// A real full disk, where the test may mount a tiny file system (as root).
+#[tokio::test]
+async fn a_full_disk_answers_storage_full() {
+    let dir = TempDir::new();
+    let mnt = dir.path().join("tiny");
+    std::fs::create_dir_all(&mnt).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=3m", "tmpfs"])
+        .arg(&mnt)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !mounted {
+        // No tiny file system here: the size-limit test covers the code path.
+        eprintln!("a_full_disk_answers_storage_full: cannot mount a tmpfs here; covered by max_db_mib");
+        return;
+    }
+    struct Unmount(std::path::PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg("-l").arg(&self.0).status();
+        }
+    }
+    let _guard = Unmount(mnt.clone());
+    let c = crate::harness::Cairn::on(&mnt.join("cairn.db"), &[]).await;
+    let (e, _) = fill(&c).await;
+    assert_eq!(e["code"], "STORAGE_FULL", "{e}");
+    assert_eq!(e["details"]["retryable"], json!(false), "{e}");
+    c.stop().await;
+}
+
+#[tokio::test]
+async fn a_lock_held_past_the_busy_timeout_answers_storage_busy_then_the_retry_succeeds() {
+    use sqlx::sqlite::SqliteConnectOptions;
+    use sqlx::{ConnectOptions, Connection};
+    let dir = TempDir::new();
+    let db = dir.path().join("busy.db");
+    let cfg = config(dir.path(), "busy_timeout_ms = 300\n");
+    let c = crate::harness::Cairn::on(&db, &["--config", &cfg]).await;
+    let p = c.project("Busy").await;
+    // Another process's writer, holding the lock.
+    let mut other = SqliteConnectOptions::new().filename(&db).connect().await.unwrap();
+    let mut held = other.begin_with("BEGIN IMMEDIATE").await.unwrap();
+    sqlx::query("UPDATE projects SET name = name").execute(&mut *held).await.unwrap();
+    let args = json!({"operation":"create","containerType":"task","title":"t","projectId":p});
+    let e = c.err("manage_container", args.clone(), "STORAGE_BUSY").await;
+    assert_eq!(e["details"]["retryable"], json!(true), "{e}");
+    assert!(e["message"].as_str().unwrap().contains("retry"), "{e}");
+    held.rollback().await.unwrap();
+    c.ok("manage_container", args).await;
+    c.stop().await;
+}
+
+/// `cairn call` as an unprivileged user when the tests run as root (root writes
+/// anywhere), so file permissions mean what they say.
+fn call_as_user(db: &Path, tool: &str, args: &str) -> std::process::Output {
+    let mut cmd = if running_as_root() {
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]).arg(crate::harness::BIN);
+        c
+    } else {
+        std::process::Command::new(crate::harness::BIN)
+    };
+    cmd.env_remove("CAIRN_CONFIG")
+        .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+        .env_remove("CAIRN_DB")
+        .arg("--db")
+        .arg(db)
+        .args(["call", tool, args])
+        .output()
+        .expect("run cairn")
+}
+
+fn running_as_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .map(|l| l.split_whitespace().nth(2) == Some("0"))
+        })
+        .unwrap_or(false)
+}
+
+#[tokio::test]
+async fn opening_failures_name_the_path_and_the_cause() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TempDir::new();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    // A directory this user cannot write.
+    let locked = dir.path().join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let out = call_as_user(&locked.join("cairn.db"), "list_tags", "{}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("permission denied") && err.contains(&*locked.to_string_lossy()), "{err}");
+    assert!(!err.contains("code: 14"), "{err}");
+    // A read-only database file in a writable directory: reads work, a write says why
+    // it cannot be made.
+    let open = dir.path().join("open");
+    std::fs::create_dir(&open).unwrap();
+    let ro = open.join("ro.db");
+    crate::harness::cli_ok(&ro, "list_tags", "{}");
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o444)).unwrap();
+    assert!(call_as_user(&ro, "list_tags", "{}").status.success());
+    let out = call_as_user(
+        &ro,
+        "manage_container",
+        r#"{"operation":"create","containerType":"project","name":"x"}"#,
+    );
+    let env: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(env["error"]["code"], "STORAGE_READ_ONLY", "{env}");
+    assert_eq!(env["error"]["details"]["retryable"], json!(false), "{env}");
+    // A read-only file in a read-only directory: it cannot even be opened.
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let _ = std::fs::remove_file(open.join("ro.db-shm"));
+    let out = call_as_user(&ro, "list_tags", "{}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("permission denied") && err.contains("read-only"), "{err}");
+    assert!(!err.contains("1544") && !err.contains("code:"), "{err}");
+    // A database migrated by a newer Cairn.
+    let newer = dir.path().join("newer.db");
+    crate::harness::cli_ok(&newer, "list_tags", "{}");
+    {
+        use sqlx::sqlite::SqliteConnectOptions;
+        use sqlx::ConnectOptions;
+        let mut c = SqliteConnectOptions::new().filename(&newer).connect().await.unwrap();
+        sqlx::query(
+            "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
+             VALUES (9999, 'from the future', 1, x'00', 0)",
+        )
+        .execute(&mut c)
+        .await
+        .unwrap();
+    }
+    let out = crate::harness::cli(&newer, &["call", "list_tags", "{}"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("newer Cairn") && err.contains("9999") && err.contains("up to"), "{err}");
+}
