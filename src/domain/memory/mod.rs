@@ -1,0 +1,18 @@
+//! The alive memory's pure core: subjects, memory atoms (statements about subjects,
+//! not the knowledge graph's glob atoms), evidence, and every rule of their life,
+//! as functions over plain values. The service loads rows, calls these functions and
+//! writes what they decided; nothing here reads a clock, a file or a database.
+//!
+//! In reading order:
+//! - `wire`: enum spellings parsed forgivingly, UUID ids, RFC 3339 times;
+//! - `model`: subjects, atoms (one struct of fields per type), references, diary
+//!   entries, edges, statuses, and the two time axes (`believed_at`, `holds_at`);
+//! - `raw`: unchecked input values and a JSON text reader with positions;
+//! - `claim`: claim keys and the normal forms of predicates, values and statements;
+//! - `evidence`: the strength of each kind of reference.
+
+pub mod claim;
+pub mod evidence;
+pub mod model;
+pub mod raw;
+pub mod wire;
