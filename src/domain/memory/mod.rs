@@ -8,11 +8,15 @@
 //! - `model`: subjects, atoms (one struct of fields per type), references, diary
 //!   entries, edges, statuses, and the two time axes (`believed_at`, `holds_at`);
 //! - `raw`: unchecked input values and a JSON text reader with positions;
+//! - `validate`: input fields into typed values, or every error by wire field name;
 //! - `claim`: claim keys and the normal forms of predicates, values and statements;
-//! - `evidence`: the strength of each kind of reference.
+//! - `evidence`: the strength of each kind of reference;
+//! - `promotion`: DRAFT → PROPOSED → ACTIVE, and accepting a Decision.
 
 pub mod claim;
 pub mod evidence;
 pub mod model;
+pub mod promotion;
 pub mod raw;
+pub mod validate;
 pub mod wire;
