@@ -11,9 +11,15 @@
 //! - `validate`: input fields into typed values, or every error by wire field name;
 //! - `claim`: claim keys and the normal forms of predicates, values and statements;
 //! - `evidence`: the strength of each kind of reference;
-//! - `promotion`: DRAFT → PROPOSED → ACTIVE, and accepting a Decision.
+//! - `promotion`: DRAFT → PROPOSED → ACTIVE, and accepting a Decision;
+//! - `change`: actions (a reason and the exact writes) every rule answers with;
+//! - `collision`: the deterministic rule when atoms claim one key;
+//! - `decay`: review intervals and confidence decay per type; validation.
 
+pub mod change;
 pub mod claim;
+pub mod collision;
+pub mod decay;
 pub mod evidence;
 pub mod model;
 pub mod promotion;
