@@ -14,15 +14,21 @@
 //! - `promotion`: DRAFT → PROPOSED → ACTIVE, and accepting a Decision;
 //! - `change`: actions (a reason and the exact writes) every rule answers with;
 //! - `collision`: the deterministic rule when atoms claim one key;
-//! - `decay`: review intervals and confidence decay per type; validation.
+//! - `decay`: review intervals and confidence decay per type; validation;
+//! - `identity`: when two subjects are one, and the merge plan;
+//! - `curator`: the whole deterministic pass, its dry run and its replay;
+//! - `recall`: ranking for an asking project, time filters, token budget, usage facts.
 
 pub mod change;
 pub mod claim;
 pub mod collision;
+pub mod curator;
 pub mod decay;
 pub mod evidence;
+pub mod identity;
 pub mod model;
 pub mod promotion;
 pub mod raw;
+pub mod recall;
 pub mod validate;
 pub mod wire;
