@@ -17,7 +17,8 @@
 //! - `decay`: review intervals and confidence decay per type; validation;
 //! - `identity`: when two subjects are one, and the merge plan;
 //! - `curator`: the whole deterministic pass, its dry run and its replay;
-//! - `recall`: ranking for an asking project, time filters, token budget, usage facts.
+//! - `recall`: ranking for an asking project, time filters, token budget, usage facts;
+//! - `reflection`: the reflection prompt, its answer's reader, and the validator gate.
 
 pub mod change;
 pub mod claim;
@@ -30,5 +31,6 @@ pub mod model;
 pub mod promotion;
 pub mod raw;
 pub mod recall;
+pub mod reflection;
 pub mod validate;
 pub mod wire;
