@@ -1,11 +1,12 @@
-//! Plain types of the task orchestrator and the knowledge graph, and their
-//! invariants. No SQL, no MCP.
+//! Plain types of the task orchestrator, the knowledge graph and the alive memory
+//! (`memory`, a pure core of its own), and their invariants. No SQL, no MCP.
 
 pub mod code;
 pub mod container;
 pub mod glob;
 pub mod graph;
 pub mod id;
+pub mod memory;
 pub mod section;
 pub mod workflow;
 
