@@ -524,17 +524,14 @@ impl Compiler<'_> {
             bound_here.extend(p.rels.iter().map(|r| r.slot));
             paths.push(p);
         }
-        let mut predicate = m
-            .predicate
-            .as_ref()
-            .map(|w| self.expr(w, scope, Ctx::Plain))
-            .transpose()?;
-        for d in deferred {
-            predicate = Some(match predicate {
-                None => d,
-                Some(p) => PExpr::Binary(BinaryOp::And, Box::new(p), Box::new(d), 0),
-            });
+        let mut conditions = Vec::new();
+        if let Some(w) = &m.predicate {
+            conjuncts(self.expr(w, scope, Ctx::Plain)?, &mut conditions);
         }
+        for d in deferred {
+            conjuncts(d, &mut conditions);
+        }
+        let predicate = push_down(&mut paths, conditions, &fresh);
         Ok(PMatch {
             optional: m.optional,
             paths,
@@ -1119,6 +1116,67 @@ fn reverse(p: PPath) -> PPath {
         };
     }
     PPath { nodes, rels }
+}
+
+/// The operands of a chain of ANDs.
+fn conjuncts(e: PExpr, out: &mut Vec<PExpr>) {
+    match e {
+        PExpr::Binary(BinaryOp::And, l, r, _) => {
+            conjuncts(*l, out);
+            conjuncts(*r, out);
+        }
+        other => out.push(other),
+    }
+}
+
+fn and_all(items: Vec<PExpr>) -> Option<PExpr> {
+    items
+        .into_iter()
+        .reduce(|a, b| PExpr::Binary(BinaryOp::And, Box::new(a), Box::new(b), 0))
+}
+
+/// Moves each condition of a MATCH to the first node pattern after which every
+/// variable it reads is bound, so that a failing condition prunes the search
+/// there rather than after the whole pattern is matched. Returns what is left
+/// (nothing, unless a condition reads a variable no node binds). A WHERE is part
+/// of the match, OPTIONAL or not, so where it is checked changes no answer.
+fn push_down(paths: &mut [PPath], conditions: Vec<PExpr>, fresh: &[usize]) -> Option<PExpr> {
+    let mut reads: Vec<(PExpr, Vec<usize>)> = conditions
+        .into_iter()
+        .map(|c| {
+            let mut slots = Vec::new();
+            visit_slots(&c, &mut |s| {
+                if fresh.contains(&s) && !slots.contains(&s) {
+                    slots.push(s);
+                }
+            });
+            (c, slots)
+        })
+        .collect();
+    let mut bound: Vec<usize> = Vec::new();
+    for path in paths.iter_mut() {
+        for k in 0..path.nodes.len() {
+            if let Some(n) = path.nodes.get(k) {
+                bound.push(n.slot);
+            }
+            if let Some(r) = k.checked_sub(1).and_then(|j| path.rels.get(j)) {
+                bound.push(r.slot);
+            }
+            let (here, later): (Vec<_>, Vec<_>) = reads
+                .into_iter()
+                .partition(|(_, slots)| slots.iter().all(|s| bound.contains(s)));
+            reads = later;
+            if here.is_empty() {
+                continue;
+            }
+            if let Some(n) = path.nodes.get_mut(k) {
+                let mut all: Vec<PExpr> = n.predicate.take().into_iter().collect();
+                all.extend(here.into_iter().map(|(c, _)| c));
+                n.predicate = and_all(all);
+            }
+        }
+    }
+    and_all(reads.into_iter().map(|(c, _)| c).collect())
 }
 
 /// True when `e` reads any of `slots`.

@@ -228,6 +228,14 @@ pub(super) const CASES: &[(&str, &[&str])] = &[
         "MATCH (v {iri: 'mv:VirtualWorld'}) OPTIONAL MATCH (v)-[:BRIDGES_TO]->(x) RETURN v.iri, x",
         &["mv:VirtualWorld | null"],
     ),
+    (
+        "MATCH (v {iri: 'mv:VirtualWorld'}) OPTIONAL MATCH (v)-[:HAS_PART]->(p) WHERE p.qualityScore > 0.8 RETURN v.iri, p.iri",
+        &["mv:VirtualWorld | mv:Avatar"],
+    ),
+    (
+        "MATCH (v {iri: 'mv:VirtualWorld'}) OPTIONAL MATCH (v)-[:HAS_PART]->(p) WHERE p.qualityScore > 0.9 RETURN v.iri, p.iri",
+        &["mv:VirtualWorld | null"],
+    ),
     // Expressions without a graph.
     (
         "RETURN toUpper('ab') AS u, size([1, 2, 3]) AS s, 7 / 2 AS i, 7.0 / 2 AS f, 2 ^ 3 AS p, 7 % 3 AS m, coalesce(null, 'x') AS c, 'a' + 'b' AS cat, [1] + [2] AS l, -(3 - 5) AS neg, toLower('ÄB') AS low, toString(2.5) AS ts",
