@@ -61,6 +61,14 @@
 //!   wrong). Without ORDER BY, rows come in match order, which is deterministic.
 //! - Variable-length relationships use an edge at most once per MATCH clause, as
 //!   Cypher does, so cycles end every walk.
+//! - Planning is kept simple: a path starts from whichever end is cheaper (bound
+//!   already, else the smaller label index, a property map counting as selective),
+//!   each AND-ed WHERE condition is checked at the first node where its variables
+//!   are bound, and ORDER BY under a LIMIT (or the row cap) keeps only the best
+//!   rows as they come. There is no property index.
+//! - DISTINCT and grouping tell an integer from the float of the same value; `=`
+//!   does not. Column names are the alias, the variable, or the expression as
+//!   written; `RETURN *` lists variables alphabetically.
 
 mod error;
 mod eval;
