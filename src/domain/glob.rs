@@ -22,8 +22,10 @@ const MAX_EXPANSIONS: usize = 64;
 /// literal parts the index files it under.
 #[derive(Debug, Clone)]
 struct Alt {
-    glob: globset::Glob,
-    matcher: OnceLock<globset::GlobMatcher>,
+    /// The alternative as globset reads it.
+    pattern: String,
+    /// Built on first use; `None` only for a stored pattern globset refuses.
+    matcher: OnceLock<Option<globset::GlobMatcher>>,
     /// Segments before the first one holding a wildcard.
     dirs: Vec<String>,
     /// The literal characters the first wildcard segment starts with.
@@ -33,8 +35,9 @@ struct Alt {
 impl Alt {
     fn is_match(&self, path: &str) -> bool {
         self.matcher
-            .get_or_init(|| self.glob.compile_matcher())
-            .is_match(path)
+            .get_or_init(|| builder(&self.pattern).build().ok().map(|g| g.compile_matcher()))
+            .as_ref()
+            .is_some_and(|m| m.is_match(path))
     }
 }
 
@@ -50,6 +53,18 @@ impl Glob {
     /// Parses and validates one pattern; the error says what is wrong in words an
     /// agent can act on.
     pub fn parse(text: &str) -> Result<Glob, String> {
+        Glob::read(text, true)
+    }
+
+    /// A pattern read back from the store, which validated it on write: Cairn's own
+    /// checks only, without globset's parse, which the first match does anyway. A
+    /// project's index holds tens of thousands of patterns and a context call tries
+    /// a few of them.
+    pub fn parse_stored(text: &str) -> Result<Glob, String> {
+        Glob::read(text, false)
+    }
+
+    fn read(text: &str, full: bool) -> Result<Glob, String> {
         let t = text.trim();
         if t.is_empty() {
             return Err("a pattern is empty".into());
@@ -74,7 +89,7 @@ impl Glob {
         }
         let mut alts = Vec::new();
         for expanded in expand_braces(t)? {
-            alts.push(compile(t, &expanded)?);
+            alts.push(compile(t, &expanded, full)?);
         }
         let specificity = alts.iter().map(|a| a.dirs.len()).max().unwrap_or(0);
         Ok(Glob {
@@ -169,7 +184,7 @@ fn expand_braces(t: &str) -> Result<Vec<String>, String> {
 
 /// Checks one brace-free alternative segment by segment (Cairn's rules and messages),
 /// then hands it to globset: `*` and `?` never cross `/`, `**` is a whole segment.
-fn compile(original: &str, t: &str) -> Result<Alt, String> {
+fn compile(original: &str, t: &str, full: bool) -> Result<Alt, String> {
     let mut segs: Vec<&str> = Vec::new();
     let parts: Vec<&str> = t.split('/').collect();
     for (n, part) in parts.iter().enumerate() {
@@ -219,18 +234,27 @@ fn compile(original: &str, t: &str) -> Result<Alt, String> {
                 .collect()
         })
         .unwrap_or_default();
-    let glob = globset::GlobBuilder::new(&segs.join("/"))
-        .literal_separator(true)
-        .backslash_escape(true)
-        .empty_alternates(false)
-        .build()
-        .map_err(|e| refused(original, e.kind()))?;
+    let pattern = segs.join("/");
+    if full {
+        builder(&pattern)
+            .build()
+            .map_err(|e| refused(original, e.kind()))?;
+    }
     Ok(Alt {
-        glob,
+        pattern,
         matcher: OnceLock::new(),
         dirs,
         stem,
     })
+}
+
+/// globset's reading of a brace-free alternative: `*` and `?` never cross `/`.
+fn builder(pattern: &str) -> globset::GlobBuilder<'_> {
+    let mut b = globset::GlobBuilder::new(pattern);
+    b.literal_separator(true)
+        .backslash_escape(true)
+        .empty_alternates(false);
+    b
 }
 
 /// globset's reason for refusing a pattern, in Cairn's words.
@@ -432,8 +456,12 @@ impl Index {
 mod tests {
     use super::*;
 
+    /// Whether `p` matches `path`, read both ways: validated on write, and as read
+    /// back from the store; the two must agree.
     fn m(p: &str, path: &str) -> bool {
-        Glob::parse(p).unwrap().matches(path)
+        let full = Glob::parse(p).unwrap().matches(path);
+        assert_eq!(Glob::parse_stored(p).unwrap().matches(path), full, "{p} {path}");
+        full
     }
 
     #[test]

@@ -54,7 +54,7 @@ impl Snapshot {
         for (pattern, p) in a.paths.iter().enumerate() {
             // Patterns were validated on write; one that no longer parses (written
             // by an older build) is skipped rather than failing every lookup.
-            if let Ok(g) = Glob::parse(p) {
+            if let Ok(g) = Glob::parse_stored(p) {
                 self.index.add(Origin { owner, pattern }, g);
             }
         }
