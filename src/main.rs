@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use cairn::config::{Config, Overrides};
+use cairn::config::{Config, DbSource, Overrides};
 use cairn::mcp::{dispatch, server::Server, Registry};
 use cairn::service::{embedding, workflow, App};
 use cairn::store::Store;
@@ -27,7 +27,8 @@ USAGE:
                                           similarities (checks the model install)
 
 OPTIONS:
-    --db PATH           database file (else $CAIRN_DB, else config `db`, else ~/.local/share/cairn/cairn.db)
+    --db PATH           database file (else $CAIRN_DB, else config `db`, else ~/.local/share/cairn/cairn.db);
+                        its directory must exist (only the default one is created)
     --config PATH       config file (else $CAIRN_CONFIG, else ~/.config/cairn/config.toml)
     --toolsets LIST     comma-separated toolsets to serve (default: all)
     --model-dir PATH    embedding model (else $CAIRN_MODEL_DIR, else config `model_dir`, else
@@ -268,6 +269,38 @@ fn tools(config: &Config, reg: &Registry, name: Option<&str>) -> Result<ExitCode
     Ok(ExitCode::from(2))
 }
 
+/// Makes sure the database's directory exists before the store opens the file. The
+/// default data directory (`~/.local/share/cairn`) is Cairn's own and is created on
+/// first use, readable by this user only. A directory the user named (`--db`,
+/// `$CAIRN_DB`, the config file) is never created: a typo there would otherwise leave
+/// a database somewhere nobody looks.
+fn ensure_db_dir(config: &Config) -> Result<(), String> {
+    let dir = match config.db_path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => return Ok(()),
+    };
+    if dir.exists() {
+        // Whatever else is wrong with it, the store's opening error says.
+        return Ok(());
+    }
+    if config.db_source == DbSource::Default {
+        use std::os::unix::fs::DirBuilderExt;
+        return std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| format!("cannot create the data directory {}: {e}", dir.display()));
+    }
+    Err(format!(
+        "the directory {} does not exist (the database {} comes from {}); create it \
+         (mkdir -p {}) or name a database file in an existing directory",
+        dir.display(),
+        config.db_path.display(),
+        config.db_source.describe(),
+        dir.display()
+    ))
+}
+
 async fn run(o: Overrides, cmd: Command) -> Result<ExitCode, String> {
     let config = Config::load(&o).map_err(|e| e.to_string())?;
     let reg = Registry::new(&config.toolsets);
@@ -277,6 +310,7 @@ async fn run(o: Overrides, cmd: Command) -> Result<ExitCode, String> {
     if let Command::Embed { texts } = &cmd {
         return embed(config, texts.clone()).await;
     }
+    ensure_db_dir(&config)?;
     let options = cairn::store::Options {
         busy_timeout: config.busy_timeout,
         // SQLite's pages are 4 KiB by default.

@@ -1,6 +1,6 @@
 //! `cairn` at the shell: tools explained (`cairn tools NAME`, `cairn call NAME --help`),
-//! a reader that closes stdout early, and the install path the README and
-//! `scripts/fetch-model.sh` describe.
+//! where the database may be created, a reader that closes stdout early, and the
+//! install path the README and `scripts/fetch-model.sh` describe.
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -8,6 +8,21 @@ use std::process::{Command, Output, Stdio};
 use serde_json::json;
 
 use crate::harness::{cli, TempDir, BIN};
+
+/// `cairn ARGS…` with no user configuration and no database named: the caller says
+/// where everything is through `env`.
+fn bare(args: &[&str], env: &[(&str, &Path)]) -> Output {
+    let mut c = Command::new(BIN);
+    c.env_remove("CAIRN_CONFIG")
+        .env_remove("CAIRN_DB")
+        .env_remove("CAIRN_MODEL_DIR")
+        .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+        .args(args);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("run cairn")
+}
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -68,6 +83,43 @@ fn query_templates_lists_without_an_operation() {
         .collect();
     assert!(names.contains(&"Task Implementation"), "{env}");
     assert!(names.contains(&"Feature Plan"), "{env}");
+}
+
+#[test]
+fn a_database_in_a_missing_directory_is_an_error_and_only_the_default_one_is_created() {
+    let dir = TempDir::new();
+    // Named with --db: an error naming the directory, what to do, and nothing created.
+    let missing = dir.path().join("no/such/dir");
+    let db = missing.join("c.db");
+    let out = cli(&db, &["call", "list_tags", "{}"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!("the directory {} does not exist", missing.display())),
+        "{err}"
+    );
+    assert!(err.contains("--db") && err.contains("mkdir -p"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!dir.path().join("no").exists(), "a directory was created");
+    // Named by $CAIRN_DB: the same, and the message says where the path came from.
+    let out = bare(&["call", "list_tags", "{}"], &[("CAIRN_DB", &db)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("$CAIRN_DB"), "{}", text(&out.stderr));
+    assert!(!dir.path().join("no").exists());
+
+    // Nobody named one: the data directory is Cairn's own and is made on first use,
+    // for this user only.
+    let data = dir.path().join("xdg-data");
+    let out = bare(
+        &["call", "list_tags", "{}"],
+        &[("XDG_DATA_HOME", &data), ("HOME", dir.path())],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let made = data.join("cairn");
+    assert!(made.join("cairn.db").is_file());
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&made).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o700);
 }
 
 /// Runs `cairn ARGS…` with stdout a pipe whose reading end is already closed, as
