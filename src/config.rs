@@ -25,6 +25,8 @@ pub const TOOLSETS: &[&str] = &["tasks", "graph", "code"];
 #[derive(Debug, Clone)]
 pub struct Config {
     pub db_path: PathBuf,
+    /// Where `db_path` came from: only the default one's directory is Cairn's to create.
+    pub db_source: DbSource,
     pub toolsets: Vec<String>,
     pub pipelines: Pipelines,
     /// The file the configuration came from, if any; `sync` re-reads it.
@@ -81,6 +83,28 @@ struct Workflow {
     feature: Option<Vec<String>>,
 }
 
+/// Where the database path was named, in the order that decides it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DbSource {
+    Flag,
+    Env,
+    ConfigFile,
+    /// Nobody named one: `cairn.db` in the data directory, which Cairn creates.
+    Default,
+}
+
+impl DbSource {
+    /// How a message names the source, e.g. "from --db".
+    pub fn describe(self) -> &'static str {
+        match self {
+            DbSource::Flag => "--db",
+            DbSource::Env => "$CAIRN_DB",
+            DbSource::ConfigFile => "`db` in the config file",
+            DbSource::Default => "the default",
+        }
+    }
+}
+
 /// What the command line said; every field optional.
 #[derive(Debug, Default, Clone)]
 pub struct Overrides {
@@ -128,15 +152,15 @@ impl Config {
                 }
             }
         };
-        let db_path =
-            o.db.clone()
-                .or_else(|| {
-                    std::env::var_os("CAIRN_DB")
-                        .filter(|v| !v.is_empty())
-                        .map(PathBuf::from)
-                })
-                .or(file.db.clone())
-                .unwrap_or_else(|| default_data_dir().join("cairn.db"));
+        let env_db = std::env::var_os("CAIRN_DB")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from);
+        let (db_path, db_source) = match (o.db.clone(), env_db, file.db.clone()) {
+            (Some(p), _, _) => (p, DbSource::Flag),
+            (None, Some(p), _) => (p, DbSource::Env),
+            (None, None, Some(p)) => (p, DbSource::ConfigFile),
+            (None, None, None) => (default_data_dir().join("cairn.db"), DbSource::Default),
+        };
         let toolsets = match (&o.toolsets, &file.toolsets) {
             (Some(s), _) => parse_toolsets(s.split(',').map(str::to_string).collect())?,
             (None, Some(v)) => parse_toolsets(v.clone())?,
@@ -160,6 +184,7 @@ impl Config {
             .unwrap_or_default();
         Ok(Config {
             db_path,
+            db_source,
             toolsets,
             pipelines,
             file: path,

@@ -3,10 +3,11 @@
 
 #![deny(unsafe_code)]
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use cairn::config::{Config, Overrides};
+use cairn::config::{Config, DbSource, Overrides};
 use cairn::mcp::{dispatch, server::Server, Registry};
 use cairn::service::{embedding, workflow, App};
 use cairn::store::Store;
@@ -18,14 +19,16 @@ cairn — task orchestrator MCP server with a memory of the codebase
 USAGE:
     cairn [OPTIONS] serve                 serve MCP over stdio
     cairn [OPTIONS] call TOOL ['JSON']    run one tool, print its envelope (exit 1 on failure)
-    cairn [OPTIONS] tools                 list the tools
+    cairn [OPTIONS] call TOOL --help      what TOOL does and its parameters
+    cairn [OPTIONS] tools [TOOL]          list the tools, or explain one
     cairn [OPTIONS] reindex [--all]       embed the texts whose vectors are missing or stale
                                           (--all: every text), progress on stderr
     cairn [OPTIONS] embed TEXT...         print which embedder runs and the texts' cosine
                                           similarities (checks the model install)
 
 OPTIONS:
-    --db PATH           database file (else $CAIRN_DB, else config `db`, else ~/.local/share/cairn/cairn.db)
+    --db PATH           database file (else $CAIRN_DB, else config `db`, else ~/.local/share/cairn/cairn.db);
+                        its directory must exist (only the default one is created)
     --config PATH       config file (else $CAIRN_CONFIG, else ~/.config/cairn/config.toml)
     --toolsets LIST     comma-separated toolsets to serve (default: all)
     --model-dir PATH    embedding model (else $CAIRN_MODEL_DIR, else config `model_dir`, else
@@ -34,12 +37,19 @@ OPTIONS:
     -h, --help          this text
     -V, --version       the version
 
-Logs go to stderr; set CAIRN_LOG=debug|info|warn|error (default warn).";
+Logs go to stderr; set CAIRN_LOG=debug|info|warn|error (default warn). When the reader
+of stdout stops early (`cairn tools | head -1`), cairn stops writing and exits with the
+status it would have had.";
 
 enum Command {
+    /// `--help`, or `-h`: the usage text.
+    Usage,
+    /// `--version`, or `-V`.
+    Version,
     Serve,
     Call { tool: String, json: Option<String> },
-    Tools,
+    /// `tools` lists the served tools; `tools NAME` and `call NAME --help` explain one.
+    Tools { name: Option<String> },
     Reindex { all: bool },
     Embed { texts: Vec<String> },
 }
@@ -47,10 +57,13 @@ enum Command {
 fn parse(args: Vec<String>) -> Result<(Overrides, Command), String> {
     let mut o = Overrides::default();
     let mut rest = Vec::new();
+    let (mut help, mut version) = (false, false);
     let mut it = args.into_iter();
     while let Some(a) = it.next() {
         let mut value = |flag: &str| it.next().ok_or_else(|| format!("{flag} needs a value"));
         match a.as_str() {
+            "-h" | "--help" => help = true,
+            "-V" | "--version" => version = true,
             "--db" => o.db = Some(PathBuf::from(value("--db")?)),
             "--config" => o.config = Some(PathBuf::from(value("--config")?)),
             "--toolsets" => o.toolsets = Some(value("--toolsets")?),
@@ -65,10 +78,23 @@ fn parse(args: Vec<String>) -> Result<(Overrides, Command), String> {
             _ => rest.push(a),
         }
     }
+    // `--help` anywhere asks for help: about the tool after `call`, else the usage.
+    if help {
+        let cmd = match (rest.first().map(String::as_str), rest.get(1)) {
+            (Some("call"), Some(tool)) => Command::Tools {
+                name: Some(tool.clone()),
+            },
+            _ => Command::Usage,
+        };
+        return Ok((o, cmd));
+    }
+    if version {
+        return Ok((o, Command::Version));
+    }
     let mut rest = rest.into_iter();
     let cmd = match rest.next().as_deref() {
         Some("serve") => Command::Serve,
-        Some("tools") => Command::Tools,
+        Some("tools") => Command::Tools { name: rest.next() },
         Some("call") => {
             let tool = rest.next().ok_or("call needs a tool name")?;
             Command::Call {
@@ -110,14 +136,6 @@ fn main() -> ExitCode {
         std::env::set_var("RAYON_NUM_THREADS", n.to_string());
     }
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        println!("{USAGE}");
-        return ExitCode::SUCCESS;
-    }
-    if args.iter().any(|a| a == "-V" || a == "--version") {
-        println!("cairn {}", env!("CARGO_PKG_VERSION"));
-        return ExitCode::SUCCESS;
-    }
     let level = match std::env::var("CAIRN_LOG")
         .unwrap_or_default()
         .to_ascii_lowercase()
@@ -137,38 +155,78 @@ fn main() -> ExitCode {
     let (overrides, cmd) = match parse(args) {
         Ok(x) => x,
         Err(e) => {
-            eprintln!("cairn: {e}\n\n{USAGE}");
+            say(&format!("{e}\n\n{USAGE}"));
             return ExitCode::from(2);
         }
     };
+    let printed = match cmd {
+        Command::Usage => Some(print_out(USAGE)),
+        Command::Version => Some(print_out(&format!("cairn {}", env!("CARGO_PKG_VERSION")))),
+        _ => None,
+    };
+    if let Some(done) = printed {
+        return match done {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                say(&e);
+                ExitCode::FAILURE
+            }
+        };
+    }
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("cairn: cannot start the runtime: {e}");
+            say(&format!("cannot start the runtime: {e}"));
             return ExitCode::FAILURE;
         }
     };
     match rt.block_on(run(overrides, cmd)) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("cairn: {e}");
+            say(&e);
             ExitCode::FAILURE
         }
     }
 }
 
-async fn run(o: Overrides, cmd: Command) -> Result<ExitCode, String> {
-    let config = Config::load(&o).map_err(|e| e.to_string())?;
-    let reg = Registry::new(&config.toolsets);
-    if let Command::Tools = cmd {
+/// Writes `text` and a newline to stdout. A reader that closed its end early
+/// (`cairn tools | head -1`) chose to stop reading: that is not an error, so the
+/// command goes on as if the text had been read and exits with the status it would
+/// have had. (Rust ignores SIGPIPE, so the write fails with EPIPE instead of killing
+/// the process; `println!` would panic on it.) Any other failure is an error.
+fn print_out(text: &str) -> Result<(), String> {
+    let mut out = std::io::stdout().lock();
+    let written = out
+        .write_all(text.as_bytes())
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush());
+    match written {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(format!("cannot write to stdout: {e}"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Tells the person at the shell `message` on stderr. A stderr nobody reads any more
+/// is no reason to fail (`eprintln!` would panic).
+fn say(message: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "cairn: {message}");
+}
+
+/// `cairn tools`: the served tools, a line each, by toolset; `cairn tools NAME` (and
+/// `cairn call NAME --help`): what that tool does and its parameters.
+fn tools(config: &Config, reg: &Registry, name: Option<&str>) -> Result<ExitCode, String> {
+    let Some(name) = name else {
+        let mut text = String::new();
         for (set, _) in cairn::mcp::TOOLSET_PURPOSES
             .iter()
             .filter(|(s, _)| config.toolsets.iter().any(|t| t == s))
         {
-            println!("[{set}]");
+            text.push_str(&format!("[{set}]\n"));
             for d in reg.defs.iter().filter(|d| d.toolset == *set) {
                 let first = d
                     .description
@@ -176,14 +234,83 @@ async fn run(o: Overrides, cmd: Command) -> Result<ExitCode, String> {
                     .next()
                     .unwrap_or(d.description)
                     .trim_end_matches('.');
-                println!("  {:<22} {first}", d.name);
+                text.push_str(&format!("  {:<22} {first}\n", d.name));
             }
         }
+        print_out(text.trim_end())?;
         return Ok(ExitCode::SUCCESS);
+    };
+    if let Some(def) = reg.find(name) {
+        print_out(cairn::mcp::help::describe(def).trim_end())?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let shown: String = name.chars().take(80).collect();
+    // A tool this build has, in a toolset the configuration leaves out.
+    let all: Vec<String> = cairn::config::TOOLSETS.iter().map(|s| s.to_string()).collect();
+    if let Some(def) = Registry::new(&all).find(name) {
+        say(&format!(
+            "tool '{shown}' is in the {} toolset, which is not served here (toolsets: {}); \
+             add it with --toolsets or `toolsets` in the config file",
+            def.toolset,
+            config.toolsets.join(",")
+        ));
+        return Ok(ExitCode::from(2));
+    }
+    let names: Vec<&str> = reg.defs.iter().map(|d| d.name).collect();
+    let close = cairn::mcp::help::close_names(name, &names);
+    if close.is_empty() {
+        say(&format!("no tool named '{shown}'; `cairn tools` lists them"));
+    } else {
+        say(&format!(
+            "no tool named '{shown}'; close names: {}",
+            close.join(", ")
+        ));
+    }
+    Ok(ExitCode::from(2))
+}
+
+/// Makes sure the database's directory exists before the store opens the file. The
+/// default data directory (`~/.local/share/cairn`) is Cairn's own and is created on
+/// first use, readable by this user only. A directory the user named (`--db`,
+/// `$CAIRN_DB`, the config file) is never created: a typo there would otherwise leave
+/// a database somewhere nobody looks.
+fn ensure_db_dir(config: &Config) -> Result<(), String> {
+    let dir = match config.db_path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => return Ok(()),
+    };
+    if dir.exists() {
+        // Whatever else is wrong with it, the store's opening error says.
+        return Ok(());
+    }
+    if config.db_source == DbSource::Default {
+        use std::os::unix::fs::DirBuilderExt;
+        return std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| format!("cannot create the data directory {}: {e}", dir.display()));
+    }
+    Err(format!(
+        "the directory {} does not exist (the database {} comes from {}); create it \
+         (mkdir -p {}) or name a database file in an existing directory",
+        dir.display(),
+        config.db_path.display(),
+        config.db_source.describe(),
+        dir.display()
+    ))
+}
+
+async fn run(o: Overrides, cmd: Command) -> Result<ExitCode, String> {
+    let config = Config::load(&o).map_err(|e| e.to_string())?;
+    let reg = Registry::new(&config.toolsets);
+    if let Command::Tools { name } = &cmd {
+        return tools(&config, &reg, name.as_deref());
     }
     if let Command::Embed { texts } = &cmd {
         return embed(config, texts.clone()).await;
     }
+    ensure_db_dir(&config)?;
     let options = cairn::store::Options {
         busy_timeout: config.busy_timeout,
         // SQLite's pages are 4 KiB by default.
@@ -250,10 +377,7 @@ async fn session(app: App, reg: Registry, cmd: Command) -> Result<ExitCode, Stri
                 cairn::progress::BarSink::new("embedding"),
             ));
             let env = dispatch(&app, &reg, &tool, raw, progress).await;
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&env).unwrap_or_else(|_| env.to_string())
-            );
+            print_out(&serde_json::to_string_pretty(&env).unwrap_or_else(|_| env.to_string()))?;
             Ok(if env["success"] == serde_json::Value::Bool(true) {
                 ExitCode::SUCCESS
             } else {
@@ -268,15 +392,18 @@ async fn session(app: App, reg: Registry, cmd: Command) -> Result<ExitCode, Stri
             .await
             .map_err(|e| e.to_string())?;
             if let Some(why) = &r.fallback_reason {
-                eprintln!("cairn: {why}");
+                say(why);
             }
-            eprintln!(
+            let _ = writeln!(
+                std::io::stderr(),
                 "reindex: {} embedded with {} ({} truncated to the model's window), {} stale vectors removed",
                 r.embedded, r.embedder, r.truncated, r.pruned
             );
             Ok(ExitCode::SUCCESS)
         }
-        Command::Tools | Command::Embed { .. } => Ok(ExitCode::SUCCESS),
+        Command::Usage | Command::Version | Command::Tools { .. } | Command::Embed { .. } => {
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 
@@ -314,9 +441,6 @@ async fn embed(config: Config, texts: Vec<String>) -> Result<ExitCode, String> {
         "head": vecs.iter().map(|v| v.vector.iter().take(4).map(|x| (*x as f64 * 1e6).round() / 1e6).collect::<Vec<_>>()).collect::<Vec<_>>(),
         "similarity": sims,
     });
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&out).unwrap_or_else(|_| out.to_string())
-    );
+    print_out(&serde_json::to_string_pretty(&out).unwrap_or_else(|_| out.to_string()))?;
     Ok(ExitCode::SUCCESS)
 }

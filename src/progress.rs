@@ -23,7 +23,10 @@ impl Sink for BarSink {
     fn send(&self, progress: u64, total: Option<u64>, message: String) {
         match (total, self.0.lock()) {
             (Some(t), Ok(mut bar)) => bar.update(progress, t),
-            _ => eprintln!("{message}"),
+            // Progress is a courtesy: a stderr nobody reads any more is no error.
+            _ => {
+                let _ = writeln!(std::io::stderr(), "{message}");
+            }
         }
     }
 }
@@ -82,7 +85,12 @@ impl Bar {
             if tenth > self.tenth || (end && self.drawn.is_none()) {
                 self.tenth = tenth;
                 self.drawn = Some(Instant::now());
-                eprintln!("{} {done}/{total} {}", self.label, self.rate(done));
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "{} {done}/{total} {}",
+                    self.label,
+                    self.rate(done)
+                );
             }
         }
     }

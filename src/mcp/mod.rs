@@ -6,6 +6,7 @@ pub mod args;
 pub mod code;
 pub mod envelope;
 pub mod graph;
+pub mod help;
 pub mod json;
 pub mod prompts;
 pub mod schema;

@@ -237,6 +237,7 @@ mod tests {
     async fn app(dir: &std::path::Path) -> App {
         let cfg = Config {
             db_path: dir.join("t.db"),
+            db_source: crate::config::DbSource::Flag,
             toolsets: vec!["tasks".into()],
             pipelines: Pipelines::default(),
             file: None,

