@@ -159,8 +159,12 @@ async fn opening(path: &Path, pool: &SqlitePool, e: sqlx::migrate::MigrateError)
                 env!("CARGO_PKG_VERSION"),
             ))
         }
+        // The loser of a race to migrate a new file meets the winner's work half-way:
+        // a table created or already dropped, a column added, the version recorded.
         MigrateError::Execute(sqlx::Error::Database(db)) | MigrateError::ExecuteMigration(sqlx::Error::Database(db), _)
-            if db.message().contains("already exists") =>
+            if ["already exists", "no such table", "no such index", "duplicate column name", "_sqlx_migrations"]
+                .iter()
+                .any(|m| db.message().contains(m)) =>
         {
             Error::Raced(db.message().to_string())
         }
