@@ -222,12 +222,12 @@ async fn session(model: Option<&Path>) {
     let mut units = Vec::new();
     for m in 0..40 {
         let ns = k.timed(&c, "create_entity", "create_entity", json!({"projectId":pid,"name":format!("mod{m}"),"description":format!("Handlers of module {m}"),
-            "categoryIds":[cat("module")],"parentIds":[feat],"commands":[{"command":"add","kind":"code","documentPath":format!("src/svc{}/mod{m}.py", m % 8),"startLine":1,"endLine":48}]})).await
+            "categoryIds":[cat("module")],"parentIds":[feat],"commands":[{"command":"add","kind":"text","documentPath":format!("src/svc{}/mod{m}.py", m % 8),"startLine":1,"endLine":48}]})).await
             ["entity"]["id"].as_str().unwrap().to_string();
         for f in 0..3 {
             let u = k.timed(&c, "create_entity", "create_entity", json!({"projectId":pid,"name":format!("handler_{m}_{f}"),
                 "description":format!("Handles event kind {f}: validates, retries with backoff, publishes"),
-                "categoryIds":[cat("function")],"parentIds":[ns],"commands":[{"command":"add","kind":"code","documentPath":format!("src/svc{}/mod{m}.py", m % 8),"startLine":1 + 4 * f,"endLine":3 + 4 * f}]})).await;
+                "categoryIds":[cat("function")],"parentIds":[ns],"commands":[{"command":"add","kind":"code","documentPath":format!("src/svc{}/mod{m}.py", m % 8),"lspSymbol":format!("handler_{m}_{f}"),"startLine":1 + 4 * f,"endLine":3 + 4 * f}]})).await;
             units.push(u["entity"]["id"].as_str().unwrap().to_string());
         }
     }
