@@ -135,6 +135,9 @@ pub struct Item {
     pub complexity: Option<i64>,
     pub status_reason: Option<String>,
     pub tags: Vec<String>,
+    /// Open blockers: ids of items not yet CLOSED that BLOCK this one, and `NO_OP` for
+    /// a blocker outside Cairn. Derived when read, never stored.
+    pub blocked_by: Vec<String>,
     pub version: i64,
     pub created_at: String,
     pub updated_at: String,

@@ -46,6 +46,9 @@ pub fn item(i: &Item) -> Value {
         m.insert("complexity".into(), json!(c));
     }
     m.insert("tags".into(), json!(i.tags));
+    if !i.blocked_by.is_empty() {
+        m.insert("blockedBy".into(), json!(i.blocked_by));
+    }
     m.insert("version".into(), json!(i.version));
     m.insert("createdAt".into(), json!(i.created_at));
     m.insert("updatedAt".into(), json!(i.updated_at));
@@ -59,7 +62,11 @@ pub fn item_ref(i: &Item) -> Value {
     } else {
         "name"
     };
-    json!({ "id": i.id, name_key: i.name, "status": i.status.as_str(), "version": i.version })
+    let mut v = json!({ "id": i.id, name_key: i.name, "status": i.status.as_str(), "version": i.version });
+    if !i.blocked_by.is_empty() {
+        v["blockedBy"] = json!(i.blocked_by);
+    }
+    v
 }
 
 pub fn section(s: &Section, include_content: bool) -> Value {

@@ -78,6 +78,7 @@ pub async fn create(app: &App, ct: ContainerType, n: NewContainer) -> Result<Con
         },
         status_reason: None,
         tags: n.tags.unwrap_or_default(),
+        blocked_by: vec![],
         version: 1,
         created_at: ts.clone(),
         updated_at: ts,

@@ -24,6 +24,8 @@ struct Row {
     updated_at: String,
     /// The item's tags as a JSON array, read in the same statement as the row.
     tags: String,
+    /// Its open blockers (ids, or `NO_OP`) as a JSON array.
+    blocked_by: String,
 }
 
 impl Row {
@@ -31,6 +33,13 @@ impl Row {
         let tags: Vec<String> = serde_json::from_str(&self.tags).map_err(|e| {
             Error::Internal(format!(
                 "{} {} has unreadable tags: {e}",
+                kind.as_str(),
+                self.id
+            ))
+        })?;
+        let blocked_by: Vec<String> = serde_json::from_str(&self.blocked_by).map_err(|e| {
+            Error::Internal(format!(
+                "{} {} has unreadable blockers: {e}",
                 kind.as_str(),
                 self.id
             ))
@@ -56,6 +65,7 @@ impl Row {
             complexity: self.complexity,
             status_reason: self.status_reason,
             tags,
+            blocked_by,
             version: self.version,
             created_at: self.created_at,
             updated_at: self.updated_at,
@@ -70,20 +80,25 @@ pub fn table(kind: ItemKind) -> lock::Table {
     }
 }
 
-/// The row and its tags in one statement: each statement is a round trip to sqlx's
-/// connection thread, and those trips, not SQLite, are most of a small read's cost.
+/// The row, its tags and its open blockers in one statement: each statement is a
+/// round trip to sqlx's connection thread, and those trips, not SQLite, are most of a
+/// small read's cost. An open blocker is a NO_OP edge or an item not yet CLOSED.
 fn select(kind: ItemKind) -> &'static str {
     match kind {
         ItemKind::Task => {
             "SELECT x.id, x.project_id, x.feature_id, x.title AS name, x.summary, x.description, x.status, x.priority, \
              x.complexity, x.status_reason, x.version, x.created_at, x.updated_at, \
-             (SELECT json_group_array(t.tag) FROM (SELECT tag FROM tags WHERE entity_id = x.id ORDER BY tag) t) AS tags \
+             (SELECT json_group_array(t.tag) FROM (SELECT tag FROM tags WHERE entity_id = x.id ORDER BY tag) t) AS tags, \
+             (SELECT json_group_array(COALESCE(d.from_id, 'NO_OP')) FROM dependencies d LEFT JOIN tasks b ON b.id = d.from_id \
+              WHERE d.to_id = x.id AND d.type = 'BLOCKS' AND (d.from_id IS NULL OR b.status <> 'CLOSED')) AS blocked_by \
              FROM tasks x"
         }
         ItemKind::Feature => {
             "SELECT x.id, x.project_id, NULL AS feature_id, x.name, x.summary, x.description, x.status, x.priority, \
              NULL AS complexity, x.status_reason, x.version, x.created_at, x.updated_at, \
-             (SELECT json_group_array(t.tag) FROM (SELECT tag FROM tags WHERE entity_id = x.id ORDER BY tag) t) AS tags \
+             (SELECT json_group_array(t.tag) FROM (SELECT tag FROM tags WHERE entity_id = x.id ORDER BY tag) t) AS tags, \
+             (SELECT json_group_array(COALESCE(d.from_id, 'NO_OP')) FROM dependencies d LEFT JOIN features b ON b.id = d.from_id \
+              WHERE d.to_id = x.id AND d.type = 'BLOCKS' AND (d.from_id IS NULL OR b.status <> 'CLOSED')) AS blocked_by \
              FROM features x"
         }
     }

@@ -556,3 +556,52 @@ fn an_invalid_pipeline_in_the_config_stops_start_up_with_a_clear_error() {
         assert!(err.contains(expect), "{states}: {err}");
     }
 }
+
+/// An agent sees that an item is blocked, and by what, from the item alone: `get`,
+/// `search` rows and overview rows carry `blockedBy` (blocker ids, or NO_OP) while a
+/// blocker is open, and drop it once none is.
+#[tokio::test]
+async fn a_blocked_item_says_so_on_get_search_and_overview() {
+    let c = Cairn::start().await;
+    let p = c.project("Blocked").await;
+    let f = c.feature(&p, "F").await;
+    let a = id_of(&c.task(json!({"title":"a","featureId":f})).await);
+    let b = id_of(&c.task(json!({"title":"b","featureId":f})).await);
+    let n = id_of(&c.task(json!({"title":"n","featureId":f})).await);
+    c.ok("block", json!({"containerType":"task","id":b,"version":1,"blockedBy":[a]}))
+        .await;
+    c.ok("manage_dependency", json!({"operation":"create","fromId":a,"toId":n,"type":"BLOCKS"}))
+        .await;
+    let v = c.version("task", &n).await;
+    c.ok("block", json!({"containerType":"task","id":n,"version":v,"blockedBy":"NO_OP","blockedReason":"vendor key"}))
+        .await;
+    assert_eq!(c.get("task", &b).await["blockedBy"], json!([a]));
+    let mut on_n: Vec<String> = serde_json::from_value(c.get("task", &n).await["blockedBy"].clone()).unwrap();
+    on_n.sort();
+    let mut want = vec![a.clone(), "NO_OP".to_string()];
+    want.sort();
+    assert_eq!(on_n, want);
+    assert!(c.get("task", &a).await.get("blockedBy").is_none());
+    let rows = c
+        .ok("query_container", json!({"operation":"search","containerType":"task","projectId":p}))
+        .await;
+    let row = |id: &str| rows["items"].as_array().unwrap().iter().find(|r| r["id"] == json!(id)).unwrap().clone();
+    assert_eq!(row(&b)["blockedBy"], json!([a]));
+    assert!(row(&a).get("blockedBy").is_none());
+    let ov = c
+        .ok("query_container", json!({"operation":"overview","containerType":"feature","id":f}))
+        .await;
+    let t = ov["tasks"].as_array().unwrap().iter().find(|r| r["id"] == json!(b)).unwrap().clone();
+    assert_eq!(t["blockedBy"], json!([a]));
+    // Features too.
+    let g = c.feature(&p, "G").await;
+    c.ok("block", json!({"containerType":"feature","id":g,"version":1,"blockedBy":[f]}))
+        .await;
+    assert_eq!(c.get("feature", &g).await["blockedBy"], json!([f]));
+    // The blocker closing releases b; n keeps its NO_OP.
+    c.advance("task", &a).await;
+    c.advance("task", &a).await;
+    assert!(c.get("task", &b).await.get("blockedBy").is_none());
+    assert_eq!(c.get("task", &n).await["blockedBy"], json!(["NO_OP"]));
+    c.stop().await;
+}
