@@ -6,6 +6,7 @@ pub mod container;
 pub mod glob;
 pub mod graph;
 pub mod id;
+pub mod ontology;
 pub mod section;
 pub mod workflow;
 
