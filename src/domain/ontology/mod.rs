@@ -82,6 +82,7 @@ pub mod axiom;
 pub mod entity;
 pub mod expr;
 pub mod model;
+pub mod ofn;
 pub mod page;
 
 pub use axiom::{Axiom, EntityKind, Iri, Origin, Sourced};
