@@ -84,8 +84,10 @@ pub mod expr;
 pub mod model;
 pub mod ofn;
 pub mod page;
+pub mod reasoner;
 
 pub use axiom::{Axiom, EntityKind, Iri, Origin, Sourced};
 pub use expr::ClassExpr;
 pub use model::{load_pages, Entity, Loaded, Ontology, Problem};
 pub use page::Page;
+pub use reasoner::{classify, diff as classification_diff, Classification, ClassificationDiff, Justification, Subsumption};
