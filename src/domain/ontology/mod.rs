@@ -79,11 +79,14 @@
 //! line. A prefix without a declared namespace gets `urn:cairn:<prefix>:`.
 
 pub mod axiom;
+pub mod diff;
+pub mod draft;
 pub mod entity;
 pub mod expr;
 pub mod model;
 pub mod ofn;
 pub mod page;
+pub mod quality;
 pub mod reasoner;
 
 pub use axiom::{Axiom, EntityKind, Iri, Origin, Sourced};
