@@ -83,6 +83,8 @@ pub mod diff;
 pub mod draft;
 pub mod entity;
 pub mod expr;
+#[cfg(test)]
+mod fixture_tests;
 pub mod model;
 pub mod ofn;
 pub mod page;
