@@ -102,8 +102,13 @@ pub(crate) struct Ctx {
     /// Subsumers that are fillers of some `∃r.X ⊑ Y` (the only ones a new link must
     /// look at).
     negx: Vec<u32>,
-    /// Links into this context: `(source, role)` packed by [`pack`].
-    back: IdSet<u64>,
+    /// Links into this context: `(source, role)`, each once.
+    back: Vec<(u32, u32)>,
+    /// Links out of this context, `(target, role)` packed by [`pack`]: a link is
+    /// queued only when it is new here, at its source, where the rule that makes it
+    /// usually runs (so the check finds the set in cache, and the target, often a
+    /// popular filler elsewhere in memory, is touched once per link).
+    out: IdSet<u64>,
     /// Links out of this context through roles that end chains: `(target, role)`
     /// packed by [`pack`]; those made by the role's transitivity apart (`fwd_trans`),
     /// as most compositions can skip them.
@@ -121,6 +126,9 @@ fn unpack(k: u64) -> (u32, u32) {
     ((k >> 32) as u32, k as u32)
 }
 
+/// A link made by a rule, waiting to be checked against its source's `out` set.
+type Made<W> = (u32, u32, u32, bool, W);
+
 /// The saturation state, a value: cloning it and adding axioms continues from where
 /// it stood.
 #[derive(Clone, Debug)]
@@ -132,6 +140,8 @@ pub(crate) struct Engine<T: Tracer> {
     /// The root and role of each filler context.
     filler_of: FxMap<u32, (u32, u32)>,
     queue: Vec<Job<T::W>>,
+    /// Reused buffer for the links one step makes.
+    made: Vec<Made<T::W>>,
     pub tracer: T,
 }
 
@@ -146,6 +156,7 @@ impl<T: Tracer> Engine<T> {
             fillers: FxMap::default(),
             filler_of: FxMap::default(),
             queue: Vec::new(),
+            made: Vec::new(),
             tracer: T::default(),
         }
     }
@@ -185,7 +196,7 @@ impl<T: Tracer> Engine<T> {
         }
         let tbox = Arc::clone(&self.tbox);
         for &(r, nf) in &tbox.reflexive {
-            self.queue.push(Job::Link(c, r, c, false, T::why(|| Why::Reflexive { nf })));
+            self.new_link(c, r, c, false, T::why(|| Why::Reflexive { nf }));
             for &(d, range, s) in tbox.ranges(r) {
                 self.queue.push(Job::Sub(c, d, T::why(|| Why::ReflexiveRange { refl: nf, range, r, s })));
             }
@@ -236,7 +247,7 @@ impl<T: Tracer> Engine<T> {
         }
         if x == BOTTOM {
             k.unsat = true;
-            for (e, s) in k.back.iter().map(unpack) {
+            for &(e, s) in &k.back {
                 self.queue.push(Job::Sub(e, BOTTOM, T::why(|| Why::Bottom { e, s, c })));
             }
             return;
@@ -261,7 +272,7 @@ impl<T: Tracer> Engine<T> {
             }
         }
         if !lhs.is_empty() {
-            for (e, s) in k.back.iter().map(unpack) {
+            for &(e, s) in &k.back {
                 for &(t, y, nf) in lhs {
                     if tbox.is_sub_role(s, t) {
                         self.queue.push(Job::Sub(e, y, T::why(|| Why::ExL { nf, e, s, c, x, t })));
@@ -273,7 +284,7 @@ impl<T: Tracer> Engine<T> {
         if !rhs.is_empty() {
             for &(r, y, nf) in rhs {
                 let f = self.filler(y, r);
-                self.queue.push(Job::Link(c, r, f, false, T::why(|| Why::ExR { nf, c, x })));
+                self.new_link(c, r, f, false, T::why(|| Why::ExR { nf, c, x }));
             }
         }
     }
@@ -281,10 +292,9 @@ impl<T: Tracer> Engine<T> {
     /// Processes the link `e ⊑ ∃r.c` (`trans`: made by `r`'s transitivity).
     fn link(&mut self, tbox: &Tbox, e: u32, r: u32, c: u32, trans: bool, w: T::W) {
         {
+            // New at its source, so new here too.
             let Some(k) = self.ctx.get_mut(c as usize) else { return };
-            if !k.back.insert(pack(e, r)) {
-                return;
-            }
+            k.back.push((e, r));
         }
         self.tracer.record(Fact::Link(e, r, c), w);
         self.activate(c);
@@ -304,12 +314,13 @@ impl<T: Tracer> Engine<T> {
         // result does not absorb the role (see `Comps::absorbing`): elsewhere the
         // shorter links it was made of yield the same links, and skipping it keeps a
         // transitive property's closure from being rebuilt along every path.
+        let mut made = std::mem::take(&mut self.made);
         if tbox.chain_left(r) {
             for (d, u) in k.fwd.iter().map(unpack) {
                 if let Some(cs) = tbox.comps(r, u) {
                     for cp in &cs.list {
                         let (v, nf, s1, u1) = (cp.v, cp.nf, cp.s1, cp.u1);
-                        self.queue.push(Job::Link(e, v, d, cp.trans, T::why(|| Why::Chain { nf, e, s: r, c, u, d, s1, u1 })));
+                        made.push((e, v, d, cp.trans, T::why(|| Why::Chain { nf, e, s: r, c, u, d, s1, u1 })));
                     }
                 }
             }
@@ -317,7 +328,7 @@ impl<T: Tracer> Engine<T> {
                 if let Some(cs) = tbox.comps(r, u).filter(|cs| !cs.absorbing) {
                     for cp in &cs.list {
                         let (v, nf, s1, u1) = (cp.v, cp.nf, cp.s1, cp.u1);
-                        self.queue.push(Job::Link(e, v, d, cp.trans, T::why(|| Why::Chain { nf, e, s: r, c, u, d, s1, u1 })));
+                        made.push((e, v, d, cp.trans, T::why(|| Why::Chain { nf, e, s: r, c, u, d, s1, u1 })));
                     }
                 }
             }
@@ -330,19 +341,31 @@ impl<T: Tracer> Engine<T> {
                     src.fwd.insert(pack(c, r));
                 }
             }
-            let (Some(src), Some(dst)) = (self.ctx.get(e as usize), self.ctx.get(c as usize)) else { return };
-            for (f, q) in src.back.iter().map(unpack) {
-                let Some(cs) = tbox.comps(q, r) else { continue };
-                if trans && cs.absorbing {
-                    continue;
-                }
-                for cp in &cs.list {
-                    let (v, nf, s1, u1) = (cp.v, cp.nf, cp.s1, cp.u1);
-                    if dst.back.contains(pack(f, v)) {
+            if let Some(src) = self.ctx.get(e as usize) {
+                for &(f, q) in &src.back {
+                    let Some(cs) = tbox.comps(q, r) else { continue };
+                    if trans && cs.absorbing {
                         continue;
                     }
-                    self.queue.push(Job::Link(f, v, c, cp.trans, T::why(|| Why::Chain { nf, e: f, s: q, c: e, u: r, d: c, s1, u1 })));
+                    for cp in &cs.list {
+                        let (v, nf, s1, u1) = (cp.v, cp.nf, cp.s1, cp.u1);
+                        made.push((f, v, c, cp.trans, T::why(|| Why::Chain { nf, e: f, s: q, c: e, u: r, d: c, s1, u1 })));
+                    }
                 }
+            }
+        }
+        for (f, v, d, t, w) in made.drain(..) {
+            self.new_link(f, v, d, t, w);
+        }
+        self.made = made;
+    }
+
+    /// Queues the link `e ⊑ ∃r.c` unless `e` already has it.
+    #[inline]
+    fn new_link(&mut self, e: u32, r: u32, c: u32, trans: bool, w: T::W) {
+        if let Some(k) = self.ctx.get_mut(e as usize) {
+            if k.out.insert(pack(c, r)) {
+                self.queue.push(Job::Link(e, r, c, trans, w));
             }
         }
     }
