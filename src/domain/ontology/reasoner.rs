@@ -87,7 +87,15 @@ pub struct Classification {
     told: Arc<FxSet<(u32, u32)>>,
     tax: Taxonomy,
     consistent: bool,
+    /// This classification's number, and that of the one it continued from (by
+    /// [`Classification::with_axioms`] without starting over): a continuation only
+    /// grows each context's subsumers, which lets [`diff`] skip unchanged classes.
+    id: u64,
+    parent: Option<u64>,
 }
+
+/// Numbers classifications (for [`diff`]'s shortcut); only equality matters.
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// Classifies an ontology.
 pub fn classify(o: &Ontology) -> Classification {
@@ -124,7 +132,7 @@ fn build(mut sym: Symbols, axioms: Vec<Arc<Vec<Sourced>>>) -> Classification {
     tbox.finish_roles(sym.role_names.len());
     let mut engine: Engine<NoTrace> = Engine::new(Arc::new(tbox), sym.kind.len());
     engine.saturate_all(&sym);
-    finish(sym, engine, axioms, told)
+    finish(sym, engine, axioms, told, None)
 }
 
 fn finish(
@@ -132,6 +140,7 @@ fn finish(
     engine: Engine<NoTrace>,
     axioms: Vec<Arc<Vec<Sourced>>>,
     told: FxSet<(u32, u32)>,
+    parent: Option<u64>,
 ) -> Classification {
     // Range fillers made by the saturation take concept ids after the symbols'; the
     // symbols learn of them so names added later get ids after them.
@@ -140,7 +149,8 @@ fn finish(
     }
     let tax = Taxonomy::build(&engine, &sym);
     let consistent = !engine.unsat(TOP) && sym.individual_ids.iter().all(|&a| !engine.unsat(a));
-    Classification { sym: Arc::new(sym), engine, axioms, told: Arc::new(told), tax, consistent }
+    let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    Classification { sym: Arc::new(sym), engine, axioms, told: Arc::new(told), tax, consistent, id, parent }
 }
 
 fn note_told(sym: &mut Symbols, told: &mut FxSet<(u32, u32)>, a: &Axiom) {
@@ -427,7 +437,7 @@ impl Classification {
             note_told(&mut sym, &mut told, &s.axiom);
         }
         engine.continue_with(&sym, first_nf);
-        finish(sym, engine, axioms, told)
+        finish(sym, engine, axioms, told, Some(self.id))
     }
 
     /// The classification without the given axioms (every asserted copy of each):
@@ -480,6 +490,14 @@ pub fn diff(a: &Classification, b: &Classification) -> ClassificationDiff {
 
 /// Subsumptions of `b` (between satisfiable named classes) that `a` lacks.
 fn one_way(a: &Classification, b: &Classification) -> Vec<(String, String)> {
+    // When one continued the other, a class whose context kept its size and its
+    // satisfiability kept its subsumers (contexts only grow), so it is skipped.
+    let related = b.parent == Some(a.id) || a.parent == Some(b.id);
+    let same = |c: u32| {
+        related
+            && a.engine.ctx.get(c as usize).map(|k| k.subs.len()) == b.engine.ctx.get(c as usize).map(|k| k.subs.len())
+            && a.engine.unsat(c) == b.engine.unsat(c)
+    };
     // The concept id in `a` of each class of `b`, by position when the names line up.
     let ids: Vec<Option<u32>> = b
         .sym
@@ -498,6 +516,9 @@ fn one_way(a: &Classification, b: &Classification) -> Vec<(String, String)> {
             continue;
         }
         let ca = in_a(i as u32).filter(|&x| !a.engine.unsat(x));
+        if ca == Some(c) && same(c) {
+            continue;
+        }
         for (d, name) in b.sups_of(c) {
             let Some(j) = b.tax.class_of.get(d as usize).copied() else { continue };
             let held = match (ca, in_a(j)) {
