@@ -44,7 +44,7 @@ fn generate(n: usize, seed: u64) -> Ontology {
         o.declare(&class(i), EntityKind::Class).unwrap();
     }
     let c = |i: usize| ClassExpr::Class(class(i));
-    let mut add = |o: &mut Ontology, a: Axiom| o.add(a, Origin::default()).unwrap();
+    let add = |o: &mut Ontology, a: Axiom| o.add(a, Origin::default()).unwrap();
     add(&mut o, Axiom::TransitiveObjectProperty("g:partOf".into()));
     add(&mut o, Axiom::SubObjectPropertyOf(vec!["g:locatedIn".into(), "g:partOf".into()], "g:locatedIn".into()));
     add(&mut o, Axiom::SubObjectPropertyOf(vec!["g:dependsOn".into()], "g:relatedTo".into()));

@@ -158,6 +158,17 @@ enum Tok {
     Name(Name),
 }
 
+/// True when the character at `j` continues a word (an IRI or keyword): not a space,
+/// a parenthesis, a comma, or the start of a wiki link.
+fn word_char(chars: &[char], j: usize) -> bool {
+    match chars.get(j) {
+        None => false,
+        Some(c) if c.is_whitespace() || matches!(c, '(' | ')' | ',') => false,
+        Some('[') => chars.get(j + 1) != Some(&'['),
+        Some(_) => true,
+    }
+}
+
 /// Splits an expression into tokens with their 1-based columns.
 fn tokenize(text: &str) -> Result<Vec<(Tok, usize)>, ExprError> {
     let chars: Vec<char> = text.chars().collect();
@@ -208,11 +219,7 @@ fn tokenize(text: &str) -> Result<Vec<(Tok, usize)>, ExprError> {
             i = j + 1;
         } else {
             let mut j = i;
-            while j < chars.len()
-                && !chars[j].is_whitespace()
-                && !matches!(chars[j], '(' | ')' | ',')
-                && !(chars[j] == '[' && chars.get(j + 1) == Some(&'['))
-            {
+            while word_char(&chars, j) {
                 j += 1;
             }
             let word: String = chars[i..j].iter().collect();
