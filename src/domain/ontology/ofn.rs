@@ -181,7 +181,8 @@ fn tokenize(text: &str) -> Result<Vec<Token>, Err1> {
                 i = j;
             }
             _ => {
-                let mut j = i;
+                // At least one character, so a stray `>` cannot stall the lexer.
+                let mut j = i + 1;
                 while j < chars.len() && !chars[j].is_whitespace() && !"()<>\"=#".contains(chars[j]) {
                     j += 1;
                 }
@@ -795,6 +796,13 @@ AnnotationAssertion(rdfs:seeAlso ai:Model "x")
         assert!(axs.contains(&&Axiom::ClassAssertion(ClassExpr::class("ai:Transformer"), "ai:GPT4".into())));
         let sub = o.axioms.iter().find(|s| s.axiom == Axiom::SubClassOf(ClassExpr::class("ai:Transformer"), ClassExpr::class("ai:Model"))).unwrap();
         assert_eq!(sub.origin, Origin::new("doc.ofn", 17));
+    }
+
+    #[test]
+    fn regression_a_stray_closing_angle_bracket_does_not_stall_the_lexer() {
+        let r = read_ofn("Ontology(\nSubClassOf(a:B > a:C)\n)", "x.ofn");
+        assert_eq!(r.problems.len(), 1, "{:?}", r.problems);
+        assert_eq!(r.problems[0].line, 2);
     }
 
     #[test]
