@@ -20,7 +20,8 @@ const MAX_D: usize = 4096;
 fn myers(a: &[&str], b: &[&str]) -> Vec<Op> {
     let (n, m) = (a.len(), b.len());
     let max = n + m;
-    // v[k + max] = furthest x on diagonal k; trace[d] holds v after step d - 1.
+    // v[k + max] = furthest x on diagonal k; trace[d] holds diagonals -d..=d of v
+    // after step d - 1 (all step d reads), so the trace grows with D², not D·(N+M).
     let mut v = vec![0usize; 2 * max + 2];
     let mut trace: Vec<Vec<usize>> = Vec::new();
     let off = max as isize;
@@ -29,7 +30,7 @@ fn myers(a: &[&str], b: &[&str]) -> Vec<Op> {
         if d > MAX_D {
             break;
         }
-        trace.push(v.clone());
+        trace.push(v[idx(-(d as isize))..=idx(d as isize)].to_vec());
         let d_i = d as isize;
         let mut k = -d_i;
         while k <= d_i {
@@ -45,7 +46,7 @@ fn myers(a: &[&str], b: &[&str]) -> Vec<Op> {
             }
             v[idx(k)] = x;
             if x >= n && y >= m {
-                return backtrack(&trace, n, m, idx);
+                return backtrack(&trace, n, m);
             }
             k += 2;
         }
@@ -56,13 +57,15 @@ fn myers(a: &[&str], b: &[&str]) -> Vec<Op> {
     ops
 }
 
-fn backtrack(trace: &[Vec<usize>], n: usize, m: usize, idx: impl Fn(isize) -> usize) -> Vec<Op> {
+fn backtrack(trace: &[Vec<usize>], n: usize, m: usize) -> Vec<Op> {
     let mut ops = Vec::new();
     let (mut x, mut y) = (n as isize, m as isize);
-    for d in (0..trace.len()).rev() {
+    for d in (1..trace.len()).rev() {
         let v = &trace[d];
-        let k = x - y;
         let d_i = d as isize;
+        // Diagonal k is at k + d in this step's slice.
+        let idx = |k: isize| (k + d_i) as usize;
+        let k = x - y;
         let prev_k = if k == -d_i || (k != d_i && v[idx(k - 1)] < v[idx(k + 1)]) { k + 1 } else { k - 1 };
         let prev_x = v[idx(prev_k)] as isize;
         let prev_y = prev_x - prev_k;
@@ -71,11 +74,15 @@ fn backtrack(trace: &[Vec<usize>], n: usize, m: usize, idx: impl Fn(isize) -> us
             x -= 1;
             y -= 1;
         }
-        if d > 0 {
-            ops.push(if x == prev_x { Op::Ins } else { Op::Del });
-        }
+        ops.push(if x == prev_x { Op::Ins } else { Op::Del });
         x = prev_x;
         y = prev_y;
+    }
+    // The snake that step 0 followed from the start.
+    while x > 0 && y > 0 {
+        ops.push(Op::Same);
+        x -= 1;
+        y -= 1;
     }
     ops.reverse();
     ops
