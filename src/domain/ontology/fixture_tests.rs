@@ -171,3 +171,72 @@ fn fixture_class_pages_meet_the_default_minimum_quality() {
         }
     }
 }
+
+/// The exported fixture is read by horned-owl, an independent OWL library, with every
+/// axiom: declarations, annotations and logical axioms.
+#[test]
+fn horned_owl_reads_the_exported_fixture() {
+    use horned_owl::model::{Component, RcStr};
+    use horned_owl::ontology::set::SetOntology;
+    let o = load(&read("pages")).ontology;
+    let text = super::ofn::write_ofn(&o);
+    let mut r = std::io::BufReader::new(text.as_bytes());
+    let (ont, _prefixes): (SetOntology<RcStr>, _) =
+        horned_owl::io::ofn::reader::read(&mut r, Default::default()).expect("horned-owl parses the export");
+    let (mut decl, mut notes, mut logical) = (0, 0, 0);
+    for c in ont.iter() {
+        match &c.component {
+            Component::DeclareClass(_)
+            | Component::DeclareObjectProperty(_)
+            | Component::DeclareNamedIndividual(_)
+            | Component::DeclareAnnotationProperty(_) => decl += 1,
+            Component::AnnotationAssertion(_) => notes += 1,
+            Component::OntologyID(_) => {}
+            _ => logical += 1,
+        }
+    }
+    assert_eq!(logical, o.axioms.len());
+    // Entities, and the annotation properties skos:definition, skos:altLabel and
+    // cairn:pageProperty (rdfs: ones are built in).
+    assert_eq!(decl, o.entities.len() + 3);
+    assert!(notes > o.entities.len());
+}
+
+/// Mangled pages and documents (cut, spliced, sprinkled with the characters the
+/// syntaxes care about) are reported, never a panic.
+#[test]
+fn mangled_text_never_panics() {
+    let files = read("pages");
+    let ofn = super::ofn::write_ofn(&load(&files).ontology);
+    let specials = ['[', ']', '(', ')', ':', ',', '"', '<', '>', '\n', '\t', ' ', '-', 'é', '%', '\\', '#', 'o', '@', '^'];
+    let mut s: u64 = 99;
+    let mut next = |n: usize| {
+        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((s >> 33) as usize) % n.max(1)
+    };
+    for round in 0..400 {
+        let base: &str = if round % 4 == 0 { &ofn } else { &files[next(files.len())].1 };
+        let mut chars: Vec<char> = base.chars().collect();
+        for _ in 0..1 + next(8) {
+            let at = next(chars.len() + 1);
+            match next(3) {
+                0 if at < chars.len() => {
+                    chars.truncate(at);
+                }
+                1 if at < chars.len() => chars[at] = specials[next(specials.len())],
+                _ => chars.insert(at, specials[next(specials.len())]),
+            }
+        }
+        let text: String = chars.into_iter().collect();
+        let l = load(&[("pages/x.md".to_string(), text.clone())]);
+        let _ = l.ontology.to_pages();
+        if let Ok(p) = Page::parse(&text) {
+            let _ = super::quality::assess(&p);
+        }
+        let _ = super::expr::parse_expr_list(&text);
+        let r = super::ofn::read_ofn(&text, "x.ofn");
+        let c = classify(&r.ontology);
+        let _ = (c.is_consistent(), c.explain_inconsistency());
+        let _ = super::diff::unified_diff(base, &text, "a", "b", 3);
+    }
+}
