@@ -390,3 +390,41 @@ fn an_inconsistency_and_its_explanation() {
     assert!(!cl.is_consistent());
     assert_eq!(cl.explain_inconsistency().unwrap().axioms.len(), 1);
 }
+
+#[test]
+fn removing_axioms_equals_classifying_the_rest() {
+    let mut rng = Rng(0x5EED_0004);
+    for case in 0..150 {
+        let (o, _) = random_ontology(&mut rng);
+        if o.axioms.is_empty() {
+            continue;
+        }
+        let base = classify(&o);
+        let gone: Vec<Axiom> = (0..1 + rng.below(3)).map(|_| o.axioms[rng.below(o.axioms.len())].axiom.clone()).collect();
+        let mut rest = o.clone();
+        rest.axioms.retain(|s| !gone.contains(&s.axiom));
+        assert_eq!(reasoner_answer(&base.without_axioms(&gone)), reasoner_answer(&classify(&rest)), "case {case}");
+        assert_eq!(reasoner_answer(&base.without_axioms(&gone)), answer(&rest), "case {case}");
+    }
+}
+
+#[test]
+fn no_explanation_for_what_does_not_follow() {
+    let o = onto(vec![Axiom::SubClassOf(c("x:A"), c("x:B")), Axiom::SubClassOf(c("x:C"), c("x:B"))]);
+    let cl = classify(&o);
+    assert!(cl.explain_subsumption("x:A", "x:C").is_none());
+    assert!(cl.explain_subsumption("x:A", "x:Nope").is_none());
+    assert!(cl.explain_unsatisfiable("x:A").is_none());
+    assert!(cl.explain_inconsistency().is_none());
+    assert_eq!(cl.explain_subsumption("x:A", "owl:Thing").unwrap().axioms, vec![]);
+    assert_eq!(cl.explain_subsumption("x:A", "x:B").unwrap().axioms.len(), 1);
+}
+
+/// The service layer keeps classifications across threads (a cache behind a lock).
+#[test]
+fn classifications_and_ontologies_cross_threads() {
+    fn send_sync<T: Send + Sync + 'static>() {}
+    send_sync::<Classification>();
+    send_sync::<Ontology>();
+    send_sync::<super::super::page::Page>();
+}
