@@ -240,3 +240,41 @@ fn mangled_text_never_panics() {
         let _ = super::diff::unified_diff(base, &text, "a", "b", 3);
     }
 }
+
+/// A proposal's page becomes axioms against the loaded ontology alone, and its check
+/// reports what it adds.
+#[test]
+fn a_proposed_page_is_resolved_and_checked_against_the_ontology() {
+    let o = load(&read("pages")).ontology;
+    let base = classify(&o);
+    let draft = super::draft::ClassDraft {
+        preferred_term: "Swin Transformer".into(),
+        term_id: "AI-0031".into(),
+        domain: "ai".into(),
+        status: "agent-proposed".into(),
+        public_access: true,
+        last_updated: "2026-02-12".into(),
+        definition: "A vision transformer that computes attention within shifted local windows.".into(),
+        owl_class: "ai:SwinTransformer".into(),
+        physicality: "VirtualEntity".into(),
+        role: "Artifact".into(),
+        parents: vec!["Vision Transformer".into()],
+        authority_score: 0.5,
+        maturity: "draft".into(),
+        relationships: vec![("has-part".into(), vec!["Patch Embedding".into(), "Shifted Window".into()])],
+        alt_terms: vec!["Swin".into()],
+    };
+    let page = draft.to_page();
+    let entry = super::entity::read_entry(&page).unwrap();
+    let (axioms, problems) = o.page_axioms("pages/Swin Transformer.md", &entry);
+    assert_eq!(axioms.len(), 2, "{axioms:?}");
+    assert_eq!(problems.len(), 1);
+    assert!(problems[0].message.contains("[[Shifted Window]] names no page"), "{problems:?}");
+    let next = base.with_axioms(&axioms);
+    assert!(next.subsumes("ai:VisionModel", "ai:SwinTransformer"));
+    let d = super::reasoner::diff(&base, &next);
+    assert!(d.gained.contains(&("ai:SwinTransformer".to_string(), "ai:AcceleratedModel".to_string())));
+    assert!(d.lost.is_empty());
+    let j = next.explain_subsumption("ai:SwinTransformer", "ai:VisionModel").unwrap();
+    assert!(j.axioms.iter().any(|s| s.origin.file == "pages/Swin Transformer.md"));
+}

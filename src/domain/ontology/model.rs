@@ -145,6 +145,8 @@ pub fn load_pages<'a>(sources: impl IntoIterator<Item = (&'a str, &'a str)>) -> 
 struct Names {
     by_page: HashMap<String, Vec<Iri>>,
     by_term: HashMap<String, Vec<Iri>>,
+    /// An entity not (yet) in the ontology: the page being resolved on its own.
+    extra: Option<(Iri, EntityKind)>,
 }
 
 impl Names {
@@ -247,7 +249,7 @@ impl Ontology {
     pub fn resolve(entries: Vec<(String, Entry)>) -> (Ontology, Vec<Problem>) {
         let mut o = Ontology::new();
         let mut problems = Vec::new();
-        let mut names = Names { by_page: HashMap::new(), by_term: HashMap::new() };
+        let mut names = Names { by_page: HashMap::new(), by_term: HashMap::new(), extra: None };
         let mut kept = Vec::new();
         for (file, entry) in entries {
             if let Some(e) = o.entities.get(&entry.iri) {
@@ -318,13 +320,19 @@ impl Ontology {
         let text = match n {
             Name::Iri(s) | Name::Link(s) => s.as_str(),
         };
-        let found = if let Some(e) = self.entities.get(text) {
-            Some((text.to_string(), e.kind))
+        let kind_of = |iri: &str| -> Option<EntityKind> {
+            self.entities
+                .get(iri)
+                .map(|e| e.kind)
+                .or_else(|| names.extra.as_ref().filter(|(i, _)| i == iri).map(|(_, k)| *k))
+        };
+        let found = if let Some(k) = kind_of(text) {
+            Some((text.to_string(), k))
         } else if let Name::Link(t) = n {
             let key = t.trim().to_lowercase();
             let hits = names.by_page.get(&key).filter(|v| !v.is_empty()).or_else(|| names.by_term.get(&key));
             match hits.map(|v| v.as_slice()) {
-                Some([one]) => self.entities.get(one).map(|e| (one.clone(), e.kind)),
+                Some([one]) => kind_of(one).map(|k| (one.clone(), k)),
                 Some(many) if many.len() > 1 => {
                     return Err(format!("{n} names {} pages ({}); write the IRI instead", many.len(), many.join(", ")))
                 }
@@ -398,6 +406,55 @@ impl Ontology {
                 self.lookup(names, b, EntityKind::Individual)?,
             ),
         })
+    }
+
+    /// The axioms one page states, resolved against this ontology without reading the
+    /// other pages again (the page's own entity may be new): how a proposal's page
+    /// becomes the axioms to check. Names resolve as in [`load_pages`], from the
+    /// entities' page files and preferred terms; a statement that does not resolve is
+    /// reported and the others still give axioms.
+    pub fn page_axioms(&self, file: &str, entry: &Entry) -> (Vec<Sourced>, Vec<Problem>) {
+        let mut names = Names { by_page: HashMap::new(), by_term: HashMap::new(), extra: None };
+        for (iri, e) in &self.entities {
+            if let Some(o) = &e.origin {
+                Names::add(&mut names.by_page, &title_from_file(&o.file), iri);
+            }
+            if let Some(t) = e.meta.preferred_term() {
+                Names::add(&mut names.by_term, t, iri);
+            }
+        }
+        let mut problems = Vec::new();
+        match self.entities.get(&entry.iri) {
+            Some(e) if e.kind != entry.kind => {
+                let message = format!("{} is a {}, not a {}", entry.iri, e.kind, entry.kind);
+                problems.push(Problem { file: file.to_string(), line: entry.line, column: 0, message });
+                return (Vec::new(), problems);
+            }
+            Some(_) => {}
+            None => names.extra = Some((entry.iri.clone(), entry.kind)),
+        }
+        // The page's own names lead to its entity first.
+        for key in [Some(title_from_file(file)), entry.title.clone()].into_iter().flatten() {
+            names.by_page.insert(key.trim().to_lowercase(), vec![entry.iri.clone()]);
+        }
+        if let Some(t) = entry.meta.preferred_term() {
+            names.by_term.insert(t.trim().to_lowercase(), vec![entry.iri.clone()]);
+        }
+        let mut out = Vec::new();
+        for st in &entry.statements {
+            match self.statement_axiom(&names, &entry.iri, entry.kind, &st.stmt) {
+                Ok(ax) => out.extend(
+                    ax.canonical().into_iter().map(|axiom| Sourced { axiom, origin: Origin::new(file, st.line) }),
+                ),
+                Err(m) => problems.push(Problem {
+                    file: file.to_string(),
+                    line: st.line,
+                    column: 0,
+                    message: format!("{m}; this `{}::` value is skipped", st.key),
+                }),
+            }
+        }
+        (out, problems)
     }
 
     /// A unique page title per entity: its preferred term, else its local name, else
