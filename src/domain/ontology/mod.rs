@@ -69,6 +69,8 @@
 //! name that resolves nowhere, to two pages, or to the wrong kind of entity is
 //! reported with its file and line, and that value is skipped; a page that does not
 //! parse is reported with its line and the rest are imported.
+//! [`Ontology::page_axioms`] resolves one page (a proposal's) against an ontology
+//! already loaded, the same way, without reading the other pages again.
 //!
 //! # OWL functional syntax
 //!
