@@ -7,6 +7,7 @@ pub mod glob;
 pub mod graph;
 pub mod id;
 pub mod memory;
+pub mod ontology;
 pub mod ontology_query;
 pub mod section;
 pub mod workflow;

@@ -1,0 +1,160 @@
+//! Benchmark of the ontology core: classification of generated ontologies (about
+//! three parents and one existential per class, a few properties, a property chain
+//! and a transitive property) at 10,000 and 100,000 classes, and a proposal's check
+//! (a few added axioms against the saturated state, with the classification diff) at
+//! 10,000 classes. Prints a table; run with `cargo bench --bench ontology`.
+
+use cairn::domain::ontology::axiom::{Axiom, EntityKind, Origin, Sourced};
+use cairn::domain::ontology::expr::ClassExpr;
+use cairn::domain::ontology::model::Ontology;
+use cairn::domain::ontology::reasoner::{classify, diff};
+use std::time::{Duration, Instant};
+
+/// SplitMix64, seeded: the same ontology every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+const PROPS: [&str; 5] = ["g:partOf", "g:locatedIn", "g:dependsOn", "g:uses", "g:relatedTo"];
+
+fn class(i: usize) -> String {
+    format!("g:C{i}")
+}
+
+/// A tree of fan-out 10 with two more parents near the tree parent (so ancestors stay
+/// few, as in real ontologies), one existential per class (`partOf` towards the
+/// parent's neighbourhood, the others anywhere), a definition for one class in
+/// twenty, `partOf` transitive, `locatedIn ∘ partOf ⊑ locatedIn`, `dependsOn ⊑
+/// relatedTo`, and a domain and a range.
+fn generate(n: usize, seed: u64) -> Ontology {
+    let mut rng = Rng(seed);
+    let mut o = Ontology::new();
+    for i in 0..n {
+        o.declare(&class(i), EntityKind::Class).unwrap();
+    }
+    let c = |i: usize| ClassExpr::Class(class(i));
+    let add = |o: &mut Ontology, a: Axiom| o.add(a, Origin::default()).unwrap();
+    add(&mut o, Axiom::TransitiveObjectProperty("g:partOf".into()));
+    add(&mut o, Axiom::SubObjectPropertyOf(vec!["g:locatedIn".into(), "g:partOf".into()], "g:locatedIn".into()));
+    add(&mut o, Axiom::SubObjectPropertyOf(vec!["g:dependsOn".into()], "g:relatedTo".into()));
+    add(&mut o, Axiom::ObjectPropertyDomain("g:uses".into(), c(1)));
+    add(&mut o, Axiom::ObjectPropertyRange("g:locatedIn".into(), c(2)));
+    for i in 1..n {
+        let p0 = (i - 1) / 10;
+        let mut parents = vec![p0];
+        for _ in 0..2 {
+            let lo = p0.saturating_sub(16);
+            let hi = (p0 + 16).min(i - 1);
+            let p = lo + rng.below(hi - lo + 1);
+            if !parents.contains(&p) {
+                parents.push(p);
+            }
+        }
+        for &p in &parents {
+            add(&mut o, Axiom::SubClassOf(c(i), c(p)));
+        }
+        let k = rng.below(PROPS.len());
+        let target = if k == 0 {
+            let lo = p0.saturating_sub(8);
+            lo + rng.below(p0 + 8 - lo + 1).min(i - 1 - lo)
+        } else {
+            rng.below(n)
+        };
+        add(&mut o, Axiom::SubClassOf(c(i), ClassExpr::some(PROPS[k], c(target))));
+        if i % 20 == 0 {
+            let r = PROPS[rng.below(PROPS.len())];
+            let def = ClassExpr::And(vec![c(p0), ClassExpr::some(r, c(rng.below(n)))]);
+            add(&mut o, Axiom::EquivalentClasses(vec![c(i), def]));
+        }
+    }
+    o
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// This process's CPU time (user + system) in ms, from `/proc/self/stat` (Linux);
+/// wall time alone misleads on a machine shared with other builds. 0 elsewhere.
+fn cpu_ms() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else { return 0.0 };
+    // Fields after the command name (which is in parentheses and may hold spaces).
+    let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else { return 0.0 };
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name;
+    // the kernel counts in 100 Hz ticks.
+    (ticks(11) + ticks(12)) * 10.0
+}
+
+fn main() {
+    // `cargo bench --bench ontology -- N` classifies N classes only (for profiling).
+    if let Some(n) = std::env::args().skip(1).find_map(|a| a.parse::<usize>().ok()) {
+        let o = generate(n, 42);
+        let t = Instant::now();
+        let cl = classify(&o);
+        println!("classified {n} classes in {:.1} ms: {} subsumptions", ms(t.elapsed()), cl.subsumptions().len());
+        return;
+    }
+    let mut rows: Vec<(String, f64, f64, String)> = Vec::new();
+    for &n in &[10_000usize, 100_000] {
+        let o = generate(n, 42);
+        let (t, cpu) = (Instant::now(), cpu_ms());
+        let cl = classify(&o);
+        let (took, cpu) = (t.elapsed(), cpu_ms() - cpu);
+        let subs = cl.subsumptions().len();
+        rows.push((
+            format!("classify {n} classes ({} axioms)", o.axioms.len()),
+            ms(took),
+            cpu,
+            format!("{subs} subsumptions, target {}", if n == 100_000 { "≤ 5000 ms" } else { "-" }),
+        ));
+        if n == 10_000 {
+            // A proposal: a new class under two existing ones with two relationships.
+            let extra: Vec<Sourced> = [
+                Axiom::SubClassOf(ClassExpr::class("g:New"), ClassExpr::Class(class(123))),
+                Axiom::SubClassOf(ClassExpr::class("g:New"), ClassExpr::Class(class(4567))),
+                Axiom::SubClassOf(ClassExpr::class("g:New"), ClassExpr::some("g:partOf", ClassExpr::Class(class(12)))),
+                Axiom::SubClassOf(ClassExpr::Class(class(77)), ClassExpr::some("g:uses", ClassExpr::Class(class(900)))),
+            ]
+            .into_iter()
+            .map(|axiom| Sourced { axiom, origin: Origin::new("proposal.md", 1) })
+            .collect();
+            let runs = 20;
+            let (t, cpu) = (Instant::now(), cpu_ms());
+            let mut gained = 0;
+            for _ in 0..runs {
+                let next = cl.with_axioms(&extra);
+                gained = diff(&cl, &next).gained.len();
+            }
+            let each = t.elapsed() / runs;
+            let cpu = (cpu_ms() - cpu) / f64::from(runs);
+            rows.push((
+                format!("proposal check at {n} classes (4 axioms, with diff)"),
+                ms(each),
+                cpu,
+                format!("{gained} subsumptions gained, target ≤ 100 ms"),
+            ));
+            let (t, cpu) = (Instant::now(), cpu_ms());
+            let j = cl.explain_subsumption("g:C4321", &class(0)).map(|j| j.axioms.len()).unwrap_or(0);
+            let cpu = cpu_ms() - cpu;
+            rows.push((format!("explain one subsumption at {n} classes"), ms(t.elapsed()), cpu, format!("{j} axioms")));
+        }
+    }
+    println!("| measurement | wall ms | cpu ms | notes |");
+    println!("|---|---:|---:|---|");
+    for (what, t, cpu, note) in rows {
+        println!("| {what} | {t:.1} | {cpu:.0} | {note} |");
+    }
+}
