@@ -70,6 +70,30 @@ async fn insert_all(
     Ok(out)
 }
 
+/// Adds a template's sections to an entity, skipping those whose title (in any
+/// case) the entity already has, so applying a template twice adds nothing the
+/// second time. Answers (added, titles skipped).
+pub async fn add_missing(
+    app: &App,
+    ct: ContainerType,
+    entity_id: &str,
+    new: Vec<NewSection>,
+) -> Result<(Vec<Section>, Vec<String>)> {
+    let mut tx = app.store.write().await?;
+    require_entity(&mut tx, ct, entity_id).await?;
+    let have: Vec<String> = section::list(&mut tx, entity_id, &[], &[])
+        .await?
+        .into_iter()
+        .map(|s| s.title.to_lowercase())
+        .collect();
+    let (fresh, skipped): (Vec<NewSection>, Vec<NewSection>) = new
+        .into_iter()
+        .partition(|n| !have.contains(&n.title.to_lowercase()));
+    let out = insert_all(&mut tx, ct, entity_id, fresh).await?;
+    tx.commit().await?;
+    Ok((out, skipped.into_iter().map(|n| n.title).collect()))
+}
+
 /// Adds sections to an entity, all or none.
 pub async fn add(
     app: &App,

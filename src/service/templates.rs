@@ -146,13 +146,14 @@ pub async fn add_section(
     Ok(s)
 }
 
-/// Creates the template's sections on an entity, after its existing ones.
+/// Creates the template's sections on an entity, after its existing ones; a section
+/// whose title the entity already has is skipped (answered by title).
 pub async fn apply(
     app: &App,
     template_id: &str,
     ct: ContainerType,
     entity_id: &str,
-) -> Result<Vec<Section>> {
+) -> Result<(Vec<Section>, Vec<String>)> {
     let (t, blueprint) = get(app, template_id).await?;
     if !t.is_enabled {
         return Err(Error::invalid(format!(
@@ -179,5 +180,5 @@ pub async fn apply(
             tags: None,
         })
         .collect();
-    sections::add(app, ct, entity_id, new).await
+    sections::add_missing(app, ct, entity_id, new).await
 }

@@ -53,6 +53,19 @@ async fn built_in_templates_give_tasks_a_context_files_section() {
         .await;
     assert_eq!(d["sections"].as_array().unwrap().len(), 4);
     assert_eq!(d["sections"][2]["title"], "Context Files");
+    // Applying it again adds nothing and says which sections were already there.
+    let again = c
+        .ok(
+            "apply_template",
+            json!({"templateId":TASK_TEMPLATE,"entityType":"TASK","entityId":t}),
+        )
+        .await;
+    assert_eq!(again["sections"], json!([]));
+    assert_eq!(again["skipped"].as_array().unwrap().len(), 4);
+    let all = c
+        .ok("query_sections", json!({"entityType":"TASK","entityId":t}))
+        .await;
+    assert_eq!(all["sections"].as_array().unwrap().len(), 4, "{all}");
     c.err(
         "apply_template",
         json!({"templateId":FEATURE_TEMPLATE,"entityType":"TASK","entityId":t}),

@@ -67,12 +67,12 @@ pub const MANAGE_TEMPLATE: ToolDef = ToolDef {
 pub const APPLY_TEMPLATE: ToolDef = ToolDef {
     name: "apply_template",
     toolset: "tasks",
-    description: "Add a template's sections to a container, after its existing sections. The template must be enabled and \
-                  target that entity type.",
+    description: "Add a template's sections to a container, after its existing sections; sections whose title it already \
+                  has are skipped (answered in skipped). The template must be enabled and target that entity type.",
     params: &[P("templateId", Ty::Id, ""), P("entityType", Ty::Enum(&TARGETS), ""), P("entityId", Ty::Id, "")],
     required: &["templateId", "entityType", "entityId"],
     effect: Effect::Additive,
-    idempotent: false,
+    idempotent: true,
 };
 
 pub const LIST_TAGS: ToolDef = ToolDef {
@@ -256,12 +256,19 @@ pub async fn apply(app: &App, a: Args) -> Result<Reply> {
     let ct = ContainerType::parse(a.req_choice("entityType", &TARGETS)?)
         .ok_or_else(|| Error::validation("entityType", "unknown"))?;
     let eid = a.req_id("entityId")?;
-    let created = templates::apply(app, &tid, ct, &eid).await?;
+    let (created, skipped) = templates::apply(app, &tid, ct, &eid).await?;
     let out: Vec<Value> = created.iter().map(|s| json::section(s, true)).collect();
-    Ok(Reply::new(
-        format!("{} section(s) added", out.len()),
-        json!({ "sections": out }),
-    ))
+    let mut data = json!({ "sections": out });
+    let mut message = format!("{} section(s) added", out.len());
+    if !skipped.is_empty() {
+        message.push_str(&format!(
+            "; {} already present, skipped: {}",
+            skipped.len(),
+            skipped.join(", ")
+        ));
+        data["skipped"] = json!(skipped);
+    }
+    Ok(Reply::new(message, data))
 }
 
 fn tag_arg(a: &Args, k: &str) -> Result<String> {
