@@ -16,6 +16,16 @@ pub use container::{ContainerType, Item, ItemKind, Priority, Project};
 pub use section::{ContentFormat, Section, Template, TemplateSection};
 pub use workflow::{Pipeline, Pipelines, Status};
 
+/// A row a write changed besides the one its caller named (a blocked task, the tasks
+/// moved with their feature, a template whose sections changed): its new version,
+/// so the caller's next write of it does not conflict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Touched {
+    pub entity: &'static str,
+    pub id: String,
+    pub version: i64,
+}
+
 /// Current time as an RFC 3339 UTC timestamp with milliseconds; sortable as text.
 pub fn now() -> String {
     stamp(time::OffsetDateTime::now_utc())

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::domain::{Item, ItemKind, Project, Section, Template, TemplateSection};
+use crate::domain::{Item, ItemKind, Project, Section, Template, TemplateSection, Touched};
 use crate::domain::container::Dependency as Edge;
 
 fn put_opt(m: &mut Map<String, Value>, k: &str, v: &Option<String>) {
@@ -147,4 +147,13 @@ pub fn counts(rows: &[(String, i64)]) -> Value {
     }
     m.insert("total".into(), json!(total));
     Value::Object(m)
+}
+
+/// Rows a write changed besides the one named, with their new versions.
+pub fn touched(t: &[Touched]) -> Value {
+    Value::Array(
+        t.iter()
+            .map(|x| json!({ "entity": x.entity, "id": x.id, "version": x.version }))
+            .collect(),
+    )
 }

@@ -1,6 +1,6 @@
 //! Projects, features and tasks: create, read, update, delete, search, overview.
 
-use crate::domain::{id, now, ContainerType, Item, ItemKind, Priority, Project, Section, Status};
+use crate::domain::{id, now, ContainerType, Item, ItemKind, Priority, Project, Section, Status, Touched};
 use crate::error::{Details, Error, Result};
 use crate::service::App;
 use crate::store::{dependency, item, lock, project, section, Conn};
@@ -159,14 +159,17 @@ async fn relate(tx: &mut Conn, kind: ItemKind, id: &str, others: &[String]) -> R
     Ok(())
 }
 
+/// Updates a container; answers it and the rows the update changed besides it (the
+/// tasks a moved feature took along).
 pub async fn update(
     app: &App,
     ct: ContainerType,
     id: &str,
     version: i64,
     p: Patch,
-) -> Result<Container> {
+) -> Result<(Container, Vec<Touched>)> {
     let mut tx = app.store.write().await?;
+    let mut touched = Vec::new();
     let ts = now();
     let out = match ct.item_kind() {
         None => {
@@ -241,15 +244,21 @@ pub async fn update(
             cur.updated_at = ts;
             cur.version = item::update(&mut tx, &cur, version).await?;
             if kind == ItemKind::Feature && moved {
-                item::move_feature_tasks(&mut tx, &cur.id, cur.project_id.as_deref(), &cur.updated_at)
-                    .await?;
+                let moved =
+                    item::move_feature_tasks(&mut tx, &cur.id, cur.project_id.as_deref(), &cur.updated_at)
+                        .await?;
+                touched.extend(moved.into_iter().map(|(id, version)| Touched {
+                    entity: "task",
+                    id,
+                    version,
+                }));
             }
             relate(&mut tx, kind, &cur.id, &p.related_to).await?;
             Container::Item(cur)
         }
     };
     tx.commit().await?;
-    Ok(out)
+    Ok((out, touched))
 }
 
 /// What a delete removed besides the container itself.

@@ -1,6 +1,6 @@
 //! Dependency edges created and removed directly (`manage_dependency`) and listed.
 
-use crate::domain::{id, now, ItemKind};
+use crate::domain::{id, now, ItemKind, Touched};
 use crate::error::{Error, Result};
 use crate::service::workflow::add_block;
 use crate::service::App;
@@ -8,13 +8,16 @@ use crate::domain::container::Dependency as Edge;
 use crate::store::dependency;
 use crate::store::{item, lock};
 
+/// Creates an edge; answers it and, for BLOCKS, the blocked item's new version (its
+/// blocked state changed, so readers holding its old version must re-read).
 pub async fn create(
     app: &App,
     kind: ItemKind,
     from: &str,
     to: &str,
     edge_type: &str,
-) -> Result<Edge> {
+) -> Result<(Edge, Vec<Touched>)> {
+    let mut touched = Vec::new();
     let mut tx = app.store.write().await?;
     let target = item::require(&mut tx, kind, to).await?;
     let ts = now();
@@ -27,8 +30,12 @@ pub async fn create(
             )));
         }
         let fresh = add_block(&mut tx, kind, from, to, None, &ts).await?;
-        // The target's blocked state changed: readers holding its old version must re-read.
-        lock::touch(&mut tx, item::table(kind), to, &ts).await?;
+        let version = lock::touch(&mut tx, item::table(kind), to, &ts).await?;
+        touched.push(Touched {
+            entity: kind.as_str(),
+            id: to.to_string(),
+            version,
+        });
         fresh
     } else {
         if from == to {
@@ -61,17 +68,19 @@ pub async fn create(
         .find(|e| e.from_id.as_deref() == Some(from) && e.kind == edge_type)
         .ok_or_else(|| Error::Internal("edge vanished after insert".into()))?;
     tx.commit().await?;
-    Ok(edge)
+    Ok((edge, touched))
 }
 
-/// Deletes an edge by id, or by its ends and type.
+/// Deletes an edge by id, or by its ends and type; answers the formerly blocked
+/// item's new version when it was a BLOCKS edge.
 pub async fn delete(
     app: &App,
     id: Option<&str>,
     ends: Option<(ItemKind, &str, &str, &str)>,
-) -> Result<()> {
+) -> Result<Vec<Touched>> {
     let mut tx = app.store.write().await?;
     let ts = now();
+    let mut touched = Vec::new();
     match (id, ends) {
         (Some(id), _) => {
             let (kind, _from, to, t) = dependency::get(&mut tx, id)
@@ -84,7 +93,12 @@ pub async fn delete(
                 } else {
                     ItemKind::Feature
                 };
-                lock::touch(&mut tx, item::table(kind), &to, &ts).await?;
+                let version = lock::touch(&mut tx, item::table(kind), &to, &ts).await?;
+                touched.push(Touched {
+                    entity: kind.as_str(),
+                    id: to,
+                    version,
+                });
             }
         }
         (None, Some((kind, from, to, t))) => {
@@ -95,7 +109,12 @@ pub async fn delete(
                 });
             }
             if t == "BLOCKS" {
-                lock::touch(&mut tx, item::table(kind), to, &ts).await?;
+                let version = lock::touch(&mut tx, item::table(kind), to, &ts).await?;
+                touched.push(Touched {
+                    entity: kind.as_str(),
+                    id: to.to_string(),
+                    version,
+                });
             }
         }
         (None, None) => {
@@ -106,7 +125,7 @@ pub async fn delete(
         }
     }
     tx.commit().await?;
-    Ok(())
+    Ok(touched)
 }
 
 /// (dependencies: edges into the item, dependents: edges out of it)

@@ -127,11 +127,12 @@ pub async fn delete(app: &App, id: &str, version: Option<i64>) -> Result<()> {
     Ok(())
 }
 
+/// Adds a section to a template; answers it and the template's new version.
 pub async fn add_section(
     app: &App,
     template_id: &str,
     mut s: TemplateSection,
-) -> Result<TemplateSection> {
+) -> Result<(TemplateSection, i64)> {
     let mut tx = app.store.write().await?;
     let t = template::require(&mut tx, template_id).await?;
     refuse_protected(&t, "changed")?;
@@ -141,9 +142,9 @@ pub async fn add_section(
     s.id = id::new_id();
     s.template_id = template_id.to_string();
     template::add_section(&mut tx, &s).await?;
-    lock::touch(&mut tx, lock::TEMPLATES, template_id, &now()).await?;
+    let version = lock::touch(&mut tx, lock::TEMPLATES, template_id, &now()).await?;
     tx.commit().await?;
-    Ok(s)
+    Ok((s, version))
 }
 
 /// Creates the template's sections on an entity, after its existing ones; a section

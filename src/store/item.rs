@@ -450,22 +450,22 @@ pub async fn count_children(
 
 /// Re-homes the tasks of a feature when the feature moves to another project. Each
 /// moved task is bumped like any consequence write, so an agent holding its old
-/// version gets a conflict instead of writing over the move.
+/// version gets a conflict instead of writing over the move; answers (id, new version)
+/// of each.
 pub async fn move_feature_tasks(
     conn: &mut Conn,
     feature_id: &str,
     project_id: Option<&str>,
     now: &str,
-) -> Result<u64> {
-    Ok(sqlx::query(
+) -> Result<Vec<(String, i64)>> {
+    Ok(sqlx::query_as(
         "UPDATE tasks SET project_id = ?, version = version + 1, updated_at = ? \
-         WHERE feature_id = ? AND project_id IS NOT ?",
+         WHERE feature_id = ? AND project_id IS NOT ? RETURNING id, version",
     )
     .bind(project_id)
     .bind(now)
     .bind(feature_id)
     .bind(project_id)
-    .execute(conn.db())
-    .await?
-    .rows_affected())
+    .fetch_all(conn.db())
+    .await?)
 }

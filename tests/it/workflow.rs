@@ -1,7 +1,7 @@
 //! Workflow rules through the tools: pipelines, refusals, blocking, roll-ups, sync,
 //! and the order of next work.
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::harness::{id_of, Cairn, TempDir};
 
@@ -603,5 +603,57 @@ async fn a_blocked_item_says_so_on_get_search_and_overview() {
     c.advance("task", &a).await;
     assert!(c.get("task", &b).await.get("blockedBy").is_none());
     assert_eq!(c.get("task", &n).await["blockedBy"], json!(["NO_OP"]));
+    c.stop().await;
+}
+
+/// A write that bumps another item's version answers that version, so the agent's
+/// next write of that item goes through instead of meeting a CONFLICT.
+#[tokio::test]
+async fn a_write_answers_the_versions_it_bumped_elsewhere() {
+    let c = Cairn::start().await;
+    let p = c.project("Bumps").await;
+    let p2 = c.project("Elsewhere").await;
+    let f = c.feature(&p, "F").await;
+    let a = id_of(&c.task(json!({"title":"a","featureId":f})).await);
+    let b = id_of(&c.task(json!({"title":"b","featureId":f})).await);
+    let d = c
+        .ok("manage_dependency", json!({"operation":"create","fromId":a,"toId":b,"type":"BLOCKS"}))
+        .await;
+    assert_eq!(d["updated"][0]["id"], json!(b));
+    assert_eq!(d["updated"][0]["entity"], "task");
+    let v = d["updated"][0]["version"].as_i64().unwrap();
+    let up = c
+        .ok("manage_container", json!({"operation":"update","containerType":"task","id":b,"version":v,"summary":"now"}))
+        .await;
+    let dep = d["dependency"]["id"].as_str().unwrap().to_string();
+    let v = up["task"]["version"].as_i64().unwrap();
+    let del = c.ok("manage_dependency", json!({"operation":"delete","id":dep})).await;
+    assert_eq!(del["updated"][0]["version"], json!(v + 1));
+    c.ok("manage_container", json!({"operation":"update","containerType":"task","id":b,"version":v + 1,"summary":"later"}))
+        .await;
+    // Moving a feature answers its tasks' new versions.
+    let fv = c.version("feature", &f).await;
+    let mv = c
+        .ok("manage_container", json!({"operation":"update","containerType":"feature","id":f,"version":fv,"projectId":p2}))
+        .await;
+    let moved: Vec<Value> = mv["updated"].as_array().unwrap().clone();
+    assert_eq!(moved.len(), 2);
+    for t in moved {
+        c.ok("manage_container", json!({"operation":"update","containerType":"task","id":t["id"],"version":t["version"],"summary":"moved"}))
+            .await;
+    }
+    // A template's section answers the template's version.
+    let tpl = c
+        .ok("manage_template", json!({"operation":"create","name":"Mine","targetEntityType":"TASK"}))
+        .await["template"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let s = c
+        .ok("manage_template", json!({"operation":"addSection","id":tpl,"title":"Notes"}))
+        .await;
+    let tv = s["templateVersion"].as_i64().unwrap();
+    c.ok("manage_template", json!({"operation":"update","id":tpl,"version":tv,"description":"d"}))
+        .await;
     c.stop().await;
 }

@@ -362,10 +362,14 @@ pub async fn manage(app: &App, a: Args) -> Result<Reply> {
             let version = a.req_version("for update")?;
             a.forbid(&["cascade"], "to update")?;
             let p = fields(&a, ct, false)?;
-            let c = containers::update(app, ct, &id, version, p).await?;
+            let (c, touched) = containers::update(app, ct, &id, version, p).await?;
+            let mut data = json!({ ct.as_str(): container_json(&c) });
+            if !touched.is_empty() {
+                data["updated"] = json::touched(&touched);
+            }
             Ok(Reply::new(
                 format!("{} updated to version {}", ct.as_str(), c.version()),
-                json!({ ct.as_str(): container_json(&c) }),
+                data,
             ))
         }
         _ => {

@@ -242,10 +242,10 @@ pub async fn manage(app: &App, a: Args) -> Result<Reply> {
                 is_required: a.bool("isRequired")?.unwrap_or(false),
                 ordinal: a.int("ordinal", 0, 1_000_000)?.unwrap_or(-1),
             };
-            let s = templates::add_section(app, &id, s).await?;
+            let (s, version) = templates::add_section(app, &id, s).await?;
             Ok(Reply::new(
-                "template section added",
-                json!({ "section": json::template_section(&s) }),
+                format!("template section added; the template is at version {version}"),
+                json!({ "section": json::template_section(&s), "templateVersion": version }),
             ))
         }
     }

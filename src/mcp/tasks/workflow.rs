@@ -324,28 +324,31 @@ pub async fn manage_dependency(app: &App, a: Args) -> Result<Reply> {
         a.forbid(&["id"], "to create (give fromId and toId)")?;
         let from = a.req_id("fromId")?;
         let to = a.req_id("toId")?;
-        let e = dependencies::create(app, k, &from, &to, t).await?;
-        return Ok(Reply::new(
-            format!("{from} {t} {to}"),
-            json!({ "dependency": json::edge(&e, true) }),
-        ));
+        let (e, touched) = dependencies::create(app, k, &from, &to, t).await?;
+        let mut data = json!({ "dependency": json::edge(&e, true) });
+        if !touched.is_empty() {
+            data["updated"] = json::touched(&touched);
+        }
+        return Ok(Reply::new(format!("{from} {t} {to}"), data));
     }
     match a.id("id")? {
         Some(id) => {
-            dependencies::delete(app, Some(&id), None).await?;
-            Ok(Reply::new(
-                format!("dependency {id} deleted"),
-                json!({ "id": id, "deleted": true }),
-            ))
+            let touched = dependencies::delete(app, Some(&id), None).await?;
+            let mut data = json!({ "id": id, "deleted": true });
+            if !touched.is_empty() {
+                data["updated"] = json::touched(&touched);
+            }
+            Ok(Reply::new(format!("dependency {id} deleted"), data))
         }
         None => {
             let from = a.req_id("fromId")?;
             let to = a.req_id("toId")?;
-            dependencies::delete(app, None, Some((k, &from, &to, t))).await?;
-            Ok(Reply::new(
-                format!("{from} {t} {to} deleted"),
-                json!({ "fromId": from, "toId": to, "type": t, "deleted": true }),
-            ))
+            let touched = dependencies::delete(app, None, Some((k, &from, &to, t))).await?;
+            let mut data = json!({ "fromId": from, "toId": to, "type": t, "deleted": true });
+            if !touched.is_empty() {
+                data["updated"] = json::touched(&touched);
+            }
+            Ok(Reply::new(format!("{from} {t} {to} deleted"), data))
         }
     }
 }
