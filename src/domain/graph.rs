@@ -86,8 +86,11 @@ pub fn append_knowledge(old: &str, new: &str, timestamp: &str, task_id: &str) ->
 
 /// File paths named in a "Context Files" section: one per line, comma-separated, or
 /// both. Markdown decoration (bullets, checkboxes, backticks, quotes, link syntax) is
-/// stripped; comments, headings, prose and URLs are skipped; a trailing `:12` or
-/// `:12-30` line reference and any description after the path are dropped.
+/// stripped; comments, headings, prose, labels (`Files:`) and URLs are skipped; a
+/// trailing `:12` or `:12-30` line reference and any description after the path are
+/// dropped. A word is a path when it has a slash or an extension, or when it stands
+/// alone or before a description (`Makefile`, `- Dockerfile — the image`). Paths are
+/// answered as written (absolute ones too): the caller places them in the repository.
 pub fn context_paths(content: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut in_comment = false;
@@ -164,25 +167,34 @@ fn path_in(fragment: &str) -> Option<String> {
         }
     }
     // The path is the first word; what follows is description.
-    let word = s.split_whitespace().next()?;
+    let mut words = s.split_whitespace();
+    let raw = words.next()?;
+    let next = words.next();
     let word =
-        word.trim_matches(|c: char| matches!(c, '`' | '"' | '\'' | '*' | '(' | ')' | '<' | '>'));
+        raw.trim_matches(|c: char| matches!(c, '`' | '"' | '\'' | '*' | '(' | ')' | '<' | '>'));
+    // `Files:` alone is a label, not a file named "Files".
+    let label = word.ends_with(':') && next.is_none();
     let word = word.trim_end_matches([':', ';', '.', '—', '-']);
-    if word.contains("://") || word.starts_with("mailto:") {
+    if word.contains("://") || word.starts_with("mailto:") || word.is_empty() {
         return None;
     }
     let word = strip_line_ref(word);
-    let looks_like_path = word.contains('/') || has_extension(word);
+    // A bare name counts when nothing but a description follows it.
+    let described = match next {
+        None => !label,
+        Some(n) => matches!(n, "—" | "–" | "-" | ":" | "|") || n.starts_with('('),
+    };
+    let looks_like_path = word.contains('/') || has_extension(word) || described;
     if !looks_like_path || word.len() > 1024 {
         return None;
     }
     if !word
         .chars()
-        .all(|c| c.is_alphanumeric() || "/._-@+~[]{}*?!=$%&#^\\".contains(c))
+        .all(|c| c.is_alphanumeric() || "/._-@+~[]{}*?!=$%&#^\\:".contains(c))
     {
         return None;
     }
-    crate::domain::glob::normalize_path(word)
+    Some(word.to_string())
 }
 
 /// `src/a.rs:12` and `src/a.rs:12-30` name the file `src/a.rs`.
@@ -227,6 +239,10 @@ Some prose that is not a path.
 See https://example.com/a.ts
 1. lib/util.rs
 Cargo.toml
+Makefile
+- Dockerfile — the image
+Files:
+/home/me/repo/src/zran.c
 ";
         assert_eq!(
             context_paths(text),
@@ -239,6 +255,9 @@ Cargo.toml
                 "config/app.toml",
                 "lib/util.rs",
                 "Cargo.toml",
+                "Makefile",
+                "Dockerfile",
+                "/home/me/repo/src/zran.c",
             ]
         );
     }

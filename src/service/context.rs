@@ -5,6 +5,7 @@
 //! write by another server process on the same file is seen on the next call.
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::domain::glob::{self, Glob, Index, Origin};
@@ -13,7 +14,7 @@ use crate::domain::{Item, ItemKind, Status};
 use crate::error::{Error, Result};
 use crate::service::graph::Resolved;
 use crate::service::App;
-use crate::store::{graph, section};
+use crate::store::{code, graph, section};
 
 /// At most this many paths per context call.
 pub const PATHS_MAX: usize = 500;
@@ -251,6 +252,9 @@ pub struct Budget {
 
 pub struct Context {
     pub paths: Vec<String>,
+    /// Absolute paths that lie outside the project's repository (or a project with no
+    /// repository), with why: they match nothing.
+    pub refused_paths: Vec<(String, String)>,
     pub molecules: Vec<ContextMolecule>,
     pub orphan_atoms: Vec<ContextAtom>,
     pub unmatched_paths: Vec<String>,
@@ -309,21 +313,25 @@ pub async fn context(
         ));
     };
 
-    // Requested paths, normalised and de-duplicated in request order.
-    // Paths that cannot name a file in a repository (absolute, `..`) match nothing
-    // and are reported unmatched, in request order with the rest.
+    // Requested paths, normalised and de-duplicated in request order. An absolute
+    // path inside the project's repository is made relative to it; one outside it is
+    // refused with its reason. Relative paths that cannot name a file (`..`) match
+    // nothing and are reported unmatched, in request order with the rest.
+    let root = repo_root(app, project_id).await?;
     let mut paths: Vec<String> = Vec::new();
     let mut outside: Vec<String> = Vec::new();
+    let mut refused: Vec<(String, String)> = Vec::new();
     for raw in raw_paths {
-        match glob::normalize_path(raw) {
-            Some(p) if !paths.contains(&p) => paths.push(p),
-            Some(_) => {}
-            None => {
+        match place(raw, root.as_deref()) {
+            Ok(Some(p)) if !paths.contains(&p) => paths.push(p),
+            Ok(Some(_)) => {}
+            Ok(None) => {
                 let r = raw.trim().to_string();
                 if !r.is_empty() && !outside.contains(&r) {
                     outside.push(r);
                 }
             }
+            Err(why) => refused.push((raw.trim().to_string(), why)),
         }
     }
     let mut unmatched: Vec<String> = Vec::new();
@@ -535,6 +543,7 @@ pub async fn context(
     }
     Ok(Context {
         paths,
+        refused_paths: refused,
         molecules,
         orphan_atoms: orphans,
         unmatched_paths: unmatched,
@@ -542,6 +551,44 @@ pub async fn context(
         budget,
         generation: snap.generation,
     })
+}
+
+/// The real root of the repository bound to a project, if one is.
+async fn repo_root(app: &App, project_id: &str) -> Result<Option<PathBuf>> {
+    let mut c = app.store.read().await?;
+    Ok(code::repo_of(&mut c, project_id)
+        .await?
+        .map(|r| PathBuf::from(r.repo_path)))
+}
+
+/// Places a path an agent gave in the project's repository: `Some` relative path, or
+/// `None` for a relative path that names no file inside a repository (`..`, empty);
+/// an absolute path is made relative when it lies inside the repository (as written
+/// or through the root's real path), else refused with the reason.
+fn place(raw: &str, root: Option<&Path>) -> std::result::Result<Option<String>, String> {
+    let t = raw.trim();
+    let absolute = t.starts_with('/') || t.starts_with('\\') || t.as_bytes().get(1) == Some(&b':');
+    if !absolute {
+        return Ok(glob::normalize_path(t));
+    }
+    let Some(root) = root else {
+        return Err(format!(
+            "'{t}' is absolute and the project has no repository bound (init_project): give paths relative to the repository root"
+        ));
+    };
+    let p = Path::new(t);
+    let real = root.canonicalize().ok();
+    let rel = p
+        .strip_prefix(root)
+        .ok()
+        .or_else(|| real.as_deref().and_then(|r| p.strip_prefix(r).ok()));
+    match rel.and_then(|r| r.to_str()).and_then(glob::normalize_path) {
+        Some(r) => Ok(Some(r)),
+        None => Err(format!(
+            "'{t}' is absolute and outside the project's repository ({}): give paths relative to its root",
+            root.display()
+        )),
+    }
 }
 
 /// What `includeGraphContext` found for a task.

@@ -1484,3 +1484,61 @@ async fn search_sees_atoms_another_server_wrote() {
     a.stop().await;
     b.stop().await;
 }
+
+/// Agents work with absolute paths: inside the project's repository they are made
+/// relative, anywhere else they are refused with the reason; a Context Files section
+/// names bare files (`Makefile`) as well as paths.
+#[tokio::test]
+async fn absolute_paths_are_placed_in_the_repository_or_refused() {
+    let f = Fixture::new().await;
+    f.atom("zran", &["src/zran.c"], None, "random access into gzip").await;
+    f.atom("build", &["Makefile"], None, "make targets").await;
+    // No repository yet: an absolute path cannot be placed.
+    let e = f
+        .c
+        .err(
+            "query_graph",
+            json!({"operation":"context","projectId":f.project,"paths":"/home/me/repo/src/zran.c"}),
+            "VALIDATION_ERROR",
+        )
+        .await;
+    assert_eq!(e["details"]["parameter"], "paths");
+    assert!(e["message"].as_str().unwrap().contains("no repository"), "{e}");
+    let repo = crate::code::Repo::new();
+    repo.write("src/zran.c", "int main;\n");
+    repo.commit("init");
+    f.c.ok(
+        "init_project",
+        json!({"name":"Shop","repoPath":repo.root(),"projectId":f.project}),
+    )
+    .await;
+    let inside = format!("{}/src/zran.c", repo.root());
+    let ctx = f.context(&inside).await;
+    assert_eq!(names(&ctx["orphanAtoms"]), ["zran"], "{ctx}");
+    assert_eq!(ctx["unmatchedPaths"], json!([]));
+    let e = f
+        .c
+        .err(
+            "query_graph",
+            json!({"operation":"context","projectId":f.project,"paths":"/elsewhere/src/zran.c"}),
+            "VALIDATION_ERROR",
+        )
+        .await;
+    assert!(e["message"].as_str().unwrap().contains("outside the project's repository"), "{e}");
+    // A task's Context Files: an absolute path inside the repository, and a bare name.
+    let t = id_of(&f.c.task(json!({"title":"Touch zran","projectId":f.project})).await);
+    f.c.ok(
+        "manage_sections",
+        json!({"operation":"add","entityType":"TASK","entityId":t,"title":"Context Files",
+               "content":format!("- {inside}\n- Makefile\n- /etc/passwd\n")}),
+    )
+    .await;
+    let got = f
+        .c
+        .ok("query_container", json!({"operation":"get","containerType":"task","id":t,"includeGraphContext":true}))
+        .await;
+    let gc = &got["graphContext"];
+    assert_eq!(names(&gc["orphanAtoms"]), ["build", "zran"], "{gc}");
+    assert_eq!(gc["refusedPaths"][0]["path"], "/etc/passwd", "{gc}");
+    f.c.stop().await;
+}

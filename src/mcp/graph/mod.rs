@@ -228,6 +228,17 @@ async fn query(app: &App, a: Args) -> Result<Reply> {
                 max_tokens: a.int("maxTokens", 1, 10_000_000)?,
             };
             let c = context::context(app, &project_id, &paths, &opts).await?;
+            if let Some((_, why)) = c.refused_paths.first() {
+                let more = c.refused_paths.len() - 1;
+                return Err(Error::validation(
+                    "paths",
+                    if more > 0 {
+                        format!("{why} ({more} more path(s) like it)")
+                    } else {
+                        why.clone()
+                    },
+                ));
+            }
             Ok(Reply::new(views::context_message(&c), views::context(&c)))
         }
     }

@@ -245,6 +245,17 @@ pub fn context(c: &Context) -> Value {
         ),
     );
     m.insert("unmatchedPaths".into(), json!(c.unmatched_paths));
+    if !c.refused_paths.is_empty() {
+        m.insert(
+            "refusedPaths".into(),
+            Value::Array(
+                c.refused_paths
+                    .iter()
+                    .map(|(p, why)| json!({ "path": p, "reason": why }))
+                    .collect(),
+            ),
+        );
+    }
     if !c.near_misses.is_empty() {
         let mut nm = Map::new();
         for (p, misses) in &c.near_misses {
