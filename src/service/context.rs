@@ -16,6 +16,10 @@ use crate::service::graph::Resolved;
 use crate::service::App;
 use crate::store::{code, graph, section};
 
+/// The token budget of a context answer when the caller names none: a few thousand
+/// tokens, most specific atoms first, what was left out listed.
+pub const DEFAULT_TOKENS: i64 = 4000;
+
 /// At most this many paths per context call.
 pub const PATHS_MAX: usize = 500;
 /// Near misses listed per unmatched path.

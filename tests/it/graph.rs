@@ -215,12 +215,21 @@ async fn max_tokens_keeps_the_most_specific_atoms_and_says_what_it_left_out() {
     f.atom("Narrow", &["src/a/b/**"], Some(&m), &big).await;
     f.atom("Middle", &["src/a/*.ts", "src/a/b/*.ts"], Some(&m), &big)
         .await;
-    let full = f.context("src/a/b/c.ts").await;
+    let full = f
+        .c
+        .ok(
+            "query_graph",
+            json!({"operation":"context","projectId":f.project,"paths":"src/a/b/c.ts","maxTokens":0}),
+        )
+        .await;
     assert_eq!(
         names(&full["molecules"][0]["atoms"]),
         vec!["Broad", "Middle", "Narrow"]
     );
-    assert!(full.get("budget").is_none(), "no budget without maxTokens");
+    assert!(full.get("budget").is_none(), "maxTokens 0 asks for everything");
+    // Without maxTokens a default budget applies.
+    let default = f.context("src/a/b/c.ts").await;
+    assert_eq!(default["budget"]["maxTokens"], json!(4000), "{default}");
     let d = f
         .c
         .ok(

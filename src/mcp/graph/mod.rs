@@ -23,8 +23,8 @@ pub const QUERY_GRAPH: ToolDef = ToolDef {
     name: "query_graph",
     toolset: "graph",
     description: "Read the knowledge graph. context: the atoms and molecules whose glob patterns match the file paths you \
-                  will touch (projectId, paths), with matchedPaths, matchedBy, unmatchedPaths and nearMisses; maxTokens keeps \
-                  the most specific. get: one atom or molecule by id (molecules list their atoms). search: atoms or molecules \
+                  will touch (projectId, paths), with matchedPaths, matchedBy, unmatchedPaths and nearMisses, within a token \
+                  budget (most specific first). get: one atom or molecule by id (molecules list their atoms). search: atoms or molecules \
                   of a project by text, moleculeId or orphansOnly, paged.",
     params: &[
         P("operation", Ty::Enum(&["get", "search", "context"]), ""),
@@ -39,7 +39,7 @@ pub const QUERY_GRAPH: ToolDef = ToolDef {
         P("changelogLimit", Ty::Int, "Newest entries per node, default 5"),
         P("limit", Ty::Int, "Default 20, max 500"),
         P("offset", Ty::Int, ""),
-        P("maxTokens", Ty::Int, "context: budget (characters/4); says what it left out"),
+        P("maxTokens", Ty::Int, "context: budget (characters/4; default 4000, 0 = everything); says what it left out"),
     ],
     required: &["operation"],
     effect: Effect::ReadOnly,
@@ -225,7 +225,12 @@ async fn query(app: &App, a: Args) -> Result<Reply> {
             let paths = request_paths(&a)?;
             let opts = Options {
                 changelog_limit: changelog_limit(&a)?,
-                max_tokens: a.int("maxTokens", 1, 10_000_000)?,
+                // A budget by default; 0 asks for everything.
+                max_tokens: match a.int("maxTokens", 0, 10_000_000)? {
+                    None => Some(context::DEFAULT_TOKENS),
+                    Some(0) => None,
+                    Some(n) => Some(n),
+                },
             };
             let c = context::context(app, &project_id, &paths, &opts).await?;
             if let Some((_, why)) = c.refused_paths.first() {

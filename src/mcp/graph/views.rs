@@ -308,7 +308,8 @@ pub fn context_message(c: &Context) -> String {
         let left = b.omitted_atoms.len() + b.omitted_molecule_knowledge.len();
         if left > 0 {
             s.push_str(&format!(
-                "; {left} item(s) left out to stay within {} tokens",
+                "; {left} item(s) left out to stay within {} tokens (budget.omittedAtoms): ask query_graph context \
+                 again with a larger maxTokens, or maxTokens: 0 for everything",
                 b.max_tokens
             ));
         }

@@ -148,7 +148,7 @@ pub async fn query(app: &App, a: Args) -> Result<Reply> {
                 }
                 let opts = context::Options {
                     changelog_limit: 5,
-                    max_tokens: None,
+                    max_tokens: Some(context::DEFAULT_TOKENS),
                 };
                 let tc = context::for_task(app, task, &opts).await?;
                 data["graphContext"] = views::task_context(&tc);
