@@ -335,60 +335,76 @@ impl Args {
         })
     }
 
-    /// A list given as a comma-separated string or as a JSON array of strings.
+    /// A list given as a JSON array of strings, as a string holding one, or as a
+    /// comma- or newline-separated string (as the port sends it).
     pub fn list(&self, k: &str) -> Result<Option<Vec<String>>> {
-        match self.get(k) {
-            None => Ok(None),
+        self.list_within(k, LIST_MAX)
+    }
+
+    /// [`Args::list`] of at most `max` bytes in all.
+    pub fn list_within(&self, k: &str, max: usize) -> Result<Option<Vec<String>>> {
+        let items: Vec<Value> = match self.get(k) {
+            None => return Ok(None),
             Some(Value::String(s)) => {
-                if s.len() > LIST_MAX {
+                if s.len() > max {
                     return Err(Error::validation(
                         k,
-                        format!("{} bytes given, at most {LIST_MAX} allowed", s.len()),
+                        format!("{} bytes given, at most {max} allowed", s.len()),
                     ));
                 }
-                Ok(Some(
-                    s.split(',')
-                        .map(|x| x.trim().to_string())
-                        .filter(|x| !x.is_empty())
-                        .collect(),
-                ))
-            }
-            Some(Value::Array(a)) => {
-                let mut out = Vec::with_capacity(a.len());
-                let mut total = 0;
-                for v in a {
-                    match v {
-                        Value::String(s) => {
-                            total += s.len();
-                            if total > LIST_MAX {
-                                return Err(Error::validation(
-                                    k,
-                                    format!("list longer than {LIST_MAX} bytes"),
-                                ));
-                            }
-                            let s = s.trim();
-                            if !s.is_empty() {
-                                out.push(s.to_string());
-                            }
-                        }
-                        other => {
+                let t = s.trim();
+                if t.starts_with('[') {
+                    match serde_json::from_str::<Vec<Value>>(t) {
+                        Ok(v) => v,
+                        Err(e) => {
                             return Err(Error::validation(
                                 k,
-                                format!("expected strings in the list, got {}", type_name(other)),
+                                format!("looks like a JSON array but is not one ({e}); send an array of strings or a comma-separated string"),
                             ))
                         }
                     }
+                } else {
+                    return Ok(Some(
+                        t.split([',', '\n'])
+                            .map(|x| x.trim().to_string())
+                            .filter(|x| !x.is_empty())
+                            .collect(),
+                    ));
                 }
-                Ok(Some(out))
             }
-            Some(v) => Err(Error::validation(
-                k,
-                format!("expected a comma-separated string, got {}", type_name(v)),
-            )),
+            Some(Value::Array(a)) => a.clone(),
+            Some(v) => {
+                return Err(Error::validation(
+                    k,
+                    format!("expected an array of strings or a comma-separated string, got {}", type_name(v)),
+                ))
+            }
+        };
+        let mut out = Vec::with_capacity(items.len());
+        let mut total = 0;
+        for v in &items {
+            match v {
+                Value::String(s) => {
+                    total += s.len();
+                    if total > max {
+                        return Err(Error::validation(k, format!("list longer than {max} bytes")));
+                    }
+                    let s = s.trim();
+                    if !s.is_empty() {
+                        out.push(s.to_string());
+                    }
+                }
+                other => {
+                    return Err(Error::validation(
+                        k,
+                        format!("expected strings in the list, got {}", type_name(other)),
+                    ))
+                }
+            }
         }
+        Ok(Some(out))
     }
 
-    /// A list of ids (comma-separated or array), each parsed; at most `max`.
     pub fn ids(&self, k: &str, max: usize) -> Result<Option<Vec<String>>> {
         let Some(raw) = self.list(k)? else {
             return Ok(None);

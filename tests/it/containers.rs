@@ -1,6 +1,6 @@
 //! Projects, features and tasks: create, read, update, delete, search, overview.
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::harness::{id_of, Cairn};
 
@@ -254,5 +254,60 @@ async fn overview_of_projects_features_and_all() {
         )
         .await;
     assert_eq!(g["taskCounts"]["NEW"], 1);
+    c.stop().await;
+}
+
+/// Every list parameter takes a JSON array, a string holding one, or the port's
+/// comma-separated string; answers use arrays.
+#[tokio::test]
+async fn list_parameters_take_arrays_json_strings_and_commas() {
+    let c = Cairn::start().await;
+    let p = c.project("Lists").await;
+    let other = id_of(&c.task(json!({"title":"other","projectId":p})).await);
+    for (i, tags) in [json!(["ui", "api"]), json!("[\"ui\",\"api\"]"), json!("ui, api")]
+        .into_iter()
+        .enumerate()
+    {
+        let t = c
+            .task(json!({"title":format!("t{i}"),"projectId":p,"tags":tags,"relatedTo":[other]}))
+            .await;
+        assert_eq!(t["tags"], json!(["api", "ui"]), "{tags}");
+    }
+    for status in [json!(["NEW", "ACTIVE"]), json!("[\"NEW\"]"), json!("NEW,ACTIVE")] {
+        let s = c
+            .ok(
+                "query_container",
+                json!({"operation":"search","containerType":"task","projectId":p,"tags":["ui"],"status":status}),
+            )
+            .await;
+        assert_eq!(s["total"], json!(3), "{status}");
+    }
+    // Sections: ids as an array.
+    let sec = c
+        .ok(
+            "manage_sections",
+            json!({"operation":"bulkCreate","entityType":"TASK","entityId":other,
+                   "sections":[{"title":"A","content":"a"},{"title":"B","content":"b"}]}),
+        )
+        .await;
+    let ids: Vec<Value> = sec["sections"].as_array().unwrap().iter().map(|s| s["id"].clone()).collect();
+    c.ok(
+        "manage_sections",
+        json!({"operation":"reorder","entityType":"TASK","entityId":other,"orderedIds":[ids[1], ids[0]]}),
+    )
+    .await;
+    let got = c
+        .ok("query_sections", json!({"entityType":"TASK","entityId":other,"sectionIds":ids}))
+        .await;
+    assert_eq!(got["sections"][0]["title"], "B");
+    // A list that is neither.
+    let e = c
+        .err(
+            "query_container",
+            json!({"operation":"search","containerType":"task","tags":{"a":1}}),
+            "VALIDATION_ERROR",
+        )
+        .await;
+    assert_eq!(e["details"]["parameter"], "tags");
     c.stop().await;
 }

@@ -1524,6 +1524,15 @@ async fn absolute_paths_are_placed_in_the_repository_or_refused() {
     let inside = format!("{}/src/zran.c", repo.root());
     let ctx = f.context(&inside).await;
     assert_eq!(names(&ctx["orphanAtoms"]), ["zran"], "{ctx}");
+    // paths as a JSON array too.
+    let ctx = f
+        .c
+        .ok(
+            "query_graph",
+            json!({"operation":"context","projectId":f.project,"paths":[inside, "Makefile"]}),
+        )
+        .await;
+    assert_eq!(names(&ctx["orphanAtoms"]), ["build", "zran"], "{ctx}");
     assert_eq!(ctx["unmatchedPaths"], json!([]));
     let e = f
         .c

@@ -31,7 +31,7 @@ pub const QUERY_GRAPH: ToolDef = ToolDef {
         P("entityType", NODE, "For get and search"),
         P("id", Ty::Id, ""),
         P("projectId", Ty::Id, ""),
-        P("paths", Ty::Str, "context: file paths, comma- or newline-separated (at most 500)"),
+        P("paths", Ty::StrOrList, "context: file paths (at most 500)"),
         P("query", Ty::Str, "search: words in name, knowledge or patterns"),
         P("moleculeId", Ty::Id, ""),
         P("orphansOnly", Ty::Bool, ""),
@@ -121,20 +121,14 @@ fn changelog_limit(a: &Args) -> Result<i64> {
     })
 }
 
-/// Paths for `context`: comma- or newline-separated.
+/// Paths for `context`: an array, or comma- or newline-separated.
 fn request_paths(a: &Args) -> Result<Vec<String>> {
-    let Some(raw) = a.raw_str("paths", 512 * 1024)? else {
+    let Some(out) = a.list_within("paths", 512 * 1024)? else {
         return Err(Error::validation(
             "paths",
-            "is required for context: the file paths you will touch, comma- or newline-separated",
+            "is required for context: the file paths you will touch, as an array or comma- or newline-separated",
         ));
     };
-    let out: Vec<String> = raw
-        .split([',', '\n'])
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .collect();
     if out.is_empty() {
         return Err(Error::validation("paths", "names no path"));
     }

@@ -27,7 +27,7 @@ pub const QUERY_TEMPLATES: ToolDef = ToolDef {
         P("targetEntityType", Ty::Str, ""),
         P("isBuiltIn", Ty::Bool, ""),
         P("isEnabled", Ty::Bool, ""),
-        P("tags", Ty::Str, ""),
+        P("tags", Ty::StrOrList, ""),
     ],
     // The port requires `operation`; Cairn lists when it is left out, so every call the
     // port accepts is still accepted and `query_templates {}` answers the templates.
@@ -50,7 +50,7 @@ pub const MANAGE_TEMPLATE: ToolDef = ToolDef {
         P("isBuiltIn", Ty::Bool, "Read-only; only false accepted"),
         P("isProtected", Ty::Bool, ""),
         P("createdBy", Ty::Str, ""),
-        P("tags", Ty::Str, ""),
+        P("tags", Ty::StrOrList, ""),
         P("title", Ty::Str, "addSection"),
         P("usageDescription", Ty::Str, "addSection"),
         P("contentSample", Ty::Str, "addSection"),
