@@ -79,14 +79,14 @@ fn check_type(k: &str, ty: Ty, v: &Value) -> Result<()> {
                 wrong("an array of strings")
             }
         }
-        (Ty::Objects, Value::Array(items)) => {
+        (Ty::Objects(_), Value::Array(items)) => {
             if items.iter().all(|i| i.is_object()) {
                 sized(&v.to_string(), BULK_MAX)
             } else {
                 wrong("an array of objects")
             }
         }
-        (Ty::Objects, _) => wrong("an array of objects"),
+        (Ty::Objects(_), _) => wrong("an array of objects"),
         (Ty::Str | Ty::Bulk | Ty::Id | Ty::StrOrList, _) => wrong("a string"),
         (Ty::Json, _) => wrong("a JSON array, or a string holding one"),
         (Ty::Int, _) => wrong("an integer"),
@@ -98,6 +98,30 @@ fn check_type(k: &str, ty: Ty, v: &Value) -> Result<()> {
 
 pub struct Args {
     map: Map<String, Value>,
+}
+
+/// Moves each `(old, new)` parameter of `map` to its published name: old names stay
+/// accepted for agents written against them, and one name is published per idea.
+/// Giving both names with different values is refused.
+pub fn unalias(map: &mut Map<String, Value>, aliases: &[(&str, &str)]) -> Result<()> {
+    for (old, new) in aliases {
+        let Some(v) = map.remove(*old) else {
+            continue;
+        };
+        match map.get(*new) {
+            Some(w) if *w != v => {
+                return Err(Error::validation(
+                    new,
+                    format!("'{old}' (its older name) names another value: give '{new}' alone"),
+                ))
+            }
+            Some(_) => {}
+            None => {
+                map.insert((*new).to_string(), v);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Whether any string in `v`, at any depth, holds a NUL character. SQLite's full-text

@@ -51,12 +51,56 @@ pub fn describe(def: &ToolDef) -> String {
         if let Some(d) = spec.get("description").and_then(Value::as_str) {
             wrap_into(&mut out, d, &rest, &rest);
         }
+        for line in shapes(spec) {
+            wrap_into(&mut out, &line, &format!("{rest}- "), &format!("{rest}  "));
+        }
     }
     out.push_str(&format!(
         "\nRun it: cairn call {} '{{…}}' (the arguments as one JSON object)\n",
         def.name
     ));
     out
+}
+
+/// The command objects an array of `oneOf` objects takes, one line each:
+/// `command: add | …; kind, documentPath, lspSymbol?, …` (`?`: optional).
+fn shapes(spec: &Value) -> Vec<String> {
+    let Some(alts) = spec
+        .get("items")
+        .and_then(|i| i.get("oneOf"))
+        .and_then(Value::as_array)
+    else {
+        return Vec::new();
+    };
+    alts.iter()
+        .filter_map(|alt| {
+            let props = alt.get("properties")?.as_object()?;
+            let required: Vec<&str> = alt
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let commands: Vec<&str> = props
+                .get("command")?
+                .get("enum")?
+                .as_array()?
+                .iter()
+                .filter_map(Value::as_str)
+                .collect();
+            let fields: Vec<String> = props
+                .keys()
+                .filter(|k| *k != "command")
+                .map(|k| {
+                    if required.contains(&k.as_str()) {
+                        k.clone()
+                    } else {
+                        format!("{k}?")
+                    }
+                })
+                .collect();
+            Some(format!("command: {}; {}", commands.join(" | "), fields.join(", ")))
+        })
+        .collect()
 }
 
 /// A parameter's type in words: enum values, a format, alternatives, array items.
@@ -230,7 +274,7 @@ mod tests {
                 P("operation", Ty::Enum(&["get", "list"]), "Default list"),
                 P("id", Ty::Id, ""),
                 P("tags", Ty::StrOrList, "Tags to match, every one of them, in a description long enough to be wrapped onto a second line"),
-                P("commands", Ty::Objects, ""),
+                P("commands", Ty::Objects(&[]), ""),
             ],
             required: &["id"],
             effect: Effect::ReadOnly,

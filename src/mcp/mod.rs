@@ -95,6 +95,15 @@ impl Registry {
     }
 }
 
+/// Older parameter names still accepted per tool, with the name published instead:
+/// an entity's id is `entityId` wherever a tool names one entity.
+fn aliases(tool: &str) -> &'static [(&'static str, &'static str)] {
+    match tool {
+        "get_entity" | "update_entity" | "delete_entity" => &[("id", "entityId")],
+        _ => &[],
+    }
+}
+
 /// Runs one tool call and answers its envelope; shared by the MCP server and `cairn call`.
 /// Never fails and never unwinds: a panic inside a tool becomes an INTERNAL_ERROR answer.
 /// Long operations inside the call report to `progress` (`Progress::default()`: nowhere).
@@ -117,7 +126,9 @@ pub async fn dispatch(
     };
     let app = &app.with_progress(progress);
     let run = async {
-        let a = Args::new(raw, def.params)?;
+        let mut raw = raw.unwrap_or_default();
+        args::unalias(&mut raw, aliases(name))?;
+        let a = Args::new(Some(raw), def.params)?;
         match def.toolset {
             "tasks" => tasks::call(app, name, a).await,
             "graph" => graph::call(app, name, a).await,

@@ -26,8 +26,18 @@ pub enum Ty {
     /// A small JSON document (a list of patterns or links), given as a string holding
     /// it (as the port publishes it) or as the JSON value itself.
     Json,
-    /// An array of objects (command lists); each object is checked by its handler.
-    Objects,
+    /// An array of objects (command lists), each of one of these shapes (none: any
+    /// object); each object is checked by its handler.
+    Objects(&'static [Shape]),
+}
+
+/// One shape of the command objects an `Objects` parameter takes: the `command` values
+/// it answers to, its other fields, and which of them (besides `command`) it needs.
+#[derive(Debug, Clone, Copy)]
+pub struct Shape {
+    pub commands: &'static [&'static str],
+    pub fields: &'static [P],
+    pub required: &'static [&'static str],
 }
 
 /// One parameter: name, type, description ("" for none).
@@ -56,28 +66,7 @@ pub struct ToolDef {
 
 impl ToolDef {
     pub fn input_schema(&self) -> Map<String, Value> {
-        let mut props = Map::new();
-        for P(name, ty, desc) in self.params {
-            let mut p = match ty {
-                Ty::Str | Ty::Bulk | Ty::Json => json!({ "type": "string" }),
-                Ty::Id => json!({ "type": "string", "format": "uuid" }),
-                Ty::Int => json!({ "type": "integer" }),
-                Ty::Num => json!({ "type": "number" }),
-                Ty::Bool => json!({ "type": "boolean" }),
-                Ty::Enum(values) => json!({ "type": "string", "enum": values }),
-                Ty::Objects => json!({ "type": "array", "items": { "type": "object" } }),
-                Ty::StrOrList => {
-                    json!({ "anyOf": [{ "type": "array", "items": { "type": "string" } }, { "type": "string" }] })
-                }
-            };
-            if !desc.is_empty() {
-                p["description"] = Value::String((*desc).to_string());
-            }
-            props.insert((*name).to_string(), p);
-        }
-        let mut s = Map::new();
-        s.insert("type".into(), json!("object"));
-        s.insert("properties".into(), Value::Object(props));
+        let mut s = properties(self.params);
         if !self.required.is_empty() {
             s.insert("required".into(), json!(self.required));
         }
@@ -91,4 +80,47 @@ impl ToolDef {
             .idempotent(self.idempotent || self.effect == Effect::ReadOnly);
         Tool::new(self.name, self.description, Arc::new(self.input_schema())).with_annotations(ann)
     }
+}
+
+/// An object schema with `params` as its properties.
+fn properties(params: &[P]) -> Map<String, Value> {
+    let mut props = Map::new();
+    for P(name, ty, desc) in params {
+        let mut p = match ty {
+            Ty::Str | Ty::Bulk | Ty::Json => json!({ "type": "string" }),
+            Ty::Id => json!({ "type": "string", "format": "uuid" }),
+            Ty::Int => json!({ "type": "integer" }),
+            Ty::Num => json!({ "type": "number" }),
+            Ty::Bool => json!({ "type": "boolean" }),
+            Ty::Enum(values) => json!({ "type": "string", "enum": values }),
+            Ty::Objects([]) => json!({ "type": "array", "items": { "type": "object" } }),
+            Ty::Objects(shapes) => {
+                let one_of: Vec<Value> = shapes.iter().map(shape).collect();
+                json!({ "type": "array", "items": { "oneOf": one_of } })
+            }
+            Ty::StrOrList => {
+                json!({ "anyOf": [{ "type": "array", "items": { "type": "string" } }, { "type": "string" }] })
+            }
+        };
+        if !desc.is_empty() {
+            p["description"] = Value::String((*desc).to_string());
+        }
+        props.insert((*name).to_string(), p);
+    }
+    let mut s = Map::new();
+    s.insert("type".into(), json!("object"));
+    s.insert("properties".into(), Value::Object(props));
+    s
+}
+
+/// One command object's schema: `command` among its values, its fields, what it needs.
+fn shape(sh: &Shape) -> Value {
+    let mut fields = vec![P("command", Ty::Enum(sh.commands), "")];
+    fields.extend(sh.fields.iter().copied().filter(|p| p.0 != "command"));
+    let mut s = properties(&fields);
+    let mut required = vec!["command"];
+    required.extend(sh.required.iter().copied());
+    s.insert("required".into(), json!(required));
+    s.insert("additionalProperties".into(), json!(false));
+    Value::Object(s)
 }

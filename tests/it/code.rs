@@ -1206,3 +1206,46 @@ async fn language_servers_time_out_fail_clearly_and_can_be_configured() {
     assert!(a["lspError"].as_str().unwrap().contains("did not answer"));
     k.c.stop().await;
 }
+
+/// One name per idea: an entity's id is `entityId`, a reference's `referenceId`,
+/// wherever a tool names one; the older names stay accepted. The command objects are
+/// described in the schema, with what each needs.
+#[tokio::test]
+async fn entity_and_reference_ids_have_one_published_name_and_commands_a_schema() {
+    let k = Code::start().await;
+    let (dom, _, ns) = k.spine().await;
+    let by_new = k.c.ok("get_entity", json!({"entityId":dom})).await;
+    let by_old = k.c.ok("get_entity", json!({"id":dom})).await;
+    assert_eq!(by_new["entity"]["id"], by_old["entity"]["id"]);
+    let e = k
+        .c
+        .err("get_entity", json!({"id":dom,"entityId":ns}), "VALIDATION_ERROR")
+        .await;
+    assert_eq!(e["details"]["parameter"], "entityId");
+    let u = k.unit(1, &ns).await;
+    let r = reference_of(&u);
+    k.c.ok(
+        "alter_references",
+        json!({"projectId":k.pid,"commands":[{"command":"update","referenceId":r,"version":1}]}),
+    )
+    .await;
+    let tools = k.c.tools().await;
+    let schema = |name: &str| {
+        serde_json::to_value(tools.iter().find(|t| t.name == name).unwrap()).unwrap()["inputSchema"]
+            ["properties"]["commands"]["items"]["oneOf"]
+            .clone()
+    };
+    for shape in schema("alter_references").as_array().unwrap() {
+        let req = shape["required"].as_array().unwrap();
+        assert!(req.contains(&json!("version")) && req.contains(&json!("referenceId")), "{shape}");
+    }
+    let add = schema("create_entity")
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["properties"]["command"]["enum"] == json!(["add"]))
+        .cloned()
+        .unwrap();
+    assert_eq!(add["properties"]["kind"]["enum"], json!(["code", "text"]));
+    assert_eq!(add["required"], json!(["command", "kind", "documentPath"]));
+}

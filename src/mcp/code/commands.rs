@@ -8,7 +8,7 @@ use crate::domain::code::{valid_anchor, RefKind, LINK_TYPES};
 use crate::mcp::code::repo_path;
 use crate::error::{Error, Result};
 use crate::mcp::args::{Args, NAME_MAX, TEXT_MAX};
-use crate::mcp::schema::{Ty, P};
+use crate::mcp::schema::{Shape, Ty, P};
 use crate::service::code::entity::Command;
 use crate::service::code::refs::{NewRef, RefCommand, RefUpdate};
 
@@ -24,10 +24,10 @@ const ADD: &[P] = &[
     P("command", Ty::Str, ""),
     P("kind", Ty::Enum(&["code", "text"]), ""),
     P("documentPath", Ty::Str, ""),
-    P("lspSymbol", Ty::Str, ""),
-    P("startLine", Ty::Int, ""),
+    P("lspSymbol", Ty::Str, "code: the symbol; its range comes from the language server"),
+    P("startLine", Ty::Int, "text; code only without a language server"),
     P("endLine", Ty::Int, ""),
-    P("anchor", Ty::Str, ""),
+    P("anchor", Ty::Str, "text: a markdown heading"),
     P("description", Ty::Str, ""),
 ];
 const REF_ID: &[P] = &[P("command", Ty::Str, ""), P("referenceId", Ty::Id, "")];
@@ -44,7 +44,7 @@ const LINKS: &[P] = &[
 ];
 const UPDATE: &[P] = &[
     P("command", Ty::Str, ""),
-    P("id", Ty::Id, ""),
+    P("referenceId", Ty::Id, ""),
     P("version", Ty::Int, ""),
     P("startLine", Ty::Int, ""),
     P("endLine", Ty::Int, ""),
@@ -54,8 +54,52 @@ const UPDATE: &[P] = &[
 ];
 const DELETE: &[P] = &[
     P("command", Ty::Str, ""),
-    P("id", Ty::Id, ""),
+    P("referenceId", Ty::Id, ""),
     P("version", Ty::Int, ""),
+];
+
+/// The command objects of `create_entity` and `update_entity`, as their schema
+/// publishes them.
+pub const ENTITY_SHAPES: &[Shape] = &[
+    Shape {
+        commands: &["add"],
+        fields: ADD,
+        required: &["kind", "documentPath"],
+    },
+    Shape {
+        commands: &["attach", "unattach"],
+        fields: REF_ID,
+        required: &["referenceId"],
+    },
+    Shape {
+        commands: &["relate"],
+        fields: RELATE,
+        required: &["entityId"],
+    },
+    Shape {
+        commands: &["unrelate"],
+        fields: UNRELATE,
+        required: &["entityId"],
+    },
+    Shape {
+        commands: &["link", "unlink"],
+        fields: LINKS,
+        required: &["entityId", "linkType"],
+    },
+];
+
+/// The command objects of `alter_references`.
+pub const REFERENCE_SHAPES: &[Shape] = &[
+    Shape {
+        commands: &["update"],
+        fields: UPDATE,
+        required: &["referenceId", "version"],
+    },
+    Shape {
+        commands: &["delete"],
+        fields: DELETE,
+        required: &["referenceId", "version"],
+    },
 ];
 
 /// Re-names a validation error's parameter as `commands[i].<parameter>`.
@@ -228,12 +272,14 @@ pub fn entity_commands(raw: Vec<Map<String, Value>>) -> Result<Vec<Command>> {
 pub fn reference_commands(raw: Vec<Map<String, Value>>) -> Result<Vec<RefCommand>> {
     raw.into_iter()
         .enumerate()
-        .map(|(i, m)| {
+        .map(|(i, mut m)| {
             let v = verb(i, &m, &["update", "delete"])?;
+            // `id` is the older name of `referenceId`, as `attach` and `unattach` call it.
+            crate::mcp::args::unalias(&mut m, &[("id", "referenceId")]).map_err(|e| at(i, e))?;
             let a = Args::new(Some(m), if v == "update" { UPDATE } else { DELETE })
                 .map_err(|e| at(i, e))?;
             let parse = || -> Result<RefCommand> {
-                let id = a.req_id("id")?;
+                let id = a.req_id("referenceId")?;
                 let version = a.req_version("for every reference command")?;
                 if v == "delete" {
                     return Ok(RefCommand::Delete { id, version });

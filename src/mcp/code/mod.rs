@@ -18,12 +18,7 @@ use crate::service::App;
 
 const SCOPE: Ty = Ty::Enum(Scope::NAMES);
 const PROJECT: P = P("projectId", Ty::Id, "");
-const COMMANDS_DOC: &str = "Run in order; the first failure stops the run, what ran stays. Objects: \
-{command:add,kind:code,documentPath,lspSymbol,description} (range from the language server; \
-startLine/endLine only without one) | {command:add,kind:text,documentPath,startLine,endLine,anchor?,description} | \
-{command:attach|unattach,referenceId} | {command:relate,entityId,note?} | {command:unrelate,entityId} | \
-{command:link|unlink,entityId,linkType:CALLS|IMPORTS|IMPLEMENTS|INSTANTIATES}";
-
+const COMMANDS_DOC: &str = "Run in order; the first failure stops the run, what ran stays";
 
 /// A repository-relative path from parameter `k`, checked as text (`repo_fs::relative`).
 pub(crate) fn repo_path(k: &str, raw: &str) -> Result<String> {
@@ -89,7 +84,7 @@ pub const CREATE_ENTITY: ToolDef = ToolDef {
         P("description", Ty::Str, "What it is and why it matters"),
         P("categoryIds", Ty::StrOrList, ""),
         P("parentIds", Ty::StrOrList, "BELONGS_TO"),
-        P("commands", Ty::Objects, COMMANDS_DOC),
+        P("commands", Ty::Objects(commands::ENTITY_SHAPES), COMMANDS_DOC),
     ],
     required: &["projectId", "name", "description", "categoryIds", "commands"],
     effect: Effect::Additive,
@@ -108,7 +103,7 @@ pub const UPDATE_ENTITY: ToolDef = ToolDef {
         P("description", Ty::Str, ""),
         P("categoryIds", Ty::StrOrList, ""),
         P("parentIds", Ty::StrOrList, ""),
-        P("commands", Ty::Objects, "See create_entity"),
+        P("commands", Ty::Objects(commands::ENTITY_SHAPES), COMMANDS_DOC),
     ],
     required: &["entityId", "version"],
     effect: Effect::Destructive,
@@ -132,11 +127,9 @@ pub const DELETE_ENTITY: ToolDef = ToolDef {
 pub const ALTER_REFERENCES: ToolDef = ToolDef {
     name: "alter_references",
     toolset: "code",
-    description: "Fix or remove references, in order, stopping at the first failure. \
-                  {command:update,id,version,startLine?,endLine?,anchor?,lspSymbol?,description?} re-anchors at HEAD and \
-                  the current file (code with a language server takes its range); {command:delete,id,version} refuses \
-                  while attached.",
-    params: &[PROJECT, P("commands", Ty::Objects, "")],
+    description: "Fix or remove references, in order, stopping at the first failure: update re-anchors at HEAD and \
+                  the current file (code with a language server takes its range); delete refuses while attached.",
+    params: &[PROJECT, P("commands", Ty::Objects(commands::REFERENCE_SHAPES), "")],
     required: &["projectId", "commands"],
     effect: Effect::Destructive,
     idempotent: false,
