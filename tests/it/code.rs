@@ -1249,3 +1249,28 @@ async fn entity_and_reference_ids_have_one_published_name_and_commands_a_schema(
     assert_eq!(add["properties"]["kind"]["enum"], json!(["code", "text"]));
     assert_eq!(add["required"], json!(["command", "kind", "documentPath"]));
 }
+
+/// Categories are named by id or by name, so an agent need not look ids up first.
+#[tokio::test]
+async fn category_ids_accept_category_names() {
+    let k = Code::start().await;
+    let text = json!([{"command":"add","kind":"text","documentPath":"docs/design.md","startLine":1,"endLine":3}]);
+    let d = k
+        .c
+        .ok(
+            "create_entity",
+            json!({"projectId":k.pid,"name":"Shop","description":"the shop","categoryIds":["Core"],"commands":text}),
+        )
+        .await;
+    let got = k.c.ok("get_entity", json!({"entityId":d["entity"]["id"]})).await;
+    assert_eq!(got["categories"][0]["name"], "core", "{got}");
+    let e = k
+        .c
+        .err(
+            "create_entity",
+            json!({"projectId":k.pid,"name":"X","description":"x","categoryIds":"nope","commands":text}),
+            "NOT_FOUND",
+        )
+        .await;
+    assert!(e["message"].as_str().unwrap().contains("core"), "{e}");
+}

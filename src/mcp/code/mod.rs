@@ -82,7 +82,7 @@ pub const CREATE_ENTITY: ToolDef = ToolDef {
         PROJECT,
         P("name", Ty::Str, ""),
         P("description", Ty::Str, "What it is and why it matters"),
-        P("categoryIds", Ty::StrOrList, ""),
+        P("categoryIds", Ty::StrOrList, "Ids or names"),
         P("parentIds", Ty::StrOrList, "BELONGS_TO"),
         P("commands", Ty::Objects(commands::ENTITY_SHAPES), COMMANDS_DOC),
     ],
@@ -101,7 +101,7 @@ pub const UPDATE_ENTITY: ToolDef = ToolDef {
         P("version", Ty::Int, "The version you read"),
         P("name", Ty::Str, ""),
         P("description", Ty::Str, ""),
-        P("categoryIds", Ty::StrOrList, ""),
+        P("categoryIds", Ty::StrOrList, "Ids or names"),
         P("parentIds", Ty::StrOrList, ""),
         P("commands", Ty::Objects(commands::ENTITY_SHAPES), COMMANDS_DOC),
     ],
@@ -464,7 +464,8 @@ async fn create_entity(app: &App, a: Args) -> Result<Reply> {
         .name("name")?
         .ok_or_else(|| Error::validation("name", "is required"))?;
     let description = required_text(&a, "description")?;
-    let category_ids = commands::id_list(&a, "categoryIds")?.unwrap_or_default();
+    // Ids or names: the service resolves names within the project.
+    let category_ids = a.list("categoryIds")?.unwrap_or_default();
     if category_ids.is_empty() {
         return Err(Error::validation(
             "categoryIds",
@@ -521,7 +522,7 @@ async fn update_entity(app: &App, a: Args) -> Result<Reply> {
         }
         other => other,
     };
-    let category_ids = commands::id_list(&a, "categoryIds")?;
+    let category_ids = a.list("categoryIds")?;
     if category_ids.as_ref().is_some_and(Vec::is_empty) {
         return Err(Error::validation(
             "categoryIds",

@@ -83,15 +83,7 @@ async fn scope_of_categories(
             "at least one category is required: entities cannot be unclassified",
         ));
     }
-    let cats = db::categories_by_ids(conn, ids).await?;
-    for id in ids {
-        if !cats
-            .iter()
-            .any(|c| &c.id == id && c.project_id == project_id)
-        {
-            return Err(Error::not_found("category", id.clone()));
-        }
-    }
+    let cats = resolve_categories(conn, project_id, ids).await?;
     let scope = cats[0].scope;
     if let Some(other) = cats.iter().find(|c| c.scope != scope) {
         return Err(rule(
@@ -106,6 +98,52 @@ async fn scope_of_categories(
         ));
     }
     Ok((scope, cats))
+}
+
+/// The project's categories named in `given` by id or by name (in any case); a name
+/// shared by categories of several scopes must be given as an id.
+async fn resolve_categories(
+    conn: &mut Conn,
+    project_id: &str,
+    given: &[String],
+) -> Result<Vec<Category>> {
+    let all = db::categories(conn, project_id).await?;
+    let mut out: Vec<Category> = Vec::with_capacity(given.len());
+    for g in given {
+        let found: Vec<&Category> = match crate::domain::id::parse("categoryIds", g) {
+            Ok(id) => all.iter().filter(|c| c.id == id).collect(),
+            Err(_) => all.iter().filter(|c| c.name.eq_ignore_ascii_case(g.trim())).collect(),
+        };
+        match found.as_slice() {
+            [one] => {
+                if !out.iter().any(|c| c.id == one.id) {
+                    out.push((*one).clone());
+                }
+            }
+            [] => {
+                let names: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
+                return Err(Error::NotFound {
+                    entity: "category",
+                    id: format!(
+                        "{} (in this project; its categories: {})",
+                        crate::domain::container::clip(g, 60),
+                        names.join(", ")
+                    ),
+                });
+            }
+            many => {
+                let which: Vec<String> = many
+                    .iter()
+                    .map(|c| format!("{} {}", c.scope.as_str(), c.id))
+                    .collect();
+                return Err(rule(
+                    "categoryIds",
+                    format!("'{g}' names several categories ({}): give the id", which.join(", ")),
+                ));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Parents exist in the project and sit above `scope`; none only for Domain.
@@ -355,11 +393,11 @@ pub async fn create(app: &App, n: NewEntity, cmds: Vec<Command>) -> Result<Outco
         .position(|c| matches!(c, Command::Add(_)))
         .ok_or_else(|| rule("commands", "create_entity needs at least one add command: every entity is anchored to a reference"))?;
     let c = ctx(app, &n.project_id).await?;
-    let scope = {
+    let (scope, category_ids) = {
         let mut conn = app.store.read().await?;
-        let (scope, _) = scope_of_categories(&mut conn, &n.project_id, &n.category_ids).await?;
+        let (scope, cats) = scope_of_categories(&mut conn, &n.project_id, &n.category_ids).await?;
         check_parents(&mut conn, &n.project_id, scope, &n.parent_ids, None).await?;
-        scope
+        (scope, cats.into_iter().map(|c| c.id).collect::<Vec<_>>())
     };
     check_commands(scope, &cmds)?;
     let mut prepared = prepare(app, &c, &cmds).await?;
@@ -376,7 +414,7 @@ pub async fn create(app: &App, n: NewEntity, cmds: Vec<Command>) -> Result<Outco
     };
     let mut tx = app.store.write().await?;
     db::insert_entity(&mut tx, &e).await?;
-    db::set_categories(&mut tx, &e.id, &n.category_ids).await?;
+    db::set_categories(&mut tx, &e.id, &category_ids).await?;
     db::set_parents(&mut tx, &e.id, &n.parent_ids, &ts).await?;
     let mut run = Run::default();
     for (i, cmd) in cmds.iter().enumerate() {
@@ -411,12 +449,15 @@ pub async fn update(app: &App, ch: EntityChange, cmds: Vec<Command>) -> Result<O
         (old, pid)
     };
     let c = ctx(app, &project_id).await?;
-    let scope = {
+    let (scope, category_ids) = {
         let mut conn = app.store.read().await?;
         lock::check(&mut conn, lock::CODE_ENTITIES, &ch.id, ch.version).await?;
-        let scope = match &ch.category_ids {
-            Some(ids) => scope_of_categories(&mut conn, &project_id, ids).await?.0,
-            None => old.scope,
+        let (scope, category_ids) = match &ch.category_ids {
+            Some(given) => {
+                let (scope, cats) = scope_of_categories(&mut conn, &project_id, given).await?;
+                (scope, Some(cats.into_iter().map(|c| c.id).collect::<Vec<_>>()))
+            }
+            None => (old.scope, None),
         };
         let parents: Vec<String> = match &ch.parent_ids {
             Some(p) => p.clone(),
@@ -457,7 +498,7 @@ pub async fn update(app: &App, ch: EntityChange, cmds: Vec<Command>) -> Result<O
                 }
             }
         }
-        scope
+        (scope, category_ids)
     };
     check_commands(scope, &cmds)?;
     let mut prepared = prepare(app, &c, &cmds).await?;
@@ -478,7 +519,7 @@ pub async fn update(app: &App, ch: EntityChange, cmds: Vec<Command>) -> Result<O
         ..old
     };
     db::update_entity(&mut tx, &e).await?;
-    if let Some(ids) = &ch.category_ids {
+    if let Some(ids) = &category_ids {
         db::set_categories(&mut tx, &e.id, ids).await?;
     }
     if let Some(ids) = &ch.parent_ids {
