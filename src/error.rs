@@ -76,10 +76,12 @@ pub enum Error {
     #[error("{entity} {id} not found")]
     NotFound { entity: &'static str, id: String },
     /// Optimistic-locking failure: the caller read an older version.
-    #[error("{entity} {id} is at version {current}, you sent {sent}: re-read it and retry")]
+    #[error("{entity} {}{id} is at version {current}, you sent {sent}: re-read it and retry", crate::store::quoted(name))]
     Conflict {
         entity: &'static str,
         id: String,
+        /// The row's name or title, so the message says which one.
+        name: Option<String>,
         current: i64,
         sent: i64,
     },
@@ -169,11 +171,13 @@ impl From<crate::store::Error> for Error {
             S::Conflict {
                 entity,
                 id,
+                name,
                 current,
                 sent,
             } => Error::Conflict {
                 entity,
                 id,
+                name,
                 current,
                 sent,
             },

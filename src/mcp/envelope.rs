@@ -84,6 +84,7 @@ pub fn details(e: &Error) -> Option<Value> {
             id,
             current,
             sent,
+            ..
         } => json!({ "entity": entity, "id": id, "currentVersion": current, "sentVersion": sent }),
         Error::Invariant { details, .. }
         | Error::InvalidOperation { details, .. }

@@ -45,6 +45,7 @@ async fn step(app: &App, kind: ItemKind, id: &str, version: i64, mv: Move) -> Re
         return Err(Error::Conflict {
             entity: kind.as_str(),
             id: id.to_string(),
+            name: Some(cur.name.clone()),
             current: cur.version,
             sent: version,
         });
@@ -127,8 +128,9 @@ async fn refuse_blocked(c: &mut Conn, it: &Item, verb: &str) -> Result<()> {
     }
     Err(Error::Blocked {
         message: format!(
-            "{} {} is blocked by {}: close or unblock them before you {verb}",
+            "{} \"{}\" {} is blocked by {}: close or unblock them before you {verb}",
             it.kind.as_str(),
+            crate::domain::container::clip(&it.name, 60),
             it.id,
             describe_blockers(&blockers)
         ),
@@ -150,7 +152,11 @@ fn stranded(it: &Item, p: &Pipeline) -> Error {
 pub fn describe_blockers(b: &[Edge]) -> String {
     b.iter()
         .map(|e| match &e.from_id {
-            Some(f) => format!("{f} ({})", e.other_status.as_deref().unwrap_or("?")),
+            Some(f) => format!(
+                "{}{f} ({})",
+                crate::store::quoted(&e.other_name),
+                e.other_status.as_deref().unwrap_or("?")
+            ),
             None => format!("NO_OP ({})", e.reason.as_deref().unwrap_or("no reason")),
         })
         .collect::<Vec<_>>()
@@ -261,6 +267,7 @@ pub async fn terminate(
         return Err(Error::Conflict {
             entity: kind.as_str(),
             id: id.to_string(),
+            name: Some(cur.name.clone()),
             current: cur.version,
             sent: version,
         });

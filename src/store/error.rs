@@ -8,10 +8,12 @@ pub enum Error {
     #[error("{entity} {id} not found")]
     NotFound { entity: &'static str, id: String },
     /// Optimistic-locking failure: the caller read an older version.
-    #[error("{entity} {id} is at version {current}, you sent {sent}: re-read it and retry")]
+    #[error("{entity} {}{id} is at version {current}, you sent {sent}: re-read it and retry", quoted(name))]
     Conflict {
         entity: &'static str,
         id: String,
+        /// The row's name or title, so a message can say which one.
+        name: Option<String>,
         current: i64,
         sent: i64,
     },
@@ -75,5 +77,13 @@ impl Error {
             entity,
             id: id.into(),
         }
+    }
+}
+
+/// `"Write the parser" ` for a named row, nothing for an unnamed one.
+pub fn quoted(name: &Option<String>) -> String {
+    match name {
+        Some(n) => format!("\"{}\" ", crate::domain::container::clip(n, 60)),
+        None => String::new(),
     }
 }

@@ -16,53 +16,66 @@ use crate::store::Conn;
 pub struct Table {
     pub name: &'static str,
     pub entity: &'static str,
+    /// The column that names a row to a person, for messages.
+    pub label: &'static str,
 }
 
 pub const PROJECTS: Table = Table {
     name: "projects",
     entity: "project",
+    label: "name",
 };
 pub const FEATURES: Table = Table {
     name: "features",
     entity: "feature",
+    label: "name",
 };
 pub const TASKS: Table = Table {
     name: "tasks",
     entity: "task",
+    label: "title",
 };
 pub const SECTIONS: Table = Table {
     name: "sections",
     entity: "section",
+    label: "title",
 };
 pub const TEMPLATES: Table = Table {
     name: "templates",
     entity: "template",
+    label: "name",
 };
 
 pub const ATOMS: Table = Table {
     name: "graph_atoms",
     entity: "atom",
+    label: "name",
 };
 pub const MOLECULES: Table = Table {
     name: "graph_molecules",
     entity: "molecule",
+    label: "name",
 };
 // The code toolset's versioned tables.
 pub const CODE_REPOS: Table = Table {
     name: "code_repos",
     entity: "repository",
+    label: "repo_path",
 };
 pub const CODE_CATEGORIES: Table = Table {
     name: "code_categories",
     entity: "category",
+    label: "name",
 };
 pub const CODE_ENTITIES: Table = Table {
     name: "code_entities",
     entity: "entity",
+    label: "name",
 };
 pub const CODE_REFERENCES: Table = Table {
     name: "code_references",
     entity: "reference",
+    label: "document_path",
 };
 
 /// Claims the row at `expected` and bumps its version; returns the new version.
@@ -127,10 +140,11 @@ pub async fn delete(conn: &mut Conn, t: Table, id: &str, expected: Option<i64>) 
 /// must not start on a stale read).
 pub async fn check(conn: &mut Conn, t: Table, id: &str, expected: i64) -> Result<()> {
     match current(conn, t, id).await? {
-        Some(v) if v == expected => Ok(()),
-        Some(current) => Err(Error::Conflict {
+        Some((v, _)) if v == expected => Ok(()),
+        Some((current, name)) => Err(Error::Conflict {
             entity: t.entity,
             id: id.to_string(),
+            name,
             current,
             sent: expected,
         }),
@@ -138,9 +152,10 @@ pub async fn check(conn: &mut Conn, t: Table, id: &str, expected: i64) -> Result
     }
 }
 
-async fn current(conn: &mut Conn, t: Table, id: &str) -> Result<Option<i64>> {
-    let sql = format!("SELECT version FROM {} WHERE id = ?", t.name);
-    Ok(sqlx::query_scalar(AssertSqlSafe(sql))
+/// The row's version and name, when it exists.
+async fn current(conn: &mut Conn, t: Table, id: &str) -> Result<Option<(i64, Option<String>)>> {
+    let sql = format!("SELECT version, {} FROM {} WHERE id = ?", t.label, t.name);
+    Ok(sqlx::query_as(AssertSqlSafe(sql))
         .bind(id)
         .fetch_optional(conn.db())
         .await?)
@@ -148,9 +163,10 @@ async fn current(conn: &mut Conn, t: Table, id: &str) -> Result<Option<i64>> {
 
 async fn miss(conn: &mut Conn, t: Table, id: &str, sent: i64) -> Error {
     match current(conn, t, id).await {
-        Ok(Some(current)) => Error::Conflict {
+        Ok(Some((current, name))) => Error::Conflict {
             entity: t.entity,
             id: id.to_string(),
+            name,
             current,
             sent,
         },

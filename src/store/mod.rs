@@ -29,7 +29,7 @@ use sqlx::sqlite::{
 };
 use sqlx::{Sqlite, SqliteConnection, SqlitePool};
 
-pub use error::{Error, Result};
+pub use error::{quoted, Error, Result};
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 

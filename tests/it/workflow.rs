@@ -657,3 +657,26 @@ async fn a_write_answers_the_versions_it_bumped_elsewhere() {
         .await;
     c.stop().await;
 }
+
+/// Messages name the items they speak of, not only their ids.
+#[tokio::test]
+async fn conflict_and_blocked_messages_name_the_items() {
+    let c = Cairn::start().await;
+    let a = id_of(&c.task(json!({"title":"Write the parser"})).await);
+    let b = id_of(&c.task(json!({"title":"Ship the release"})).await);
+    let e = c
+        .err("manage_container", json!({"operation":"update","containerType":"task","id":a,"version":7,"summary":"x"}), "CONFLICT")
+        .await;
+    assert!(e["message"].as_str().unwrap().contains("\"Write the parser\""), "{e}");
+    c.ok("block", json!({"containerType":"task","id":b,"version":1,"blockedBy":[a]})).await;
+    let e = c
+        .err("advance", json!({"containerType":"task","id":b,"version":2}), "BLOCKED")
+        .await;
+    let m = e["message"].as_str().unwrap();
+    assert!(m.contains("\"Ship the release\"") && m.contains("\"Write the parser\""), "{m}");
+    let e = c
+        .err("advance", json!({"containerType":"task","id":b,"version":1}), "CONFLICT")
+        .await;
+    assert!(e["message"].as_str().unwrap().contains("\"Ship the release\""), "{e}");
+    c.stop().await;
+}
