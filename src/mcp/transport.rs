@@ -146,7 +146,7 @@ async fn screen<R: AsyncRead + Unpin>(
                 }
             }
             Verdict::Answer(a) => {
-                if answers.send(a).is_err() {
+                if answers.send(*a).is_err() {
                     break;
                 }
             }
@@ -201,11 +201,14 @@ enum Verdict {
     /// rmcp reads it.
     Pass,
     /// The guard answers it.
-    Answer(ServerJsonRpcMessage),
+    Answer(Box<ServerJsonRpcMessage>),
 }
 
-fn error(id: Option<RequestId>, code: ErrorCode, message: String) -> ServerJsonRpcMessage {
-    JsonRpcMessage::Error(JsonRpcError::new(id, ErrorData::new(code, message, None)))
+fn error(id: Option<RequestId>, code: ErrorCode, message: String) -> Box<ServerJsonRpcMessage> {
+    Box::new(JsonRpcMessage::Error(JsonRpcError::new(
+        id,
+        ErrorData::new(code, message, None),
+    )))
 }
 
 fn check(raw: &[u8]) -> Verdict {
@@ -444,7 +447,10 @@ mod tests {
 
     fn code(v: &Verdict) -> Option<(i32, Option<RequestId>)> {
         match v {
-            Verdict::Answer(JsonRpcMessage::Error(e)) => Some((e.error.code.0, e.id.clone())),
+            Verdict::Answer(m) => match m.as_ref() {
+                JsonRpcMessage::Error(e) => Some((e.error.code.0, e.id.clone())),
+                _ => None,
+            },
             _ => None,
         }
     }
