@@ -98,14 +98,9 @@ async fn load_fixture(c: &Cairn, repo: &Repo) -> (String, HashMap<String, String
     (pid, ids)
 }
 
-#[tokio::test]
-async fn retrieval_recall_at_5_hybrid_beats_lexical_and_vector() {
-    let repo = Repo::new();
-    let c = Cairn::start().await;
-    let (pid, ids) = load_fixture(&c, &repo).await;
-    assert!(ids.len() >= 150, "fixture has {} entities", ids.len());
-    let queries: Vec<(String, String, Vec<String>)> = QUERIES
-        .lines()
+/// `kind|query|expected names` lines (`#` comments).
+pub fn parse_queries(text: &str) -> Vec<(String, String, Vec<String>)> {
+    text.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .map(|l| {
@@ -116,68 +111,118 @@ async fn retrieval_recall_at_5_hybrid_beats_lexical_and_vector() {
                 p[2].split(',').map(|s| s.trim().to_string()).collect(),
             )
         })
-        .collect();
-    assert!(queries.len() >= 40);
+        .collect()
+}
+
+/// Retrieval quality of one mode: recall@5 (the share of expected names in the top 5,
+/// averaged over queries; overall, paraphrases, identifiers) and MRR@10 (the mean
+/// reciprocal rank of the first expected name in the top 10).
+#[derive(Debug, Clone, Copy)]
+pub struct Quality {
+    pub recall: f64,
+    pub para: f64,
+    pub ident: f64,
+    pub mrr: f64,
+}
+
+impl std::fmt::Display for Quality {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "recall@5 {:.3} (paraphrase {:.3}, identifier {:.3})  MRR@10 {:.3}",
+            self.recall, self.para, self.ident, self.mrr
+        )
+    }
+}
+
+/// Runs every query through `search` in `mode` (entities, no threshold) and scores the
+/// answers against the expected names; hybrid misses are added to `misses`.
+pub async fn measure(
+    c: &Cairn,
+    pid: &str,
+    ids: &HashMap<String, String>,
+    queries: &[(String, String, Vec<String>)],
+    mode: &str,
+    misses: &mut Vec<String>,
+) -> Quality {
     let by_id: HashMap<&String, &String> = ids.iter().map(|(n, i)| (i, n)).collect();
-    let mut recall: HashMap<&str, (f64, f64, f64)> = HashMap::new();
+    let (mut total, mut para, mut ident, mut rr) = (0.0, 0.0, 0.0, 0.0);
+    for (kind, q, want) in queries {
+        for w in want {
+            assert!(ids.contains_key(w), "query '{q}' expects unknown entity {w}");
+        }
+        let r = c
+            .ok(
+                "search",
+                json!({"projectId":pid,"query":q,"target":"entities","limit":10,"minScore":-1,"mode":mode}),
+            )
+            .await;
+        assert_eq!(
+            r["embedder"], "all-minilm-l6-v2",
+            "the test needs the model: run scripts/test.sh"
+        );
+        let got: Vec<&str> = r["entities"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| by_id[&e["id"].as_str().unwrap().to_string()].as_str())
+            .collect();
+        let top5 = &got[..got.len().min(5)];
+        let hit = want.iter().filter(|w| top5.contains(&w.as_str())).count() as f64
+            / want.len() as f64;
+        if hit < 1.0 && mode == "hybrid" {
+            misses.push(format!("{q} → {top5:?} (want {want:?})"));
+        }
+        if let Some(i) = got.iter().position(|g| want.iter().any(|w| w == g)) {
+            rr += 1.0 / (i + 1) as f64;
+        }
+        total += hit;
+        if kind == "paraphrase" {
+            para += hit;
+        } else {
+            ident += hit;
+        }
+    }
+    let n = queries.len() as f64;
+    let np = queries.iter().filter(|q| q.0 == "paraphrase").count() as f64;
+    Quality {
+        recall: total / n,
+        para: para / np.max(1.0),
+        ident: ident / (n - np).max(1.0),
+        mrr: rr / n,
+    }
+}
+
+#[tokio::test]
+async fn retrieval_recall_at_5_hybrid_beats_lexical_and_vector() {
+    let repo = Repo::new();
+    let c = Cairn::start().await;
+    let (pid, ids) = load_fixture(&c, &repo).await;
+    assert!(ids.len() >= 150, "fixture has {} entities", ids.len());
+    let queries = parse_queries(QUERIES);
+    assert!(queries.len() >= 40);
+    let mut q: HashMap<&str, Quality> = HashMap::new();
     let mut misses = Vec::new();
     for mode in ["hybrid", "lexical", "vector"] {
-        let (mut total, mut para, mut ident) = (0.0, 0.0, 0.0);
-        for (kind, q, want) in &queries {
-            for w in want {
-                assert!(
-                    ids.contains_key(w),
-                    "query '{q}' expects unknown entity {w}"
-                );
-            }
-            let r = c
-                .ok(
-                    "search",
-                    json!({"projectId":pid,"query":q,"target":"entities","limit":5,"minScore":-1,"mode":mode}),
-                )
-                .await;
-            assert_eq!(
-                r["embedder"], "all-minilm-l6-v2",
-                "the test needs the model: run scripts/test.sh"
-            );
-            let got: Vec<&str> = r["entities"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|e| by_id[&e["id"].as_str().unwrap().to_string()].as_str())
-                .collect();
-            let hit = want.iter().filter(|w| got.contains(&w.as_str())).count() as f64
-                / want.len() as f64;
-            if hit < 1.0 && mode == "hybrid" {
-                misses.push(format!("{q} → {got:?} (want {want:?})"));
-            }
-            total += hit;
-            if kind == "paraphrase" {
-                para += hit;
-            } else {
-                ident += hit;
-            }
-        }
-        let n = queries.len() as f64;
-        let np = queries.iter().filter(|q| q.0 == "paraphrase").count() as f64;
-        recall.insert(mode, (total / n, para / np, ident / (n - np)));
+        q.insert(mode, measure(&c, &pid, &ids, &queries, mode, &mut misses).await);
     }
-    for (m, (t, p, i)) in &recall {
-        println!("recall@5 {m:<8} all {t:.3}  paraphrase {p:.3}  identifier {i:.3}");
+    println!("fixtures/retrieval ({} entities, {} queries)", ids.len(), queries.len());
+    for m in ["hybrid", "lexical", "vector"] {
+        println!("{m:<8} {}", q[m]);
     }
     for m in &misses {
         println!("hybrid miss: {m}");
     }
-    let (h, l, v) = (recall["hybrid"], recall["lexical"], recall["vector"]);
+    let (h, l, v) = (q["hybrid"], q["lexical"], q["vector"]);
     assert!(
-        h.0 >= l.0 && h.0 >= v.0,
-        "hybrid {h:?} lexical {l:?} vector {v:?}"
+        h.recall >= l.recall && h.recall >= v.recall,
+        "hybrid {h} lexical {l} vector {v}"
     );
     assert!(
-        h.1 >= v.1,
-        "hybrid must not lose to vector on paraphrases: {h:?} {v:?}"
+        h.para >= v.para,
+        "hybrid must not lose to vector on paraphrases: {h} {v}"
     );
-    assert!(h.0 >= 0.8, "hybrid recall@5 {h:?}");
+    assert!(h.recall >= 0.8, "hybrid {h}");
 
     // Every hit carries the three scores; references are searchable too; FTS syntax
     // in the query is plain text.
