@@ -136,20 +136,20 @@ async fn catch_up_atoms(conn: &mut Conn, project_id: &str) -> Result<()> {
     Ok(())
 }
 
-/// Hands `each` the (id, scope) of every entity of a project, in id order, without
-/// collecting them.
-pub async fn each_entity_scope(
+/// Hands `each` the (id, scope, name) of every entity of a project, in id order,
+/// without collecting them.
+pub async fn each_entity(
     conn: &mut Conn,
     project_id: &str,
-    mut each: impl FnMut(&str, &str),
+    mut each: impl FnMut(&str, &str, &str),
 ) -> Result<()> {
     use futures::TryStreamExt;
     let mut rows =
-        sqlx::query("SELECT id, scope FROM code_entities WHERE project_id = ? ORDER BY id")
+        sqlx::query("SELECT id, scope, name FROM code_entities WHERE project_id = ? ORDER BY id")
             .bind(project_id)
             .fetch(conn.db());
     while let Some(row) = rows.try_next().await? {
-        each(row.try_get(0)?, row.try_get(1)?);
+        each(row.try_get(0)?, row.try_get(1)?, row.try_get(2)?);
     }
     Ok(())
 }

@@ -138,10 +138,7 @@ pub fn parse(src: &str) -> Vec<Api> {
         let Some(name) = last_ident(&src[p..open]) else {
             continue;
         };
-        let doc = match in_comment(p) {
-            Some(c) => Some(unwrap_comment(&src[close..c.end - 2])),
-            None => None,
-        };
+        let doc = in_comment(p).map(|c| unwrap_comment(&src[close..c.end - 2]));
         decls.push(Decl {
             name,
             start: p,
@@ -311,14 +308,22 @@ fn the_header_parses_into_documented_items() {
     assert!(api.len() >= 100, "{} items", api.len());
     assert_eq!(get("deflate").kind, "function");
     assert_eq!(get("deflate").section, "basic functions");
-    assert!(get("deflateInit").doc.starts_with("Initializes"), "{:?}", get("deflateInit"));
+    assert!(
+        get("deflateInit").doc.starts_with("Initializes"),
+        "{:?}",
+        get("deflateInit")
+    );
     assert_eq!(get("gzclose_r").doc, get("gzclose_w").doc);
     assert!(get("z_stream").doc.contains("next_in: next input byte"));
     assert!(get("gz_header").doc.contains("RFC 1952"));
     assert_eq!(get("Z_FINISH").section, "constants");
     assert!(get("Z_ASCII").doc.starts_with("for compatibility"));
-    assert!(api.iter().all(|a| a.name != "ZLIB_VERSION" && a.name != "zError"));
-    assert!(api.iter().all(|a| !a.doc.contains("*/") && a.start <= a.end));
+    assert!(api
+        .iter()
+        .all(|a| a.name != "ZLIB_VERSION" && a.name != "zError"));
+    assert!(api
+        .iter()
+        .all(|a| !a.doc.contains("*/") && a.start <= a.end));
 }
 
 /// A server whose project holds the header's items: a Domain, one Namespace per
@@ -328,7 +333,10 @@ async fn load(c: &Cairn, repo: &Repo, src: &str) -> (String, HashMap<String, Str
     repo.write("zlib.h", src);
     repo.commit("zlib.h");
     let d = c
-        .ok("init_project", json!({"name":"zlib","repoPath":repo.root()}))
+        .ok(
+            "init_project",
+            json!({"name":"zlib","repoPath":repo.root()}),
+        )
         .await;
     let pid = d["projectId"].as_str().unwrap().to_string();
     let cat = |n: &str| {
@@ -343,7 +351,12 @@ async fn load(c: &Cairn, repo: &Repo, src: &str) -> (String, HashMap<String, Str
             .to_string()
     };
     let lines = src.lines().count();
-    let create = |name: String, category: &str, parent: Option<&String>, desc: String, a: usize, b: usize| {
+    let create = |name: String,
+                  category: &str,
+                  parent: Option<&String>,
+                  desc: String,
+                  a: usize,
+                  b: usize| {
         let mut cmd = json!({"command":"add","kind":"code","documentPath":"zlib.h","lspSymbol":name,
                              "startLine":a,"endLine":b,"description":format!("{name} in zlib.h")});
         if category == "core" {
@@ -359,7 +372,14 @@ async fn load(c: &Cairn, repo: &Repo, src: &str) -> (String, HashMap<String, Str
     let domain = c
         .ok(
             "create_entity",
-            create("zlib".into(), "core", None, "The zlib compression library's public interface.".into(), 1, lines),
+            create(
+                "zlib".into(),
+                "core",
+                None,
+                "The zlib compression library's public interface.".into(),
+                1,
+                lines,
+            ),
         )
         .await;
     ids.insert("zlib".to_string(), id(&domain["entity"]));
@@ -383,7 +403,14 @@ async fn load(c: &Cairn, repo: &Repo, src: &str) -> (String, HashMap<String, Str
         let e = c
             .ok(
                 "create_entity",
-                create(a.name.clone(), a.kind, ids.get(&a.section), a.doc.clone(), a.start, a.end),
+                create(
+                    a.name.clone(),
+                    a.kind,
+                    ids.get(&a.section),
+                    a.doc.clone(),
+                    a.start,
+                    a.end,
+                ),
             )
             .await;
         ids.insert(a.name, id(&e["entity"]));
@@ -403,7 +430,11 @@ async fn heldout_zlib_recall_hybrid_at_least_each_single_mode() {
     let cfg = tmp.path().join("config.toml");
     // No language server for the header: its lines are given.
     std::fs::write(&cfg, "[lsp]\nh = \"\"\n").unwrap();
-    let c = Cairn::on(&tmp.path().join("cairn.db"), &["--config", cfg.to_str().unwrap()]).await;
+    let c = Cairn::on(
+        &tmp.path().join("cairn.db"),
+        &["--config", cfg.to_str().unwrap()],
+    )
+    .await;
     let repo = Repo::new();
     let (pid, ids) = load(&c, &repo, &src).await;
     let queries = parse_queries(QUERIES);
@@ -411,7 +442,10 @@ async fn heldout_zlib_recall_hybrid_at_least_each_single_mode() {
     let mut q: HashMap<&str, Quality> = HashMap::new();
     let mut misses = Vec::new();
     for mode in ["hybrid", "lexical", "vector"] {
-        q.insert(mode, measure(&c, &pid, &ids, &queries, mode, &mut misses).await);
+        q.insert(
+            mode,
+            measure(&c, &pid, &ids, &queries, mode, &mut misses).await,
+        );
     }
     println!("zlib.h ({} entities, {} queries)", ids.len(), queries.len());
     for m in ["hybrid", "lexical", "vector"] {

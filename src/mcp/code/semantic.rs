@@ -17,13 +17,14 @@ pub const SEARCH: ToolDef = ToolDef {
     name: "search",
     toolset: "code",
     description: "Rank entities and/or references by meaning and words (hybrid: embeddings + BM25). Each hit has \
-                  score (fused), vectorScore (cosine) and lexicalScore (BM25, 0 = no word match).",
+                  score (0-1, the order; 1 = the entity's name is the query), vectorScore (cosine) and lexicalScore \
+                  (BM25, 0 = no word match).",
     params: &[
         P("projectId", Ty::Id, ""),
         P("query", Ty::Str, "Natural language or identifiers, ≤ 1 KB"),
         P("target", Ty::Enum(Target::NAMES), "Default all"),
         P("limit", Ty::Int, "Per target, default 20, max 100"),
-        P("minScore", Ty::Num, "Minimum cosine similarity, default 0.3"),
+        P("minScore", Ty::Num, "Minimum cosine, default 0.3; exact names and all-words matches always pass"),
         P("scope", Ty::Enum(Scope::NAMES), "Entities only"),
         P("mode", Ty::Enum(Mode::NAMES), "Ranking, default hybrid (others for evaluation)"),
     ],
