@@ -1047,3 +1047,162 @@ async fn regression_search_exact_name_ranks_first_despite_a_low_cosine() {
     assert!(!names.contains(&"main"), "{names:?}");
     c.stop().await;
 }
+
+#[tokio::test]
+async fn regression_query_reaches_relevant_code_under_an_irrelevant_parent() {
+    // Issue 18: "how do I read from the middle of a gzip file" answered only the
+    // Feature and the Domain: the Namespace between them and the code (relevance
+    // 0.24) was pruned, and the Units under it (cosine ~0.5) with it.
+    let tmp = TempDir::new();
+    let c = without_clangd(&tmp).await;
+    let repo = Repo::new();
+    repo.write("examples/zran.c", &"/* zran */\n".repeat(40));
+    repo.commit("zran");
+    let d = c
+        .ok(
+            "init_project",
+            json!({"name":"zlib","repoPath":repo.root()}),
+        )
+        .await;
+    let pid = d["projectId"].as_str().unwrap().to_string();
+    let ids = create_all(
+        &c,
+        &pid,
+        &d["categories"],
+        "examples/zran.c",
+        &[
+            (
+                "Compression",
+                "core",
+                "-",
+                "Lossless data compression for files and streams.",
+            ),
+            (
+                "Random access",
+                "capability",
+                "Compression",
+                "Reading gzip files from the middle without decompressing everything before.",
+            ),
+            (
+                "examples",
+                "directory",
+                "Random access",
+                "Sample programs and their makefile.",
+            ),
+            (
+                "deflate_index_extract",
+                "function",
+                "examples",
+                "Reads bytes from the middle of a gzip file using a saved access point.",
+            ),
+            (
+                "zran_tool",
+                "class",
+                "examples",
+                "The program's options and main loop.",
+            ),
+            (
+                "seek_and_read",
+                "function",
+                "zran_tool",
+                "Jumps to an offset inside a gzip file and reads data from there.",
+            ),
+            (
+                "print_usage",
+                "function",
+                "examples",
+                "Prints the command line options.",
+            ),
+        ],
+    )
+    .await;
+    let q = "how do I read from the middle of a gzip file";
+    let r = c
+        .ok(
+            "query",
+            json!({"entityId":ids["Random access"],"semanticQuery":q}),
+        )
+        .await;
+    let node = |name: &str| {
+        r["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["id"] == json!(ids[name]))
+            .cloned()
+    };
+    for n in r["nodes"].as_array().unwrap() {
+        println!("{} {} bridge={}", n["name"], n["relevance"], n["bridge"]);
+    }
+    let ns = node("examples").unwrap_or_else(|| panic!("the Namespace connects: {r:#}"));
+    assert!(ns["relevance"].as_f64().unwrap() < 0.3, "{r:#}");
+    assert_eq!(ns["bridge"], true, "{r:#}");
+    let unit = node("deflate_index_extract").unwrap_or_else(|| panic!("{r:#}"));
+    assert!(unit["relevance"].as_f64().unwrap() >= 0.3, "{r:#}");
+    assert!(unit.get("bridge").is_none(), "{r:#}");
+    // Two irrelevant nodes in a row (Namespace, Component) are passed through too.
+    assert!(node("seek_and_read").is_some(), "{r:#}");
+    assert_eq!(node("zran_tool").unwrap()["bridge"], true, "{r:#}");
+    // An irrelevant node that leads nowhere relevant stays out.
+    assert!(node("print_usage").is_none(), "{r:#}");
+    // The answer is connected: every node but the root has an edge to another.
+    for n in r["nodes"].as_array().unwrap().iter().skip(1) {
+        assert!(
+            r["edges"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|e| e["fromId"] == n["id"] || e["toId"] == n["id"]),
+            "{n} is unconnected: {r:#}"
+        );
+    }
+    // The budget counts the bridge: with room for the root and one node more, the
+    // Unit (which needs its Namespace) stays out, and nothing exceeds the budget.
+    let root_only = c
+        .ok(
+            "query",
+            json!({"entityId":ids["Random access"],"semanticQuery":q,"maxNodes":1}),
+        )
+        .await;
+    assert_eq!(root_only["nodes"].as_array().unwrap().len(), 1);
+    let two = c
+        .ok(
+            "query",
+            json!({"entityId":ids["Random access"],"semanticQuery":q,"maxNodes":2}),
+        )
+        .await;
+    assert!(
+        two["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|n| n["id"] != json!(ids["deflate_index_extract"])),
+        "{two:#}"
+    );
+    for max_tokens in [60, 120, 200, 300, 400, 600] {
+        let r = c
+            .ok(
+                "query",
+                json!({"entityId":ids["Random access"],"semanticQuery":q,"maxTokens":max_tokens}),
+            )
+            .await;
+        let est = r["stats"]["estimatedTokens"].as_u64().unwrap();
+        let shown = (r["nodes"].to_string().len() + r["edges"].to_string().len()) as u64 / 4;
+        assert!(
+            est <= max_tokens && shown <= max_tokens,
+            "{max_tokens}: est {est} shown {shown}: {r:#}"
+        );
+        let has = |n: &str| {
+            r["nodes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|x| x["id"] == json!(ids[n]))
+        };
+        // Never a Unit without the Namespace that connects it.
+        if has("deflate_index_extract") {
+            assert!(has("examples"), "{r:#}");
+        }
+    }
+    c.stop().await;
+}

@@ -202,6 +202,9 @@ pub async fn query_tool(app: &App, a: Args) -> Result<Reply> {
             if n.truncated {
                 v["truncated"] = json!(true);
             }
+            if n.bridge {
+                v["bridge"] = json!(true);
+            }
             v
         })
         .collect();
