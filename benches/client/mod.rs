@@ -14,6 +14,10 @@ use serde_json::{json, Value};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_cairn");
 
+/// A progress notification as a watched call saw it: (time since the call was sent,
+/// progress, total).
+pub type Progressed = (Duration, f64, Option<f64>);
+
 pub struct Server {
     child: Child,
     stdin: ChildStdin,
@@ -188,7 +192,7 @@ impl Server {
         tool: &str,
         args: Value,
         deadline: Duration,
-    ) -> (Option<Value>, Duration, Vec<(Duration, f64, Option<f64>)>) {
+    ) -> (Option<Value>, Duration, Vec<Progressed>) {
         let id = self.next;
         self.next += 1;
         let t = std::time::Instant::now();

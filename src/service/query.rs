@@ -182,6 +182,8 @@ pub struct QueryOut {
     pub truncated: bool,
     pub embedder: &'static str,
     pub query_truncated: bool,
+    /// The project's texts still without a vector (their relevance counts as 0).
+    pub not_embedded: u64,
 }
 
 fn tokens(chars: usize) -> usize {
@@ -321,6 +323,7 @@ pub async fn query(app: &App, q: QueryReq) -> Result<QueryOut> {
     out.started_from = started_from;
     out.embedder = embedder;
     out.query_truncated = query_truncated;
+    out.not_embedded = snap.not_embedded;
     Ok(out)
 }
 
@@ -397,6 +400,7 @@ fn walk(g: &Graph, snap: &Snapshot, root: usize, qvec: &[f32], q: &QueryReq) -> 
             truncated: true,
             embedder: "",
             query_truncated: false,
+            not_embedded: 0,
         };
     }
     in_set[root] = true;
@@ -587,5 +591,6 @@ fn walk(g: &Graph, snap: &Snapshot, root: usize, qvec: &[f32], q: &QueryReq) -> 
         truncated: false,
         embedder: "",
         query_truncated: false,
+        not_embedded: 0,
     }
 }

@@ -33,7 +33,7 @@ use crate::embed::vector::Matrix;
 use crate::error::{Error, Result};
 use crate::service::embedding;
 use crate::service::App;
-use crate::store::embedding::{self as estore, Check, SOURCES};
+use crate::store::embedding::{self as estore, SOURCES};
 use crate::store::semantic::{self as sstore, Fts};
 
 /// How much of what its cosine lacks a row's words can add (see the module doc).
@@ -94,6 +94,9 @@ impl Ids {
 /// and the generation they were read at.
 pub struct Snapshot {
     pub generation: i64,
+    /// The project's texts (every source) with no vector from `model` when read: they
+    /// take part by their words only until embedded.
+    pub not_embedded: u64,
     pub model: &'static str,
     matrix: Matrix,
     /// Row `i`'s id.
@@ -188,95 +191,94 @@ impl Cache {
     }
 }
 
-/// The project's vectors, embedding what is missing first. Reuses the cached snapshot
-/// while the project's generation is unchanged; otherwise embeds pending rows and
-/// reads the generation, the pending check and the vectors in one read transaction, so
-/// the snapshot is exactly the state at that generation.
+/// The project's vectors, embedding what is missing first within the bounded wait
+/// of `embedding::ensure_embedded`. Reuses the cached snapshot while the project's
+/// generation is unchanged and it lacked nothing; otherwise embeds pending rows and
+/// reads the generation, the count of rows still without a vector and the vectors in
+/// one read transaction, so the snapshot is exactly the state at that generation.
 pub async fn snapshot(app: &App, project: &str) -> Result<Arc<Snapshot>> {
     let e = embedding::embedder(app).await?;
     let model = e.id();
     let key = (project.to_string(), model);
-    let current = {
+    let generation_now = || async {
         let mut c = app.store.read().await?;
-        sstore::generation(&mut c, project).await?
+        Ok::<_, Error>(sstore::generation(&mut c, project).await?)
     };
-    if let Some(s) = app
-        .semantic
-        .snapshots
-        .lock()
-        .ok()
-        .and_then(|m| m.get(&key).cloned())
-    {
-        if s.generation == current {
+    let cached = || {
+        app.semantic
+            .snapshots
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&key).cloned())
+    };
+    let current = generation_now().await?;
+    if let Some(s) = cached() {
+        if s.generation == current && s.not_embedded == 0 {
             return Ok(s);
         }
     }
-    // Another process may write between embedding and reading: retry a few times, then
-    // take what is there (the next call sees the newer generation and reloads).
-    for attempt in 0..3 {
-        embedding::ensure_embedded(app, project, SOURCES).await?;
-        let mut tx = app.store.snapshot().await?;
-        let generation = sstore::generation(&mut tx, project).await?;
-        let mut missing = 0;
-        for src in SOURCES {
-            missing += estore::pending(&mut tx, src, model, Some(project), Check::Missing, |_| {
-                String::new()
-            })
-            .await?
-            .len();
-        }
-        if missing > 0 && attempt < 2 {
-            continue;
-        }
-        let count = sstore::count_vectors(&mut tx, project, model).await?;
-        let mut matrix = Matrix::with_capacity(e.dim(), count);
-        let mut ids = Ids::default();
-        let mut sources: Vec<(String, std::ops::Range<usize>)> = Vec::new();
-        sstore::each_vector(&mut tx, project, model, |source, row_id, blob| {
-            let Some(i) = matrix.push_blob(blob) else {
-                tracing::warn!(source = %source, row = %row_id, "stored vector has the wrong size; skipped");
-                return;
-            };
-            ids.push(row_id);
-            match sources.last_mut() {
-                Some((s, r)) if s == source => r.end = i + 1,
-                _ => sources.push((source.to_string(), i..i + 1)),
+    let embedded = embedding::ensure_embedded(app, project, SOURCES).await?;
+    if embedded == 0 {
+        // Nothing embedded here (no time to wait, or nothing left): the cached
+        // snapshot still holds if nothing else changed.
+        if let Some(s) = cached() {
+            if s.generation == generation_now().await? {
+                return Ok(s);
             }
-        })
-        .await?;
-        let mut scope_ids = Ids::default();
-        let mut scope_of = Vec::new();
-        let mut names = Ids::default();
-        sstore::each_entity(&mut tx, project, |id, scope, name| {
-            scope_ids.push(id);
-            scope_of.push(Scope::parse(scope));
-            names.push(&name_words(name).join(" "));
-        })
-        .await?;
-        tx.commit().await?;
-        matrix.shrink();
-        ids.shrink();
-        scope_ids.shrink();
-        scope_of.shrink_to_fit();
-        names.shrink();
-        let s = Arc::new(Snapshot {
-            generation,
-            model,
-            matrix,
-            ids,
-            sources,
-            scope_ids,
-            scope_of,
-            names,
-        });
-        if let Ok(mut m) = app.semantic.snapshots.lock() {
-            m.insert(key.clone(), s.clone());
         }
-        return Ok(s);
     }
-    Err(Error::Internal(
-        "could not load a stable snapshot of the project's vectors".into(),
-    ))
+    let mut tx = app.store.snapshot().await?;
+    let generation = sstore::generation(&mut tx, project).await?;
+    let mut not_embedded = 0;
+    for src in SOURCES {
+        not_embedded += estore::count_pending(&mut tx, src, model, project).await?;
+    }
+    let count = sstore::count_vectors(&mut tx, project, model).await?;
+    let mut matrix = Matrix::with_capacity(e.dim(), count);
+    let mut ids = Ids::default();
+    let mut sources: Vec<(String, std::ops::Range<usize>)> = Vec::new();
+    sstore::each_vector(&mut tx, project, model, |source, row_id, blob| {
+        let Some(i) = matrix.push_blob(blob) else {
+            tracing::warn!(source = %source, row = %row_id, "stored vector has the wrong size; skipped");
+            return;
+        };
+        ids.push(row_id);
+        match sources.last_mut() {
+            Some((s, r)) if s == source => r.end = i + 1,
+            _ => sources.push((source.to_string(), i..i + 1)),
+        }
+    })
+    .await?;
+    let mut scope_ids = Ids::default();
+    let mut scope_of = Vec::new();
+    let mut names = Ids::default();
+    sstore::each_entity(&mut tx, project, |id, scope, name| {
+        scope_ids.push(id);
+        scope_of.push(Scope::parse(scope));
+        names.push(&name_words(name).join(" "));
+    })
+    .await?;
+    tx.commit().await?;
+    matrix.shrink();
+    ids.shrink();
+    scope_ids.shrink();
+    scope_of.shrink_to_fit();
+    names.shrink();
+    let s = Arc::new(Snapshot {
+        generation,
+        not_embedded,
+        model,
+        matrix,
+        ids,
+        sources,
+        scope_ids,
+        scope_of,
+        names,
+    });
+    if let Ok(mut m) = app.semantic.snapshots.lock() {
+        m.insert(key.clone(), s.clone());
+    }
+    Ok(s)
 }
 
 /// Small words that say nothing about which row is meant; dropped from lexical
@@ -700,6 +702,8 @@ pub struct SearchOut {
     pub query_truncated: bool,
     /// Rows embedded for this search (they had no vector yet).
     pub vectors: usize,
+    /// The project's texts still without a vector: ranked by their words only.
+    pub not_embedded: u64,
 }
 
 /// `search`: hybrid ranking of a project's entities and/or references.
@@ -752,6 +756,7 @@ pub async fn search(app: &App, r: SearchReq) -> Result<SearchOut> {
         fallback_reason: qv.fallback_reason.clone(),
         query_truncated: qv.truncated,
         vectors: snap.len(),
+        not_embedded: snap.not_embedded,
     };
     if r.target != Target::References {
         let hits = rank(

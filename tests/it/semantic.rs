@@ -14,7 +14,7 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{json, Value};
 
 use crate::code::{id, Repo};
-use crate::harness::{model_dir, transport, Cairn, TempDir, BIN};
+use crate::harness::{model_dir, transport, Cairn, TempDir, BIN, TEST_CONFIG};
 
 const ENTITIES: &str = include_str!("../../fixtures/retrieval/entities.txt");
 const QUERIES: &str = include_str!("../../fixtures/retrieval/queries.txt");
@@ -792,8 +792,15 @@ impl ClientHandler for Listener {
 #[tokio::test]
 async fn a_search_that_embeds_a_backlog_reports_progress_to_a_client_that_asks() {
     let repo = Repo::new();
-    // Written by one server (writes never embed), searched by another.
-    let w = Cairn::start().await;
+    // Written by one server (whose background never runs), searched by another.
+    let tmp = TempDir::new();
+    let cfg = tmp.path().join("config.toml");
+    std::fs::write(&cfg, format!("{TEST_CONFIG}embed_idle_ms = 3600000\n")).unwrap();
+    let w = Cairn::on(
+        &tmp.path().join("cairn.db"),
+        &["--config", cfg.to_str().unwrap()],
+    )
+    .await;
     let (pid, ids) = branch_fixture(&w, &repo).await;
     let listener = Listener::default();
     let client = listener
@@ -812,6 +819,7 @@ async fn a_search_that_embeds_a_backlog_reports_progress_to_a_client_that_asks()
     let env = r.structured_content.expect("structuredContent");
     assert_eq!(env["success"], json!(true), "{env:#}");
     assert_eq!(env["data"]["embedder"], "all-minilm-l6-v2");
+    assert_eq!(env["data"]["notEmbedded"], 0, "{env:#}");
     // Notifications are sent before the answer, but the client handles them on tasks
     // of its own: wait (boundedly) for the one that completes the backlog.
     let done = |n: &ProgressNotificationParam| n.total.is_some_and(|t| t == n.progress);
@@ -894,7 +902,7 @@ async fn a_call_without_a_progress_token_gets_no_progress_notifications() {
 /// A server whose configuration runs no language server for C (lines are given).
 async fn without_clangd(tmp: &TempDir) -> Cairn {
     let cfg = tmp.path().join("config.toml");
-    std::fs::write(&cfg, "[lsp]\nc = \"\"\nh = \"\"\n").unwrap();
+    std::fs::write(&cfg, format!("{TEST_CONFIG}[lsp]\nc = \"\"\nh = \"\"\n")).unwrap();
     Cairn::on(
         &tmp.path().join("cairn.db"),
         &["--config", cfg.to_str().unwrap()],
@@ -1205,4 +1213,206 @@ async fn regression_query_reaches_relevant_code_under_an_irrelevant_parent() {
         }
     }
     c.stop().await;
+}
+
+#[tokio::test]
+async fn regression_first_search_after_an_import_answers_at_once_and_counts_what_waits() {
+    // Issue 18, item 7: the first search embedded every text written before it, so a
+    // large import made it stall for minutes. Now a search waits at most embed_wait_ms
+    // (0 here) and says how many texts have no vector yet; the background embeds them
+    // while the server is idle, and later searches find them by meaning.
+    const N: usize = 300;
+    let tmp = TempDir::new();
+    let db = tmp.path().join("cairn.db");
+    let repo = Repo::new();
+    repo.write("docs/notes.md", &"# notes\n".repeat(10));
+    repo.commit("notes");
+    // The import, by a server whose background never runs (idle for an hour first).
+    let cfg = tmp.path().join("import.toml");
+    std::fs::write(&cfg, "embed_wait_ms = 0\nembed_idle_ms = 3600000\n").unwrap();
+    let c = Cairn::on(&db, &["--config", cfg.to_str().unwrap()]).await;
+    let d = c
+        .ok(
+            "init_project",
+            json!({"name":"Import","repoPath":repo.root()}),
+        )
+        .await;
+    let pid = d["projectId"].as_str().unwrap().to_string();
+    let core = d["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "core")
+        .unwrap()["id"]
+        .clone();
+    let words = [
+        "ledger", "invoice", "queue", "worker", "cache", "token", "schema", "report",
+    ];
+    for i in 0..N {
+        let (name, desc) = if i == N / 2 {
+            (
+                "gzip_seek".to_string(),
+                "Moves the read position to an offset inside a compressed file.".to_string(),
+            )
+        } else {
+            (
+                format!("part_{i}"),
+                format!(
+                    "Keeps the {} of the {} number {i}.",
+                    words[i % 8],
+                    words[(i / 8) % 8]
+                ),
+            )
+        };
+        c.ok(
+            "create_entity",
+            json!({"projectId":pid,"name":name,"description":desc,"categoryIds":[core],
+                   "commands":[{"command":"add","kind":"text","documentPath":"docs/notes.md",
+                                "startLine":1,"endLine":2,"description":format!("notes on {name}")}]}),
+        )
+        .await;
+    }
+    // The first search answers without embedding anything, and counts every text.
+    let env = c
+        .call("search", json!({"projectId":pid,"query":"jump to a position in a compressed file","target":"entities"}))
+        .await;
+    assert_eq!(env["success"], true, "{env:#}");
+    let data = &env["data"];
+    assert_eq!(data["notEmbedded"], json!(2 * N), "{data:#}");
+    assert!(
+        env["message"].as_str().unwrap().contains(&format!(
+            "{} text(s) of the project not embedded yet",
+            2 * N
+        )),
+        "{env:#}"
+    );
+    // Meanwhile rows are found by their words, their cosine unknown (0).
+    let r = c
+        .ok(
+            "search",
+            json!({"projectId":pid,"query":"gzip_seek","target":"entities"}),
+        )
+        .await;
+    assert_eq!(r["entities"][0]["name"], "gzip_seek", "{r:#}");
+    assert_eq!(r["entities"][0]["vectorScore"], 0.0, "{r:#}");
+    // `query` says so too.
+    let r = c
+        .ok(
+            "query",
+            json!({"projectId":pid,"semanticQuery":"gzip_seek"}),
+        )
+        .await;
+    assert_eq!(r["stats"]["notEmbedded"], json!(2 * N), "{r:#}");
+    c.stop().await;
+
+    // A server whose background runs after 100 ms of idleness: its first search
+    // still answers at once; then, while the test waits between searches, the
+    // background embeds, each search sees fewer texts waiting, and at the end the
+    // entity is found by meaning.
+    std::fs::write(&cfg, "embed_wait_ms = 0\nembed_idle_ms = 100\n").unwrap();
+    let c = Cairn::on(&db, &["--config", cfg.to_str().unwrap()]).await;
+    let q = json!({"projectId":pid,"query":"jump to a position in a compressed file","target":"entities","limit":3});
+    let mut left = c.ok("search", q.clone()).await["notEmbedded"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(left, 2 * N as u64);
+    let mut polls = 0;
+    while left > 0 {
+        polls += 1;
+        assert!(polls <= 600, "the background stalled at {left} texts");
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        let now = c.ok("search", q.clone()).await["notEmbedded"]
+            .as_u64()
+            .unwrap();
+        assert!(now <= left, "{now} > {left}: nothing else writes");
+        left = now;
+    }
+    let r = c.ok("search", q.clone()).await;
+    assert_eq!(r["entities"][0]["name"], "gzip_seek", "{r:#}");
+    assert!(
+        r["entities"][0]["vectorScore"].as_f64().unwrap() > 0.3,
+        "{r:#}"
+    );
+    println!(
+        "background embedded {} texts over {polls} polls of 1 s",
+        2 * N
+    );
+    c.stop().await;
+}
+
+#[tokio::test]
+async fn two_servers_embedding_one_file_in_the_background_leave_one_current_vector_per_text() {
+    // Both servers embed whatever has no vector while idle, the same rows at times:
+    // the embeddings table is keyed by (source, row id), so the second write replaces
+    // the first. At the end a thorough reindex finds nothing missing or stale.
+    const N: usize = 60;
+    let tmp = TempDir::new();
+    let db = tmp.path().join("cairn.db");
+    let cfg = tmp.path().join("config.toml");
+    std::fs::write(&cfg, "embed_wait_ms = 0\nembed_idle_ms = 50\n").unwrap();
+    let a = Cairn::on(&db, &["--config", cfg.to_str().unwrap()]).await;
+    let b = Cairn::on(&db, &["--config", cfg.to_str().unwrap()]).await;
+    let repo = Repo::new();
+    repo.write("docs/notes.md", &"# notes\n".repeat(10));
+    repo.commit("notes");
+    let d = a
+        .ok("init_project", json!({"name":"Two","repoPath":repo.root()}))
+        .await;
+    let pid = d["projectId"].as_str().unwrap().to_string();
+    let core = d["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "core")
+        .unwrap()["id"]
+        .clone();
+    for i in 0..N {
+        // Half the writes through each server, so both schedule their background.
+        let w = if i % 2 == 0 { &a } else { &b };
+        w.ok(
+            "create_entity",
+            json!({"projectId":pid,"name":format!("area_{i}"),"description":format!("Owns the billing rules of region {i}."),
+                   "categoryIds":[core],"commands":[{"command":"add","kind":"text","documentPath":"docs/notes.md",
+                   "startLine":1,"endLine":2,"description":format!("notes {i}")}]}),
+        )
+        .await;
+    }
+    let q = json!({"projectId":pid,"query":"billing rules of a region","target":"entities"});
+    for (polls, s) in [&a, &b].into_iter().enumerate() {
+        let mut left = s.ok("search", q.clone()).await["notEmbedded"]
+            .as_u64()
+            .unwrap();
+        let mut n = 0;
+        while left > 0 {
+            n += 1;
+            assert!(n <= 600, "server {polls}: the background stalled at {left}");
+            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+            left = s.ok("search", q.clone()).await["notEmbedded"]
+                .as_u64()
+                .unwrap();
+        }
+        let r = s.ok("search", q.clone()).await;
+        assert!(
+            r["entities"][0]["vectorScore"].as_f64().unwrap() > 0.3,
+            "{r:#}"
+        );
+    }
+    a.stop().await;
+    b.stop().await;
+    let out = Command::new(BIN)
+        .arg("--db")
+        .arg(&db)
+        .arg("--model-dir")
+        .arg(model_dir())
+        .arg("reindex")
+        .env_remove("CAIRN_CONFIG")
+        .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+        .output()
+        .expect("run cairn reindex");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("reindex: 0 embedded with all-minilm-l6-v2"),
+        "{err}"
+    );
 }

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use serde_json::json;
 
 use crate::code::{id, Repo};
-use crate::harness::{Cairn, TempDir};
+use crate::harness::{Cairn, TempDir, TEST_CONFIG};
 use crate::semantic::{measure, parse_queries, Quality};
 
 const QUERIES: &str = include_str!("../../fixtures/retrieval/zlib_queries.txt");
@@ -429,7 +429,7 @@ async fn heldout_zlib_recall_hybrid_at_least_each_single_mode() {
     let tmp = TempDir::new();
     let cfg = tmp.path().join("config.toml");
     // No language server for the header: its lines are given.
-    std::fs::write(&cfg, "[lsp]\nh = \"\"\n").unwrap();
+    std::fs::write(&cfg, format!("{TEST_CONFIG}[lsp]\nh = \"\"\n")).unwrap();
     let c = Cairn::on(
         &tmp.path().join("cairn.db"),
         &["--config", cfg.to_str().unwrap()],

@@ -65,6 +65,18 @@ fn scores(h: &Hit) -> (f64, f64, f64) {
     (r(h.fused), r(f64::from(h.vector)), r(h.lexical))
 }
 
+/// What an answer's message says of texts not embedded yet.
+fn not_embedded(n: u64) -> String {
+    if n == 0 {
+        String::new()
+    } else {
+        format!(
+            "; {n} text(s) of the project not embedded yet: matched by their words only \
+             until the server embeds them in the background (search again later)"
+        )
+    }
+}
+
 pub async fn search(app: &App, a: Args) -> Result<Reply> {
     let pid = a.req_id("projectId")?;
     let query = text(&a, "query")?.ok_or_else(|| Error::validation("query", "is required"))?;
@@ -136,12 +148,14 @@ pub async fn search(app: &App, a: Args) -> Result<Reply> {
     if let Some(why) = out.fallback_reason {
         data["fallbackReason"] = json!(why);
     }
+    data["notEmbedded"] = json!(out.not_embedded);
     Ok(Reply::new(
         format!(
-            "{} entit(ies), {} reference(s) ({})",
+            "{} entit(ies), {} reference(s) ({}){}",
             out.entities.len(),
             out.references.len(),
-            out.embedder
+            out.embedder,
+            not_embedded(out.not_embedded)
         ),
         data,
     ))
@@ -223,11 +237,12 @@ pub async fn query_tool(app: &App, a: Args) -> Result<Reply> {
         .collect();
     Ok(Reply::new(
         format!(
-            "{} node(s), {} edge(s), ~{} tokens from {}",
+            "{} node(s), {} edge(s), ~{} tokens from {}{}",
             nodes.len(),
             edges.len(),
             out.estimated_tokens,
-            out.root.name
+            out.root.name,
+            not_embedded(out.not_embedded)
         ),
         json!({
             "rootEntity": { "id": out.root.id, "name": out.root.name, "scope": out.root.scope.as_str() },
@@ -241,6 +256,7 @@ pub async fn query_tool(app: &App, a: Args) -> Result<Reply> {
                 "nodesVisited": out.nodes_visited,
                 "nodesPruned": out.nodes_pruned,
                 "estimatedTokens": out.estimated_tokens,
+                "notEmbedded": out.not_embedded,
             },
         }),
     ))
