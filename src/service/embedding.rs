@@ -127,6 +127,8 @@ pub async fn ensure_embedded(app: &App, project: &str, sources: &[Source]) -> Re
         // One pass at a time in this process: the background finishes its batch first.
         let _turn = app.background.turn.lock().await;
         'sources: for src in sources {
+            // Past the last row this pass embedded: rows are read in id order.
+            let mut after: Option<String> = None;
             loop {
                 if Instant::now() >= deadline {
                     left = true;
@@ -141,11 +143,13 @@ pub async fn ensure_embedded(app: &App, project: &str, sources: &[Source]) -> Re
                 }
                 let rows = {
                     let mut c = app.store.read().await?;
-                    store::pending_some(&mut c, src, e.id(), Some(project), SMALL_BATCH).await?
+                    let (p, a) = (Some(project), after.as_deref());
+                    store::pending_some(&mut c, src, e.id(), p, a, SMALL_BATCH).await?
                 };
-                if rows.is_empty() {
+                let Some(last) = rows.last() else {
                     break;
-                }
+                };
+                after = Some(last.row_id.clone());
                 let n = rows.len() as u64;
                 timed_batch(app, &e, src, rows).await?;
                 done += n;
@@ -180,6 +184,8 @@ pub struct Background {
     turn: tokio::sync::Mutex<()>,
     /// Texts per second over the last batches (a moving average), once measured.
     rate: Mutex<Option<f64>>,
+    /// Per source, the last row id the background embedded.
+    cursors: Mutex<std::collections::HashMap<&'static str, String>>,
 }
 
 /// A tool call in flight, counted by [`Background::call`] until dropped.
@@ -208,6 +214,19 @@ impl Background {
 
     fn stopped(&self) -> bool {
         self.stopped.load(Ordering::SeqCst)
+    }
+
+    fn cursor(&self, source: &str) -> Option<String> {
+        self.cursors.lock().ok()?.get(source).cloned()
+    }
+
+    fn set_cursor(&self, source: &'static str, last: Option<String>) {
+        if let Ok(mut m) = self.cursors.lock() {
+            match last {
+                Some(id) => m.insert(source, id),
+                None => m.remove(source),
+            };
+        }
     }
 
     /// Texts per second embedded lately, if any batch was timed.
@@ -311,10 +330,20 @@ async fn background_batch(app: &App) -> Result<bool> {
     let e = embedder(app).await?;
     let _turn = app.background.turn.lock().await;
     for src in SOURCES {
-        let rows = {
+        // Past the last row of this source's previous batch; once nothing is left
+        // there, from the start again (rows whose text changed since, or written by
+        // a process whose ids sort lower).
+        let after = app.background.cursor(src.name);
+        let mut rows = {
             let mut c = app.store.read().await?;
-            store::pending_some(&mut c, src, e.id(), None, SMALL_BATCH).await?
+            store::pending_some(&mut c, src, e.id(), None, after.as_deref(), SMALL_BATCH).await?
         };
+        if rows.is_empty() && after.is_some() {
+            let mut c = app.store.read().await?;
+            rows = store::pending_some(&mut c, src, e.id(), None, None, SMALL_BATCH).await?;
+        }
+        app.background
+            .set_cursor(src.name, rows.last().map(|r| r.row_id.clone()));
         if !rows.is_empty() {
             timed_batch(app, &e, src, rows).await?;
             return Ok(true);

@@ -176,12 +176,15 @@ pub async fn pending(
 }
 
 /// Up to `limit` rows of `src` with no vector from `model` (none, or another
-/// model's), optionally in one project, in id order: what one embedding batch takes.
+/// model's), optionally in one project, in id order from after the id `after`: what
+/// one embedding batch takes. A caller going through a backlog passes the last id of
+/// its previous batch, so each batch reads past what is done instead of over it.
 pub async fn pending_some(
     conn: &mut Conn,
     src: &Source,
     model: &str,
     project: Option<&str>,
+    after: Option<&str>,
     limit: usize,
 ) -> Result<Vec<Pending>> {
     let mut sql = format!(
@@ -196,12 +199,18 @@ pub async fn pending_some(
     if project.is_some() {
         sql.push_str(&format!(" AND {} = ?", src.project));
     }
+    if after.is_some() {
+        sql.push_str(&format!(" AND s.{} > ?", src.id));
+    }
     sql.push_str(&format!(" ORDER BY s.{} LIMIT ?", src.id));
     let mut q = sqlx::query_as::<_, Pending>(AssertSqlSafe(sql))
         .bind(src.name)
         .bind(model);
     if let Some(p) = project {
         q = q.bind(p);
+    }
+    if let Some(a) = after {
+        q = q.bind(a);
     }
     Ok(q.bind(limit as i64).fetch_all(conn.db()).await?)
 }
