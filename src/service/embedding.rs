@@ -46,7 +46,8 @@ use crate::store::embedding::{self as store, Check, NewEmbedding, Pending, Sourc
 const BATCH: usize = 64;
 /// Texts per batch when a search waits or the background runs: small, so a search
 /// keeps its deadline to within one batch, and a call that arrives while the
-/// background embeds waits for one batch at most (about half a second on one core).
+/// background embeds waits for one batch at most (a tenth of a second for short texts
+/// on this machine's two cores, a few times that for long ones).
 const SMALL_BATCH: usize = 8;
 
 /// What a pass did.
