@@ -67,7 +67,8 @@ impl Strategy {
 
 async fn graph(app: &App, project: &str) -> Result<Arc<Graph>> {
     let mut tx = app.store.snapshot().await?;
-    let generation = sstore::generation(&mut tx, project).await?;
+    // Vectors written (by a background pass, say) leave the graph as it is.
+    let generation = sstore::rows_generation(&mut tx, project).await?;
     if let Some(g) = app.semantic.graph(project, generation) {
         return Ok(g);
     }

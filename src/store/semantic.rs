@@ -29,10 +29,25 @@ impl Fts {
 }
 
 /// The project's generation: it grows with every write that changes texts, edges,
-/// attachments or vectors (0 when nothing was ever written). It is the sum of two
-/// counters the triggers bump: the semantic one (code rows, edges, vectors) and the
-/// graph one (atoms and molecules, which bump no other, see migration 0010).
+/// attachments or vectors (0 when nothing was ever written). It is the sum of three
+/// counters the triggers bump: the semantic one (code rows, edges), the graph one
+/// (atoms and molecules, which bump no other, see migration 0010) and the vector one
+/// (migration 0015).
 pub async fn generation(conn: &mut Conn, project_id: &str) -> Result<i64> {
+    Ok(sqlx::query_scalar(
+        "SELECT COALESCE((SELECT generation FROM semantic_generations WHERE project_id = ?1), 0) \
+         + COALESCE((SELECT generation FROM graph_generations WHERE project_id = ?1), 0) \
+         + COALESCE((SELECT generation FROM vector_generations WHERE project_id = ?1), 0)",
+    )
+    .bind(project_id)
+    .fetch_one(conn.db())
+    .await?)
+}
+
+/// The project's generation without its vectors: it grows with every write that
+/// changes texts, edges or attachments, and not with vectors written, so what is
+/// built from rows alone (the entity graph `query` walks) outlives a background pass.
+pub async fn rows_generation(conn: &mut Conn, project_id: &str) -> Result<i64> {
     Ok(sqlx::query_scalar(
         "SELECT COALESCE((SELECT generation FROM semantic_generations WHERE project_id = ?1), 0) \
          + COALESCE((SELECT generation FROM graph_generations WHERE project_id = ?1), 0)",
