@@ -662,6 +662,16 @@ async fn vectors_in_memory_follow_writes_from_another_process() {
 
 /// Speaks raw JSON-RPC to `cairn serve` so the test can read its stderr.
 fn serve_raw(db: &std::path::Path, calls: &[Value]) -> (String, String) {
+    serve_raw_then_idle(db, calls, std::time::Duration::ZERO)
+}
+
+/// [`serve_raw`], leaving the server idle for `idle` after the last answer before
+/// its input closes.
+fn serve_raw_then_idle(
+    db: &std::path::Path,
+    calls: &[Value],
+    idle: std::time::Duration,
+) -> (String, String) {
     let mut child = Command::new(BIN)
         .arg("--db")
         .arg(db)
@@ -703,6 +713,7 @@ fn serve_raw(db: &std::path::Path, calls: &[Value]) -> (String, String) {
         }
         out.push_str(&line);
     }
+    std::thread::sleep(idle);
     drop(stdin);
     let rest = child.wait_with_output().unwrap();
     (out, String::from_utf8_lossy(&rest.stderr).to_string())
@@ -736,6 +747,41 @@ fn a_server_that_only_writes_never_loads_the_model() {
         &db,
         &[json!({"name":"search","arguments":{"projectId":pid,"query":"x"}})],
     );
+    assert!(
+        err.contains("server stopped") && !err.contains("never loaded"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn only_code_and_graph_writes_wake_the_background_and_it_loads_the_model_only_then() {
+    // Texts waiting for vectors, written by a server whose background never ran.
+    let tmp = TempDir::new();
+    let db = tmp.path().join("cairn.db");
+    let cfg = tmp.path().join("config.toml");
+    std::fs::write(&cfg, format!("{TEST_CONFIG}embed_idle_ms = 3600000\n")).unwrap();
+    let w = Cairn::on(&db, &["--config", cfg.to_str().unwrap()]).await;
+    let repo = Repo::new();
+    let (pid, _) = branch_fixture(&w, &repo).await;
+    w.stop().await;
+    // Task writes, then three idle seconds (the background waits one): no model.
+    let idle = std::time::Duration::from_secs(3);
+    let tasks = [
+        json!({"name":"manage_container","arguments":{"operation":"create","containerType":"feature","name":"F","projectId":pid}}),
+    ];
+    let (out, err) = serve_raw_then_idle(&db, &tasks, idle);
+    assert!(out.contains("\"isError\":false"), "{out}");
+    assert!(
+        err.contains("server stopped") && err.contains("never loaded"),
+        "{err}"
+    );
+    // A write of the code toolset, then the same idleness: the background loads the
+    // model for the texts waiting.
+    let code = [
+        json!({"name":"create_category","arguments":{"projectId":pid,"name":"adapter","scope":"Component"}}),
+    ];
+    let (out, err) = serve_raw_then_idle(&db, &code, idle);
+    assert!(out.contains("\"isError\":false"), "{out}");
     assert!(
         err.contains("server stopped") && !err.contains("never loaded"),
         "{err}"
