@@ -2,7 +2,9 @@
 //! workflow pipelines `sync` applies, and the language servers of the `code` toolset
 //! (`[lsp]`: extension = command; `lsp_timeout_ms`), and the database's limits
 //! (`busy_timeout_ms`, how long a write waits for another process's lock; `max_db_mib`,
-//! the size past which writes fail with `STORAGE_FULL`).
+//! the size past which writes fail with `STORAGE_FULL`), and when texts are embedded
+//! (`embed_wait_ms`, how long a search waits for its project's texts without vectors;
+//! `embed_idle_ms`, how long a server is idle before it embeds in the background).
 //!
 //! Config file: `--config PATH`, else `$CAIRN_CONFIG`, else `~/.config/cairn/config.toml`
 //! (absent is fine unless named explicitly). Database: `--db PATH`, else `$CAIRN_DB`,
@@ -44,6 +46,12 @@ pub struct Config {
     /// The largest the database file may grow (`max_db_mib`); `None`: no limit but
     /// the disk's.
     pub max_db_bytes: Option<u64>,
+    /// How long a search (or `query`) embeds its project's texts that have no vector
+    /// yet before answering without them (`embed_wait_ms`, default 2000).
+    pub embed_wait: Duration,
+    /// How long a server must have had no tool call in flight before it embeds in the
+    /// background (`embed_idle_ms`, default 1000).
+    pub embed_idle: Duration,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -57,6 +65,8 @@ struct File {
     lsp_timeout_ms: Option<u64>,
     busy_timeout_ms: Option<u64>,
     max_db_mib: Option<u64>,
+    embed_wait_ms: Option<u64>,
+    embed_idle_ms: Option<u64>,
 }
 
 /// A command line as one string (split on whitespace) or as an array of arguments.
@@ -193,6 +203,8 @@ impl Config {
             lsp_timeout: Duration::from_millis(file.lsp_timeout_ms.unwrap_or(20_000).max(1)),
             busy_timeout: Duration::from_millis(file.busy_timeout_ms.unwrap_or(10_000)),
             max_db_bytes: file.max_db_mib.map(|m| m.saturating_mul(1 << 20)),
+            embed_wait: Duration::from_millis(file.embed_wait_ms.unwrap_or(2_000)),
+            embed_idle: Duration::from_millis(file.embed_idle_ms.unwrap_or(1_000)),
         })
     }
 

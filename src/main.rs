@@ -344,14 +344,16 @@ async fn session(app: App, reg: Registry, cmd: Command) -> Result<ExitCode, Stri
     match cmd {
         Command::Serve => {
             let embedder = app.embedder.clone();
+            // A server embeds in the background while idle; `cairn call` does not.
+            let background = app.background.clone();
+            background.enable();
             let service = Server::new(app, reg)
                 .serve(cairn::mcp::transport::stdio())
                 .await
                 .map_err(|e| format!("MCP handshake failed: {e}"))?;
-            service
-                .waiting()
-                .await
-                .map_err(|e| format!("server stopped: {e}"))?;
+            let stopped = service.waiting().await;
+            background.stop();
+            stopped.map_err(|e| format!("server stopped: {e}"))?;
             // Says whether this session ever needed the model (writes alone never do).
             tracing::info!(
                 embedder = embedder.loaded().unwrap_or("never loaded"),

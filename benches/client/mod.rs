@@ -14,6 +14,10 @@ use serde_json::{json, Value};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_cairn");
 
+/// A progress notification as a watched call saw it: (time since the call was sent,
+/// progress, total).
+pub type Progressed = (Duration, f64, Option<f64>);
+
 pub struct Server {
     child: Child,
     stdin: ChildStdin,
@@ -176,6 +180,45 @@ impl Server {
             assert_eq!(env["success"], json!(true), "{tool} call {id}: {v}");
             answered += 1;
         }
+    }
+
+    /// Calls a tool with a progress token and reads until it is answered or `deadline`
+    /// has passed (checked as each line arrives: a call that embeds reports progress
+    /// every batch): the answer's `data` (`None` when the deadline came first), how
+    /// long it took, and the progress notifications seen as (time since the call was
+    /// sent, progress, total).
+    pub fn call_watched(
+        &mut self,
+        tool: &str,
+        args: Value,
+        deadline: Duration,
+    ) -> (Option<Value>, Duration, Vec<Progressed>) {
+        let id = self.next;
+        self.next += 1;
+        let t = std::time::Instant::now();
+        self.send(&json!({"jsonrpc":"2.0","id":id,"method":"tools/call",
+                          "params":{"name":tool,"arguments":args,"_meta":{"progressToken":id}}}));
+        let mut seen = Vec::new();
+        let mut line = String::new();
+        while t.elapsed() < deadline {
+            line.clear();
+            let n = self.stdout.read_line(&mut line).expect("read");
+            assert!(n > 0, "cairn closed stdout");
+            let v: Value = serde_json::from_str(&line).expect("JSON-RPC line");
+            if v["method"] == "notifications/progress" {
+                let p = &v["params"];
+                seen.push((
+                    t.elapsed(),
+                    p["progress"].as_f64().unwrap_or(0.0),
+                    p["total"].as_f64(),
+                ));
+            } else if v["id"] == json!(id) {
+                let env = &v["result"]["structuredContent"];
+                assert_eq!(env["success"], json!(true), "{tool}: {env}");
+                return (Some(env["data"].clone()), t.elapsed(), seen);
+            }
+        }
+        (None, t.elapsed(), seen)
     }
 
     /// CPU time the server has used (user + system): the work per call, which unlike

@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 use crate::error::Error;
 use crate::mcp::args::Args;
 use crate::mcp::envelope::Reply;
-use crate::mcp::schema::ToolDef;
+use crate::mcp::schema::{Effect, ToolDef};
 use crate::service::progress::Progress;
 use crate::service::App;
 
@@ -125,6 +125,8 @@ pub async fn dispatch(
         return v;
     };
     let app = &app.with_progress(progress);
+    // The background embedder waits while any call is in flight.
+    let _busy = app.background.call();
     let run = async {
         let mut raw = raw.unwrap_or_default();
         args::unalias(&mut raw, aliases(name))?;
@@ -137,7 +139,13 @@ pub async fn dispatch(
         }
         .unwrap_or_else(|| Err(Error::Internal(format!("tool {name} has no handler"))))
     };
-    match AssertUnwindSafe(run).catch_unwind().await {
+    let out = AssertUnwindSafe(run).catch_unwind().await;
+    // A write of the code or graph toolsets may leave texts without vectors: the
+    // background embeds them once the server is idle (nothing unless it runs one).
+    if def.effect != Effect::ReadOnly && matches!(def.toolset, "code" | "graph") {
+        crate::service::embedding::schedule(app);
+    }
+    match out {
         Ok(Ok(Reply {
             partial: Some(e),
             data,

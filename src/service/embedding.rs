@@ -1,22 +1,54 @@
 //! Keeping vectors in step with texts: embedding the rows that need it, for one project
-//! before a search ([`ensure_embedded`]) or for the whole database (`cairn reindex`,
-//! [`reindex`]), and embedding a search query ([`embed_query`]).
+//! before a search ([`ensure_embedded`], within a bounded wait), in the background while
+//! the server is idle ([`Background`], [`schedule`]), or for the whole database (`cairn
+//! reindex`, [`reindex`]), and embedding a search query ([`embed_query`]).
 //!
 //! The model runs on tokio's blocking pool, never on the thread that serves tool calls,
 //! and is loaded on first use, so a server that never searches never loads it. Vectors
 //! are written one batch per transaction: a long re-index never holds the write lock
 //! for more than one batch.
+//!
+//! Decisions (issue 18, item 7):
+//! - Writes never wait for the model. A write call of the `code` or `graph` toolset
+//!   schedules a background pass; so does a search that answered with texts left
+//!   unembedded. The pass runs once the server has had no call in flight for
+//!   `embed_idle_ms` (1 s), a batch of 8 texts at a time, checking again between
+//!   batches, so a call that arrives waits for one batch at most. Before the model is
+//!   loaded the pass first asks, without it, whether any row has no vector at all: a
+//!   server whose writes left nothing to embed (or that never writes code or graph
+//!   rows) never loads it. Only `cairn serve` runs the background (`cairn call` is one
+//!   call, then gone).
+//! - A search (or `query`, or `query_graph` search) embeds its project's rows still
+//!   missing for at most `embed_wait_ms` (2 s), and not at all once the rate measured
+//!   so far says they cannot all be done in that time (a search right after a large
+//!   import then answers after one batch, and the next ones at once, instead of each
+//!   paying the whole wait for a small part of the backlog). It answers with what has
+//!   vectors and says how many texts have none yet; those are found by their words
+//!   only until the background embeds them, which later searches see. One pass embeds
+//!   at a time in a process (the search takes its turn after the background's batch).
+//! - Two processes may embed the same row: the `embeddings` table is keyed by
+//!   (source, row id), so the second write replaces the first with the same vector. A
+//!   vector is written only while its row still has the text embedded
+//!   ([`store::upsert_current`]), so an edit made meanwhile is never paired with the
+//!   old text's vector.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use crate::domain::now;
 use crate::embed::{self, vector, Embedder, Embedding};
 use crate::error::{Error, Result};
 use crate::service::App;
-use crate::store::embedding::{self as store, Check, NewEmbedding, Pending, Source};
+use crate::store::embedding::{self as store, Check, NewEmbedding, Pending, Source, SOURCES};
 
-/// Texts embedded per transaction.
+/// Texts embedded per transaction by `cairn reindex`.
 const BATCH: usize = 64;
+/// Texts per batch when a search waits or the background runs: small, so a search
+/// keeps its deadline to within one batch, and a call that arrives while the
+/// background embeds waits for one batch at most (a tenth of a second for short texts
+/// on this machine's two cores, a few times that for long ones).
+const SMALL_BATCH: usize = 8;
 
 /// What a pass did.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -69,45 +101,269 @@ pub async fn embed_query(app: &App, query: &str) -> Result<(Embedding, &'static 
 }
 
 /// Embeds the rows of `sources` in `project` that have no vector from the running
-/// embedder; call before ranking. Answers how many were embedded. A backlog (a first
-/// search, a model change) can take minutes, so every batch is reported to
-/// `app.progress` as `done` of the whole backlog.
+/// embedder, a small batch at a time, until none is left, `embed_wait` has passed, or
+/// the rate measured so far says the rest cannot be done before it passes (then
+/// waiting longer would only delay the answer); call before ranking. Answers how many
+/// it embedded; what is left is the background's (scheduled here). A backlog is
+/// reported to `app.progress` as `done` of the rows missing when it started, the last
+/// report completing it when none is left.
 pub async fn ensure_embedded(app: &App, project: &str, sources: &[Source]) -> Result<u64> {
     let e = embedder(app).await?;
-    let mut work = Vec::new();
+    let deadline = Instant::now() + app.config.embed_wait;
+    let mut total = 0;
     {
         let mut c = app.store.read().await?;
         for src in sources {
-            let rows = store::pending(
-                &mut c,
-                src,
-                e.id(),
-                Some(project),
-                Check::Missing,
-                embed::text_hash,
-            )
-            .await?;
-            work.push((src, rows));
+            total += store::count_pending(&mut c, src, e.id(), project).await?;
         }
     }
-    let total: u64 = work.iter().map(|(_, r)| r.len() as u64).sum();
-    if total > 0 {
-        app.progress
-            .report(0, Some(total), || format!("embedding {total} texts"));
+    if total == 0 {
+        return Ok(0);
     }
-    let mut done = 0;
-    for (src, rows) in work {
-        let base = done;
-        let p = &app.progress;
-        done += write_batches(app, &e, src, rows, &mut |k| {
-            p.report(base + k, Some(total), || {
-                format!("embedded {} of {total} texts", base + k)
-            })
-        })
-        .await?
-        .0;
+    app.progress
+        .report(0, Some(total), || format!("embedding {total} texts"));
+    let mut done = 0u64;
+    let mut left = false;
+    {
+        // One pass at a time in this process: the background finishes its batch first.
+        let _turn = app.background.turn.lock().await;
+        'sources: for src in sources {
+            // Past the last row this pass embedded: rows are read in id order.
+            let mut after: Option<String> = None;
+            loop {
+                if Instant::now() >= deadline {
+                    left = true;
+                    break 'sources;
+                }
+                if let Some(rate) = app.background.rate() {
+                    let rest = total.saturating_sub(done) as f64 / rate;
+                    if Instant::now() + Duration::from_secs_f64(rest.min(3600.0)) > deadline {
+                        left = true;
+                        break 'sources;
+                    }
+                }
+                let rows = {
+                    let mut c = app.store.read().await?;
+                    let (p, a) = (Some(project), after.as_deref());
+                    store::pending_some(&mut c, src, e.id(), p, a, SMALL_BATCH).await?
+                };
+                let Some(last) = rows.last() else {
+                    break;
+                };
+                after = Some(last.row_id.clone());
+                let n = rows.len() as u64;
+                timed_batch(app, &e, src, rows).await?;
+                done += n;
+                let shown = done.min(total.saturating_sub(1));
+                app.progress.report(shown, Some(total), || {
+                    format!("embedded {shown} of {total} texts")
+                });
+            }
+        }
+    }
+    if left {
+        schedule(app);
+    } else {
+        app.progress.report(total, Some(total), || {
+            format!("embedded {total} of {total} texts")
+        });
     }
     Ok(done)
+}
+
+/// The background embedder of one server (see the module doc): which calls are in
+/// flight, when the last one ended, and the turn every embedding pass takes.
+#[derive(Default)]
+pub struct Background {
+    enabled: AtomicBool,
+    started: AtomicBool,
+    stopped: AtomicBool,
+    calls: AtomicUsize,
+    last_call: Mutex<Option<Instant>>,
+    wake: tokio::sync::Notify,
+    /// Held by whichever pass is embedding (a search's or the background's).
+    turn: tokio::sync::Mutex<()>,
+    /// Texts per second over the last batches (a moving average), once measured.
+    rate: Mutex<Option<f64>>,
+    /// Per source, the last row id the background embedded.
+    cursors: Mutex<std::collections::HashMap<&'static str, String>>,
+}
+
+/// A tool call in flight, counted by [`Background::call`] until dropped.
+pub struct CallGuard<'a>(&'a Background);
+
+impl Drop for CallGuard<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut t) = self.0.last_call.lock() {
+            *t = Some(Instant::now());
+        }
+        self.0.calls.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl Background {
+    /// Lets [`schedule`] run passes (`cairn serve` only).
+    pub fn enable(&self) {
+        self.enabled.store(true, Ordering::SeqCst);
+    }
+
+    /// Ends the background at its next check (the server is stopping).
+    pub fn stop(&self) {
+        self.stopped.store(true, Ordering::SeqCst);
+        self.wake.notify_one();
+    }
+
+    fn stopped(&self) -> bool {
+        self.stopped.load(Ordering::SeqCst)
+    }
+
+    fn cursor(&self, source: &str) -> Option<String> {
+        self.cursors.lock().ok()?.get(source).cloned()
+    }
+
+    fn set_cursor(&self, source: &'static str, last: Option<String>) {
+        if let Ok(mut m) = self.cursors.lock() {
+            match last {
+                Some(id) => m.insert(source, id),
+                None => m.remove(source),
+            };
+        }
+    }
+
+    /// Texts per second embedded lately, if any batch was timed.
+    fn rate(&self) -> Option<f64> {
+        self.rate.lock().ok().and_then(|r| *r)
+    }
+
+    fn measured(&self, texts: usize, took: Duration) {
+        let now = texts as f64 / took.as_secs_f64().max(1e-3);
+        if let Ok(mut r) = self.rate.lock() {
+            *r = Some(r.map_or(now, |old| 0.7 * old + 0.3 * now));
+        }
+    }
+
+    /// Counts a tool call in flight until the guard is dropped: the background waits
+    /// for none to be in flight, and none to have ended for `embed_idle`.
+    pub fn call(&self) -> CallGuard<'_> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        CallGuard(self)
+    }
+
+    /// Waits until no call is in flight and none ended within `idle`, or the stop.
+    async fn idle(&self, idle: Duration) {
+        loop {
+            if self.stopped() {
+                return;
+            }
+            let since = self
+                .last_call
+                .lock()
+                .ok()
+                .and_then(|t| t.map(|t| t.elapsed()))
+                .unwrap_or(idle);
+            let wait = if self.calls.load(Ordering::SeqCst) > 0 {
+                idle
+            } else if since >= idle {
+                return;
+            } else {
+                idle - since
+            };
+            tokio::time::sleep(wait.max(Duration::from_millis(10))).await;
+        }
+    }
+}
+
+/// Asks the background for a pass once the server is idle, starting it on first use;
+/// nothing unless the server enabled it.
+pub fn schedule(app: &App) {
+    let bg = &app.background;
+    if !bg.enabled.load(Ordering::SeqCst) || bg.stopped() {
+        return;
+    }
+    if !bg.started.swap(true, Ordering::SeqCst) {
+        // Its reports go nowhere: no caller asked for them.
+        tokio::spawn(run(app.with_progress(Default::default())));
+    }
+    bg.wake.notify_one();
+}
+
+/// The background task: waits to be asked, then embeds batch by batch while the
+/// server is idle until nothing is left.
+async fn run(app: App) {
+    let bg = app.background.clone();
+    loop {
+        bg.wake.notified().await;
+        loop {
+            bg.idle(app.config.embed_idle).await;
+            if bg.stopped() {
+                return;
+            }
+            match background_batch(&app).await {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(e) => {
+                    tracing::warn!(error = %e, "background embedding paused until the next write or search");
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// One background batch: up to [`SMALL_BATCH`] rows of the first source that has rows
+/// without a vector from the running embedder, in any project. Answers false when
+/// there was nothing to embed.
+async fn background_batch(app: &App) -> Result<bool> {
+    if app.embedder.loaded().is_none() {
+        // Asked without the model, so that nothing to embed means no model loaded.
+        let mut c = app.store.read().await?;
+        let mut any = false;
+        for src in SOURCES {
+            if store::any_without_vector(&mut c, src).await? {
+                any = true;
+                break;
+            }
+        }
+        if !any {
+            return Ok(false);
+        }
+    }
+    let e = embedder(app).await?;
+    let _turn = app.background.turn.lock().await;
+    for src in SOURCES {
+        // Past the last row of this source's previous batch; once nothing is left
+        // there, from the start again (rows whose text changed since, or written by
+        // a process whose ids sort lower).
+        let after = app.background.cursor(src.name);
+        let mut rows = {
+            let mut c = app.store.read().await?;
+            store::pending_some(&mut c, src, e.id(), None, after.as_deref(), SMALL_BATCH).await?
+        };
+        if rows.is_empty() && after.is_some() {
+            let mut c = app.store.read().await?;
+            rows = store::pending_some(&mut c, src, e.id(), None, None, SMALL_BATCH).await?;
+        }
+        app.background
+            .set_cursor(src.name, rows.last().map(|r| r.row_id.clone()));
+        if !rows.is_empty() {
+            timed_batch(app, &e, src, rows).await?;
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Embeds and writes one small batch, timing it for the rate a search's wait uses.
+async fn timed_batch(
+    app: &App,
+    e: &Arc<dyn Embedder>,
+    src: &Source,
+    rows: Vec<Pending>,
+) -> Result<()> {
+    let (n, t) = (rows.len(), Instant::now());
+    write_batches(app, e, src, rows, &mut |_| {}).await?;
+    app.background.measured(n, t.elapsed());
+    Ok(())
 }
 
 /// Re-embeds a database: every row of `sources` whose vector is missing, from another
@@ -167,22 +423,22 @@ async fn write_batches(
         for (r, v) in chunk.iter().zip(&vecs) {
             let blob = vector::to_blob(&v.vector);
             let hash = embed::text_hash(&r.text);
-            store::upsert(
-                &mut tx,
-                &NewEmbedding {
-                    source: src.name,
-                    row_id: &r.row_id,
-                    project_id: &r.project_id,
-                    model: e.id(),
-                    dim: v.vector.len(),
-                    vector: &blob,
-                    text_hash: &hash,
-                    truncated: v.truncated,
-                    embedded_at: &ts,
-                },
-            )
-            .await?;
-            truncated += u64::from(v.truncated);
+            let e = NewEmbedding {
+                source: src.name,
+                row_id: &r.row_id,
+                project_id: &r.project_id,
+                model: e.id(),
+                dim: v.vector.len(),
+                vector: &blob,
+                text_hash: &hash,
+                truncated: v.truncated,
+                embedded_at: &ts,
+            };
+            // A row whose text changed since it was read keeps no vector: the next
+            // pass embeds its new text.
+            if store::upsert_current(&mut tx, src, &e, &r.text).await? {
+                truncated += u64::from(v.truncated);
+            }
         }
         tx.commit().await?;
         done += chunk.len() as u64;
@@ -246,8 +502,12 @@ mod tests {
             lsp_timeout: std::time::Duration::from_secs(5),
             busy_timeout: std::time::Duration::from_secs(5),
             max_db_bytes: None,
+            embed_wait: std::time::Duration::from_secs(60),
+            embed_idle: std::time::Duration::from_secs(1),
         };
-        let store = Store::open(&cfg.db_path, &Default::default()).await.unwrap();
+        let store = Store::open(&cfg.db_path, &Default::default())
+            .await
+            .unwrap();
         App::new(store, cfg)
     }
 
@@ -317,6 +577,49 @@ mod tests {
         assert_eq!(keys, vec![("project".to_string(), ids[2].clone())]);
         let (q, _) = embed_query(&app, "Billing service").await.unwrap();
         assert!(m.top_k(&q.vector, 1, 0.0)[0].1 > 0.9);
+
+        // A vector of a text that changed since it was read is not written: the row
+        // keeps needing one.
+        let e = embedder(&app).await.unwrap();
+        let stale = Pending {
+            row_id: ids[1].clone(),
+            project_id: ids[1].clone(),
+            text: "Search service, as it was".into(),
+        };
+        containers::update(
+            &app,
+            ContainerType::Project,
+            &ids[1],
+            1,
+            NewContainer {
+                description: Some("ranking".into()),
+                ..NewContainer::default()
+            },
+        )
+        .await
+        .unwrap();
+        let mut c = app.store.write().await.unwrap();
+        crate::store::embedding::remove(&mut c, "project", &ids[1])
+            .await
+            .unwrap();
+        c.commit().await.unwrap();
+        write_batches(&app, &e, &PROJECTS, vec![stale], &mut |_| {})
+            .await
+            .unwrap();
+        let mut c = app.store.read().await.unwrap();
+        let missing = crate::store::embedding::count_pending(&mut c, &PROJECTS, e.id(), &ids[1])
+            .await
+            .unwrap();
+        drop(c);
+        assert_eq!(missing, 1, "the old text's vector was written");
+        let r = reindex(&app, &[PROJECTS], false, &mut |_, _| {})
+            .await
+            .unwrap();
+        assert_eq!(r.embedded, 1);
+        let r = reindex(&app, &[PROJECTS], false, &mut |_, _| {})
+            .await
+            .unwrap();
+        assert_eq!(r.embedded, 0);
 
         // Deleting the project removes its vectors.
         containers::delete(&app, ContainerType::Project, &ids[2], None, false)

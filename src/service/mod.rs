@@ -33,6 +33,8 @@ pub struct App {
     pub lsp: std::sync::Arc<crate::lsp::Pool>,
     /// Projects' vectors and entity graphs, reused while their generation holds.
     pub semantic: std::sync::Arc<semantic::Cache>,
+    /// Embedding while the server is idle, and the calls in flight it waits for.
+    pub background: std::sync::Arc<embedding::Background>,
     /// Where the running call reports progress (nowhere unless its caller asked):
     /// set per call by [`App::with_progress`], never shared between calls.
     pub progress: progress::Progress,
@@ -49,6 +51,7 @@ impl App {
             embedder,
             lsp: std::sync::Arc::new(lsp),
             semantic: Default::default(),
+            background: Default::default(),
             progress: Default::default(),
         }
     }

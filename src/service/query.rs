@@ -12,6 +12,16 @@
 //! `maxTokens` is skipped, so the answer never exceeds it. A root larger than the
 //! budget comes back alone with its text cut, marked `truncated`.
 //!
+//! Irrelevant nodes are passed through, not dead ends (issue 18): a node below
+//! `minRelevance` is not admitted for itself, but the walk looks past it, through at
+//! most two such nodes in a row (a Namespace and a Component between a Feature and its
+//! Units), for relevant ones. A relevant node found that way is a frontier entry with
+//! its path: admitting it admits the path's nodes with it (marked `bridge`), all or
+//! nothing, its cost counting every node and edge added, so the subgraph stays
+//! connected around the root and within both budgets. Seeding relevant nodes found
+//! anywhere as extra roots was the alternative; it answers nodes with no path to the
+//! root, which a subgraph around an entity should not.
+//!
 //! The project's entities and edges are held in memory per project generation (see
 //! `semantic::Cache`), so a query reads nothing but the generation counter when
 //! nothing changed.
@@ -57,7 +67,8 @@ impl Strategy {
 
 async fn graph(app: &App, project: &str) -> Result<Arc<Graph>> {
     let mut tx = app.store.snapshot().await?;
-    let generation = sstore::generation(&mut tx, project).await?;
+    // Vectors written (by a background pass, say) leave the graph as it is.
+    let generation = sstore::rows_generation(&mut tx, project).await?;
     if let Some(g) = app.semantic.graph(project, generation) {
         return Ok(g);
     }
@@ -148,6 +159,8 @@ pub struct Node {
     pub references: Vec<RefSummary>,
     /// The root's text was cut to fit the budget.
     pub truncated: bool,
+    /// Below `minRelevance`: in the subgraph only to connect a relevant node to it.
+    pub bridge: bool,
 }
 
 pub struct OutEdge {
@@ -170,6 +183,8 @@ pub struct QueryOut {
     pub truncated: bool,
     pub embedder: &'static str,
     pub query_truncated: bool,
+    /// The project's texts still without a vector (their relevance counts as 0).
+    pub not_embedded: u64,
 }
 
 fn tokens(chars: usize) -> usize {
@@ -194,12 +209,19 @@ fn edge_cost(e: &GEdge) -> usize {
 /// answer's compact JSON, rounded up).
 const NODE_JSON: usize = 100;
 
+/// How many irrelevant nodes in a row the walk may pass through to reach a relevant
+/// one: a Namespace and a Component between a Feature and a Unit.
+const BRIDGE_DEPTH: usize = 2;
+
+/// A frontier entry: a relevant node and the irrelevant nodes (`path`, from the side
+/// already in the subgraph) that connect it.
 #[derive(PartialEq)]
 struct Item {
     score: f32,
     seq: usize,
     node: usize,
     branch: usize,
+    path: Vec<usize>,
 }
 impl Eq for Item {}
 impl PartialOrd for Item {
@@ -302,6 +324,7 @@ pub async fn query(app: &App, q: QueryReq) -> Result<QueryOut> {
     out.started_from = started_from;
     out.embedder = embedder;
     out.query_truncated = query_truncated;
+    out.not_embedded = snap.not_embedded;
     Ok(out)
 }
 
@@ -330,9 +353,18 @@ fn walk(g: &Graph, snap: &Snapshot, root: usize, qvec: &[f32], q: &QueryReq) -> 
             sim(to)
         }
     };
+    let other = |k: usize, n: usize| {
+        let e = &g.edges[k];
+        if e.from == n {
+            e.to
+        } else {
+            e.from
+        }
+    };
     let budget = q.max_tokens;
     let branch_budget = (budget / 4).max(1) as f32;
     let mut in_set: Vec<bool> = vec![false; g.entities.len()];
+    let mut bridge: Vec<bool> = vec![false; g.entities.len()];
     let mut relevance: Vec<f32> = vec![0.0; g.entities.len()];
     let mut seen: HashSet<usize> = HashSet::new();
     let mut pruned: HashSet<usize> = HashSet::new();
@@ -359,6 +391,7 @@ fn walk(g: &Graph, snap: &Snapshot, root: usize, qvec: &[f32], q: &QueryReq) -> 
                 relevance: sim(root),
                 references: vec![],
                 truncated: true,
+                bridge: false,
             }],
             edges: vec![],
             nodes_visited: 1,
@@ -368,6 +401,7 @@ fn walk(g: &Graph, snap: &Snapshot, root: usize, qvec: &[f32], q: &QueryReq) -> 
             truncated: true,
             embedder: "",
             query_truncated: false,
+            not_embedded: 0,
         };
     }
     in_set[root] = true;
@@ -384,7 +418,25 @@ fn walk(g: &Graph, snap: &Snapshot, root: usize, qvec: &[f32], q: &QueryReq) -> 
         };
         rel.max(0.0) * global * branch / cost.max(1) as f32
     };
-    // Expands node `n` (in the set) into the frontier.
+    // What admitting `nodes` (in order; those already in are skipped) costs: each
+    // node, and each of its edges to a node already in or earlier in `nodes`.
+    let admit_cost = |nodes: &[usize], in_set: &[bool]| -> usize {
+        let mut cost = 0;
+        for (j, &x) in nodes.iter().enumerate() {
+            cost += node_cost(&g.entities[x], &g.refs[x]);
+            cost += g.adj[x]
+                .iter()
+                .filter(|&&k| {
+                    let y = other(k, x);
+                    allowed(&g.edges[k].kind) && (in_set[y] || nodes[..j].contains(&y))
+                })
+                .map(|&k| edge_cost(&g.edges[k]))
+                .sum::<usize>();
+        }
+        cost
+    };
+    // Expands node `n` (in the set) into the frontier: each relevant neighbour, and
+    // each relevant node behind at most BRIDGE_DEPTH irrelevant ones (with that path).
     let expand = |n: usize,
                   branch_of_n: Option<usize>,
                   heap: &mut BinaryHeap<Item>,
@@ -395,34 +447,43 @@ fn walk(g: &Graph, snap: &Snapshot, root: usize, qvec: &[f32], q: &QueryReq) -> 
                   in_set: &Vec<bool>,
                   total: usize,
                   branch_tokens: &HashMap<usize, usize>| {
-        for &k in &g.adj[n] {
-            let e = &g.edges[k];
-            if !allowed(&e.kind) {
-                continue;
+        // (node to look around, the irrelevant path that led there)
+        let mut stack: Vec<(usize, Vec<usize>)> = vec![(n, Vec::new())];
+        while let Some((from, path)) = stack.pop() {
+            for &k in &g.adj[from] {
+                if !allowed(&g.edges[k].kind) {
+                    continue;
+                }
+                let m = other(k, from);
+                if in_set[m] || m == n || path.contains(&m) {
+                    continue;
+                }
+                let rel = via(k, m);
+                seen.insert(m);
+                relevance[m] = relevance[m].max(rel);
+                if rel < q.min_relevance {
+                    pruned.insert(m);
+                    if path.len() < BRIDGE_DEPTH {
+                        let mut p = path.clone();
+                        p.push(m);
+                        stack.push((m, p));
+                    }
+                    continue;
+                }
+                let b = branch_of_n.or(path.first().copied()).unwrap_or(m);
+                let mut nodes = path.clone();
+                nodes.push(m);
+                let cost = admit_cost(&nodes, in_set);
+                let bt = branch_tokens.get(&b).copied().unwrap_or(0);
+                *seq += 1;
+                heap.push(Item {
+                    score: score(rel, cost, total, bt, q.strategy),
+                    seq: *seq,
+                    node: m,
+                    branch: b,
+                    path: path.clone(),
+                });
             }
-            let m = if e.from == n { e.to } else { e.from };
-            if in_set[m] {
-                continue;
-            }
-            let rel = via(k, m);
-            seen.insert(m);
-            if rel < q.min_relevance {
-                // BELONGS_TO upwards: an irrelevant parent is not entered, so its own
-                // parents (the grandparents) are never reached through it.
-                pruned.insert(m);
-                continue;
-            }
-            relevance[m] = relevance[m].max(rel);
-            let b = branch_of_n.unwrap_or(m);
-            let cost = node_cost(&g.entities[m], &g.refs[m]);
-            let bt = branch_tokens.get(&b).copied().unwrap_or(0);
-            *seq += 1;
-            heap.push(Item {
-                score: score(rel, cost, total, bt, q.strategy),
-                seq: *seq,
-                node: m,
-                branch: b,
-            });
         }
     };
     expand(
@@ -438,23 +499,19 @@ fn walk(g: &Graph, snap: &Snapshot, root: usize, qvec: &[f32], q: &QueryReq) -> 
         &branch_tokens,
     );
     while let Some(it) = heap.pop() {
-        if in_set[it.node] {
-            continue;
-        }
-        if order.len() >= q.max_nodes {
-            pruned.insert(it.node);
-            continue;
-        }
         let m = it.node;
-        let cost = node_cost(&g.entities[m], &g.refs[m])
-            + g.adj[m]
-                .iter()
-                .filter(|&&k| {
-                    let e = &g.edges[k];
-                    allowed(&e.kind) && in_set[if e.from == m { e.to } else { e.from }]
-                })
-                .map(|&k| edge_cost(&g.edges[k]))
-                .sum::<usize>();
+        if in_set[m] {
+            continue;
+        }
+        // The path's nodes not in yet (another candidate may have brought some in),
+        // then the node itself: admitted together or not at all.
+        let mut nodes: Vec<usize> = it.path.iter().copied().filter(|&b| !in_set[b]).collect();
+        nodes.push(m);
+        if order.len() + nodes.len() > q.max_nodes {
+            pruned.insert(m);
+            continue;
+        }
+        let cost = admit_cost(&nodes, &in_set);
         // The score was computed when pushed; recompute with the budget as it is now
         // and requeue if the node no longer leads.
         let bt = branch_tokens.get(&it.branch).copied().unwrap_or(0);
@@ -464,8 +521,7 @@ fn walk(g: &Graph, snap: &Snapshot, root: usize, qvec: &[f32], q: &QueryReq) -> 
             heap.push(Item {
                 score: now,
                 seq,
-                node: m,
-                branch: it.branch,
+                ..it
             });
             continue;
         }
@@ -473,23 +529,28 @@ fn walk(g: &Graph, snap: &Snapshot, root: usize, qvec: &[f32], q: &QueryReq) -> 
             pruned.insert(m);
             continue;
         }
-        in_set[m] = true;
-        pruned.remove(&m);
-        order.push(m);
+        for &x in &nodes {
+            in_set[x] = true;
+            bridge[x] = x != m;
+            pruned.remove(&x);
+            order.push(x);
+        }
         total += cost;
         *branch_tokens.entry(it.branch).or_insert(0) += cost;
-        expand(
-            m,
-            Some(it.branch),
-            &mut heap,
-            &mut seq,
-            &mut seen,
-            &mut pruned,
-            &mut relevance,
-            &in_set,
-            total,
-            &branch_tokens,
-        );
+        for &x in &nodes {
+            expand(
+                x,
+                Some(it.branch),
+                &mut heap,
+                &mut seq,
+                &mut seen,
+                &mut pruned,
+                &mut relevance,
+                &in_set,
+                total,
+                &branch_tokens,
+            );
+        }
     }
     for &n in &order {
         pruned.remove(&n);
@@ -521,6 +582,7 @@ fn walk(g: &Graph, snap: &Snapshot, root: usize, qvec: &[f32], q: &QueryReq) -> 
                 relevance: relevance[n],
                 references: g.refs[n].clone(),
                 truncated: false,
+                bridge: bridge[n],
             })
             .collect(),
         edges,
@@ -530,5 +592,6 @@ fn walk(g: &Graph, snap: &Snapshot, root: usize, qvec: &[f32], q: &QueryReq) -> 
         truncated: false,
         embedder: "",
         query_truncated: false,
+        not_embedded: 0,
     }
 }

@@ -10,8 +10,8 @@
 
 use sqlx::{AssertSqlSafe, FromRow};
 
-use crate::store::Result;
 use crate::store::Conn;
+use crate::store::Result;
 
 /// One kind of embeddable row. The fields are SQL fragments written in this module (never
 /// user input): `text` and `project` are expressions over the table aliased `s`.
@@ -175,27 +175,122 @@ pub async fn pending(
         .collect())
 }
 
-/// Writes (or replaces) one vector.
-pub async fn upsert(conn: &mut Conn, e: &NewEmbedding<'_>) -> Result<()> {
-    sqlx::query(
+/// Up to `limit` rows of `src` with no vector from `model` (none, or another
+/// model's), optionally in one project, in id order from after the id `after`: what
+/// one embedding batch takes. A caller going through a backlog passes the last id of
+/// its previous batch, so each batch reads past what is done instead of over it.
+pub async fn pending_some(
+    conn: &mut Conn,
+    src: &Source,
+    model: &str,
+    project: Option<&str>,
+    after: Option<&str>,
+    limit: usize,
+) -> Result<Vec<Pending>> {
+    let mut sql = format!(
+        "SELECT s.{id} AS row_id, {project} AS project_id, {text} AS text \
+         FROM {table} s LEFT JOIN embeddings e ON e.source = ? AND e.row_id = s.{id} \
+         WHERE {text} IS NOT NULL AND {text} <> '' AND (e.row_id IS NULL OR e.model <> ?)",
+        id = src.id,
+        project = src.project,
+        text = src.text,
+        table = src.table,
+    );
+    if project.is_some() {
+        sql.push_str(&format!(" AND {} = ?", src.project));
+    }
+    if after.is_some() {
+        sql.push_str(&format!(" AND s.{} > ?", src.id));
+    }
+    sql.push_str(&format!(" ORDER BY s.{} LIMIT ?", src.id));
+    let mut q = sqlx::query_as::<_, Pending>(AssertSqlSafe(sql))
+        .bind(src.name)
+        .bind(model);
+    if let Some(p) = project {
+        q = q.bind(p);
+    }
+    if let Some(a) = after {
+        q = q.bind(a);
+    }
+    Ok(q.bind(limit as i64).fetch_all(conn.db()).await?)
+}
+
+/// How many rows of `src` in `project` have no vector from `model` (none, or another
+/// model's): what [`Check::Missing`] would find, counted without reading the texts.
+pub async fn count_pending(
+    conn: &mut Conn,
+    src: &Source,
+    model: &str,
+    project: &str,
+) -> Result<u64> {
+    let sql = format!(
+        "SELECT count(*) FROM {table} s LEFT JOIN embeddings e ON e.source = ? AND e.row_id = s.{id} \
+         WHERE {text} IS NOT NULL AND {text} <> '' AND (e.row_id IS NULL OR e.model <> ?) AND {project} = ?",
+        id = src.id,
+        project = src.project,
+        text = src.text,
+        table = src.table,
+    );
+    let n: i64 = sqlx::query_scalar(AssertSqlSafe(sql))
+        .bind(src.name)
+        .bind(model)
+        .bind(project)
+        .fetch_one(conn.db())
+        .await?;
+    Ok(n.max(0) as u64)
+}
+
+/// Whether some row of `src` (any project) has no vector at all: asked before any
+/// model is loaded, so it cannot name one.
+pub async fn any_without_vector(conn: &mut Conn, src: &Source) -> Result<bool> {
+    let sql = format!(
+        "SELECT EXISTS (SELECT 1 FROM {table} s LEFT JOIN embeddings e ON e.source = ? AND e.row_id = s.{id} \
+         WHERE {text} IS NOT NULL AND {text} <> '' AND e.row_id IS NULL)",
+        id = src.id,
+        text = src.text,
+        table = src.table,
+    );
+    Ok(sqlx::query_scalar(AssertSqlSafe(sql))
+        .bind(src.name)
+        .fetch_one(conn.db())
+        .await?)
+}
+
+/// Writes (or replaces) the vector of a row of `src` whose text is still `text`;
+/// answers false, writing nothing, when the text changed (or the row went) since it
+/// was read. Embedding runs outside any transaction, in the background or in another
+/// process, so without this check a vector of the old text could land after the
+/// write that changed it (whose trigger removed the old vector) and stay.
+pub async fn upsert_current(
+    conn: &mut Conn,
+    src: &Source,
+    e: &NewEmbedding<'_>,
+    text: &str,
+) -> Result<bool> {
+    let sql = format!(
         "INSERT INTO embeddings (source, row_id, project_id, model, dim, vector, text_hash, truncated, embedded_at) \
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) \
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9 FROM {table} s WHERE s.{id} = ?2 AND {text} = ?10 \
          ON CONFLICT (source, row_id) DO UPDATE SET project_id = excluded.project_id, model = excluded.model, \
          dim = excluded.dim, vector = excluded.vector, text_hash = excluded.text_hash, \
          truncated = excluded.truncated, embedded_at = excluded.embedded_at",
-    )
-    .bind(e.source)
-    .bind(e.row_id)
-    .bind(e.project_id)
-    .bind(e.model)
-    .bind(e.dim as i64)
-    .bind(e.vector)
-    .bind(e.text_hash)
-    .bind(e.truncated)
-    .bind(e.embedded_at)
-    .execute(conn.db())
-    .await?;
-    Ok(())
+        id = src.id,
+        text = src.text,
+        table = src.table,
+    );
+    let done = sqlx::query(AssertSqlSafe(sql))
+        .bind(e.source)
+        .bind(e.row_id)
+        .bind(e.project_id)
+        .bind(e.model)
+        .bind(e.dim as i64)
+        .bind(e.vector)
+        .bind(e.text_hash)
+        .bind(e.truncated)
+        .bind(e.embedded_at)
+        .bind(text)
+        .execute(conn.db())
+        .await?;
+    Ok(done.rows_affected() > 0)
 }
 
 /// Removes the vectors of `src` whose row is gone or whose text is now empty (a

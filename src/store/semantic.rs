@@ -29,10 +29,25 @@ impl Fts {
 }
 
 /// The project's generation: it grows with every write that changes texts, edges,
-/// attachments or vectors (0 when nothing was ever written). It is the sum of two
-/// counters the triggers bump: the semantic one (code rows, edges, vectors) and the
-/// graph one (atoms and molecules, which bump no other, see migration 0010).
+/// attachments or vectors (0 when nothing was ever written). It is the sum of three
+/// counters the triggers bump: the semantic one (code rows, edges), the graph one
+/// (atoms and molecules, which bump no other, see migration 0010) and the vector one
+/// (migration 0015).
 pub async fn generation(conn: &mut Conn, project_id: &str) -> Result<i64> {
+    Ok(sqlx::query_scalar(
+        "SELECT COALESCE((SELECT generation FROM semantic_generations WHERE project_id = ?1), 0) \
+         + COALESCE((SELECT generation FROM graph_generations WHERE project_id = ?1), 0) \
+         + COALESCE((SELECT generation FROM vector_generations WHERE project_id = ?1), 0)",
+    )
+    .bind(project_id)
+    .fetch_one(conn.db())
+    .await?)
+}
+
+/// The project's generation without its vectors: it grows with every write that
+/// changes texts, edges or attachments, and not with vectors written, so what is
+/// built from rows alone (the entity graph `query` walks) outlives a background pass.
+pub async fn rows_generation(conn: &mut Conn, project_id: &str) -> Result<i64> {
     Ok(sqlx::query_scalar(
         "SELECT COALESCE((SELECT generation FROM semantic_generations WHERE project_id = ?1), 0) \
          + COALESCE((SELECT generation FROM graph_generations WHERE project_id = ?1), 0)",
@@ -136,20 +151,20 @@ async fn catch_up_atoms(conn: &mut Conn, project_id: &str) -> Result<()> {
     Ok(())
 }
 
-/// Hands `each` the (id, scope) of every entity of a project, in id order, without
-/// collecting them.
-pub async fn each_entity_scope(
+/// Hands `each` the (id, scope, name) of every entity of a project, in id order,
+/// without collecting them.
+pub async fn each_entity(
     conn: &mut Conn,
     project_id: &str,
-    mut each: impl FnMut(&str, &str),
+    mut each: impl FnMut(&str, &str, &str),
 ) -> Result<()> {
     use futures::TryStreamExt;
     let mut rows =
-        sqlx::query("SELECT id, scope FROM code_entities WHERE project_id = ? ORDER BY id")
+        sqlx::query("SELECT id, scope, name FROM code_entities WHERE project_id = ? ORDER BY id")
             .bind(project_id)
             .fetch(conn.db());
     while let Some(row) = rows.try_next().await? {
-        each(row.try_get(0)?, row.try_get(1)?);
+        each(row.try_get(0)?, row.try_get(1)?, row.try_get(2)?);
     }
     Ok(())
 }

@@ -99,11 +99,35 @@ pub fn cli_ok(db: &Path, tool: &str, args: &str) -> Value {
     serde_json::from_slice(&out.stdout).expect("an envelope on stdout")
 }
 
-/// The stdio of a `cairn serve` on `db` (extra arguments before `serve`), for a
-/// client of any handler.
+/// The config file of servers whose test gives none: a search embeds every text it
+/// needs before answering (`embed_wait_ms`), as tests that measure rankings require;
+/// the tests of the bounded wait give their own. Written once per test process into
+/// cargo's temporary directory for tests (renamed into place: another test process
+/// may be reading it).
+pub fn default_config() -> &'static Path {
+    static FILE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    FILE.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+        let p = dir.join("cairn-it-config.toml");
+        let tmp = dir.join(format!("cairn-it-config.{}.toml", std::process::id()));
+        std::fs::write(&tmp, TEST_CONFIG).expect("write the tests' config file");
+        std::fs::rename(&tmp, &p).expect("put the tests' config file in place");
+        p
+    })
+}
+
+/// What [`default_config`] holds; a test that gives its own config starts from it.
+pub const TEST_CONFIG: &str = "embed_wait_ms = 600000\n";
+
+/// The stdio of a `cairn serve` on `db` (extra arguments before `serve`; without a
+/// `--config`, [`default_config`]), for a client of any handler.
 pub fn transport(db: &Path, extra: &[&str]) -> TokioChildProcess {
     let db_owned = db.to_path_buf();
-    let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+    let mut extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+    if !extra.iter().any(|a| a == "--config") {
+        extra.push("--config".into());
+        extra.push(default_config().to_string_lossy().into_owned());
+    }
     let cmd = Command::new(BIN).configure(|c| {
         c.arg("--db").arg(&db_owned).args(&extra).arg("serve");
         // No user config leaks into tests.

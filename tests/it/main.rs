@@ -13,6 +13,7 @@ mod graph;
 mod security;
 mod sections;
 mod semantic;
+mod semantic_heldout;
 mod templates_tags;
 mod tools_meta;
 mod workflow;

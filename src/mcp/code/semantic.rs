@@ -17,13 +17,14 @@ pub const SEARCH: ToolDef = ToolDef {
     name: "search",
     toolset: "code",
     description: "Rank entities and/or references by meaning and words (hybrid: embeddings + BM25). Each hit has \
-                  score (fused), vectorScore (cosine) and lexicalScore (BM25, 0 = no word match).",
+                  score (0-1, the order; 1 = the entity's name is the query), vectorScore (cosine) and lexicalScore \
+                  (BM25, 0 = no word match).",
     params: &[
         P("projectId", Ty::Id, ""),
         P("query", Ty::Str, "Natural language or identifiers, ≤ 1 KB"),
         P("target", Ty::Enum(Target::NAMES), "Default all"),
         P("limit", Ty::Int, "Per target, default 20, max 100"),
-        P("minScore", Ty::Num, "Minimum cosine similarity, default 0.3"),
+        P("minScore", Ty::Num, "Minimum cosine, default 0.3; exact names and all-words matches always pass"),
         P("scope", Ty::Enum(Scope::NAMES), "Entities only"),
         P("mode", Ty::Enum(Mode::NAMES), "Ranking, default hybrid (others for evaluation)"),
     ],
@@ -62,6 +63,18 @@ fn text(a: &Args, k: &str) -> Result<Option<String>> {
 fn scores(h: &Hit) -> (f64, f64, f64) {
     let r = |x: f64| (x * 10_000.0).round() / 10_000.0;
     (r(h.fused), r(f64::from(h.vector)), r(h.lexical))
+}
+
+/// What an answer's message says of texts not embedded yet.
+fn not_embedded(n: u64) -> String {
+    if n == 0 {
+        String::new()
+    } else {
+        format!(
+            "; {n} text(s) of the project not embedded yet: matched by their words only \
+             until the server embeds them in the background (search again later)"
+        )
+    }
 }
 
 pub async fn search(app: &App, a: Args) -> Result<Reply> {
@@ -135,12 +148,14 @@ pub async fn search(app: &App, a: Args) -> Result<Reply> {
     if let Some(why) = out.fallback_reason {
         data["fallbackReason"] = json!(why);
     }
+    data["notEmbedded"] = json!(out.not_embedded);
     Ok(Reply::new(
         format!(
-            "{} entit(ies), {} reference(s) ({})",
+            "{} entit(ies), {} reference(s) ({}){}",
             out.entities.len(),
             out.references.len(),
-            out.embedder
+            out.embedder,
+            not_embedded(out.not_embedded)
         ),
         data,
     ))
@@ -201,6 +216,9 @@ pub async fn query_tool(app: &App, a: Args) -> Result<Reply> {
             if n.truncated {
                 v["truncated"] = json!(true);
             }
+            if n.bridge {
+                v["bridge"] = json!(true);
+            }
             v
         })
         .collect();
@@ -219,11 +237,12 @@ pub async fn query_tool(app: &App, a: Args) -> Result<Reply> {
         .collect();
     Ok(Reply::new(
         format!(
-            "{} node(s), {} edge(s), ~{} tokens from {}",
+            "{} node(s), {} edge(s), ~{} tokens from {}{}",
             nodes.len(),
             edges.len(),
             out.estimated_tokens,
-            out.root.name
+            out.root.name,
+            not_embedded(out.not_embedded)
         ),
         json!({
             "rootEntity": { "id": out.root.id, "name": out.root.name, "scope": out.root.scope.as_str() },
@@ -237,6 +256,7 @@ pub async fn query_tool(app: &App, a: Args) -> Result<Reply> {
                 "nodesVisited": out.nodes_visited,
                 "nodesPruned": out.nodes_pruned,
                 "estimatedTokens": out.estimated_tokens,
+                "notEmbedded": out.not_embedded,
             },
         }),
     ))
