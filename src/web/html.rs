@@ -165,7 +165,8 @@ form.box{background:#fff;border:1px solid var(--bd);border-radius:6px;padding:.7
 textarea,input[type=text],select{font:inherit;padding:.3rem;border:1px solid var(--bd);border-radius:4px}textarea{width:100%;min-height:4.5rem}
 button{font:inherit;padding:.3rem .8rem;border-radius:4px;border:1px solid var(--acc);background:var(--acc);color:#fff;cursor:pointer}
 .tree ul{list-style:none;padding-left:1.1rem;margin:.1rem 0}.tree>ul{padding-left:0}.scope{font-size:11px;color:var(--mut);margin-right:.3rem}
-.filter{margin:.2rem 0 .7rem}.hidden{display:none}
+.filter{margin:.2rem 0 .7rem;width:24rem;max-width:100%}.hidden{display:none}
+.blockers{font-size:12px;margin-top:.25rem}.blockers .badge{margin-right:.2rem}
 "#;
 
 /// The page's one script: a filter over the cards and rows shown, and `/` to jump to

@@ -5,7 +5,8 @@
 //! one), one event stream per request carrying that request's progress notifications
 //! and then its answer, the standalone GET stream, DELETE. Before it, this front reads
 //! a POST body itself, at most [`MAX_BODY`] bytes (413 past that, before reading more
-//! than the limit), and screens it with [`crate::mcp::transport::screen_body`]: a
+//! than the limit; the rest of a refused body is read and dropped so that the client
+//! sees the answer), and screens it with [`crate::mcp::transport::screen_body`]: a
 //! body rmcp would answer with 415 and plain text (not JSON, no request, malformed
 //! params of a known method) gets a JSON-RPC error with HTTP 400 instead, carrying
 //! the request's id when one can be read.
@@ -16,7 +17,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use http::{Request, Response, StatusCode};
 use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -72,18 +73,33 @@ impl Mcp {
             .get(http::header::CONTENT_LENGTH)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.parse::<u64>().ok());
+        let waits = req
+            .headers()
+            .get(http::header::EXPECT)
+            .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+        let (parts, mut body) = req.into_parts();
         if declared.is_some_and(|n| n > MAX_BODY as u64) {
+            // A client that waits for "100 Continue" sends nothing more; any other is
+            // already sending and would see its connection reset before the answer.
+            if !waits {
+                drain(&mut body).await;
+            }
             return too_large();
         }
-        let (parts, body) = req.into_parts();
-        let bytes = match Limited::new(body, MAX_BODY).collect().await {
-            Ok(b) => b.to_bytes(),
-            Err(e) if e.is::<http_body_util::LengthLimitError>() => return too_large(),
-            Err(e) => {
-                tracing::debug!(error = %e, "request body not read");
+        let mut bytes = bytes::BytesMut::new();
+        while let Some(frame) = body.frame().await {
+            let Ok(frame) = frame else {
                 return plain(StatusCode::BAD_REQUEST, "the request body could not be read");
+            };
+            if let Ok(data) = frame.into_data() {
+                if bytes.len() + data.len() > MAX_BODY {
+                    drain(&mut body).await;
+                    return too_large();
+                }
+                bytes.extend_from_slice(&data);
             }
-        };
+        }
+        let bytes = bytes.freeze();
         let bytes = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
             Some(rest) => Bytes::copy_from_slice(rest),
             None => bytes,
@@ -107,6 +123,27 @@ impl Mcp {
             }
         }
     }
+}
+
+/// How much of an oversized body is read and thrown away so that the 413 reaches a
+/// client still sending; past it (or after [`DRAIN_TIME`]) the connection closes.
+const DRAIN_MAX: usize = 64 << 20;
+const DRAIN_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Reads the rest of a refused body without keeping it.
+async fn drain(body: &mut Incoming) {
+    let mut seen = 0usize;
+    let _ = tokio::time::timeout(DRAIN_TIME, async {
+        while let Some(Ok(frame)) = body.frame().await {
+            if let Some(d) = frame.data_ref() {
+                seen += d.len();
+                if seen > DRAIN_MAX {
+                    break;
+                }
+            }
+        }
+    })
+    .await;
 }
 
 fn too_large() -> Response<Body> {

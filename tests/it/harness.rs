@@ -156,6 +156,17 @@ impl Cairn {
         c
     }
 
+    /// A client someone else connected (to a server they keep), on `db`.
+    #[allow(dead_code)]
+    pub fn from_client(client: RunningService<RoleClient, ()>, db: &Path) -> Cairn {
+        Cairn {
+            client,
+            db: db.to_path_buf(),
+            _dir: None,
+            http: None,
+        }
+    }
+
     /// A server on `db` with extra command-line arguments (before `serve`).
     pub async fn on(db: &Path, extra: &[&str]) -> Cairn {
         Cairn::on_via(Transport::Stdio, db, extra).await

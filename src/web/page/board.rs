@@ -192,7 +192,7 @@ fn blockers(i: &Item, names: &HashMap<String, String>) -> String {
         })
         .collect();
     format!(
-        "<div class=\"blockers\"><span class=\"badge b-blocked\">Blocked</span>by {}</div>",
+        "<div class=\"blockers\"><span class=\"badge b-blocked\">Blocked</span> by {}</div>",
         list.join(", ")
     )
 }
