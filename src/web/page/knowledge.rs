@@ -111,8 +111,8 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
             let id = crate::domain::id::parse("molecule", id)?;
             let v = graph::get(req.app, NodeKind::Molecule, &id, 0).await?;
             let name = match &v.node {
-                Node::Molecule(m) => m.name.clone(),
-                Node::Atom(a) => a.name.clone(),
+                Node::Molecule(m) if m.project_id == project.id => m.name.clone(),
+                _ => return Err(Error::not_found("molecule", id)),
             };
             (Some(id), false, format!("Atoms of {name}"))
         }
@@ -145,6 +145,8 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
     Ok(b)
 }
 
+/// A page of the project's atoms: all, one molecule's (a molecule of this project,
+/// checked by the caller), or those in none.
 async fn atoms_of(
     req: &Req<'_>,
     project: &str,
@@ -157,7 +159,9 @@ async fn atoms_of(
         req.app,
         NodeKind::Atom,
         &SearchQuery {
-            project_id: Some(project.to_string()),
+            // A molecule's atoms are found by the molecule alone: naming the project
+            // too lets SQLite count them by scanning every atom of the project.
+            project_id: molecule.is_none().then(|| project.to_string()),
             molecule_id: molecule.map(str::to_string),
             orphans_only: orphans,
             query: None,
