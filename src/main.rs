@@ -353,6 +353,10 @@ async fn run(o: Overrides, cmd: Command) -> Result<ExitCode, String> {
     if let Command::Embed { texts } = &cmd {
         return embed(config, texts.clone()).await;
     }
+    let http = match &cmd {
+        Command::Serve { http } => bind_http(http).await?,
+        _ => None,
+    };
     ensure_db_dir(&config)?;
     let options = cairn::store::Options {
         busy_timeout: config.busy_timeout,
@@ -373,47 +377,54 @@ async fn run(o: Overrides, cmd: Command) -> Result<ExitCode, String> {
     // the exit 150 ms slower. (The rest of the application, language servers
     // included, is dropped as usual.)
     let caches = (app.graph.clone(), app.semantic.clone());
-    let done = session(app, reg, cmd).await;
+    let done = session(app, reg, cmd, http).await;
     store.close().await;
     std::mem::forget(caches);
     done
 }
 
 /// What `cmd` does once the store is open.
-async fn session(app: App, reg: Registry, cmd: Command) -> Result<ExitCode, String> {
+/// `serve --http`'s token, origins and listening socket, checked and bound before
+/// the store opens: a missing token or a port in use touches no database.
+async fn bind_http(http: &HttpArgs) -> Result<Option<cairn::web::Bound>, String> {
+    let Some(addr) = &http.addr else {
+        return Ok(None);
+    };
+    let token = match &http.token_file {
+        Some(p) => Some(cairn::web::auth::Token::from_file(p)?),
+        None => match std::env::var("CAIRN_TOKEN") {
+            Ok(t) if !t.is_empty() => Some(cairn::web::auth::Token::new(&t, "$CAIRN_TOKEN")?),
+            _ => None,
+        },
+    };
+    let allow_origins = http
+        .allow_origins
+        .iter()
+        .map(|o| cairn::web::auth::parse_origin(o))
+        .collect::<Result<Vec<_>, _>>()?;
+    let o = cairn::web::Options {
+        addr: addr.clone(),
+        token,
+        allow_origins,
+        grace: std::time::Duration::from_secs(30),
+    };
+    cairn::web::bind(o).await.map(Some)
+}
+
+async fn session(
+    app: App,
+    reg: Registry,
+    cmd: Command,
+    http: Option<cairn::web::Bound>,
+) -> Result<ExitCode, String> {
     workflow::apply_configured(&app)
         .await
         .map_err(|e| e.to_string())?;
     match cmd {
-        Command::Serve {
-            http: HttpArgs {
-                addr: Some(addr),
-                token_file,
-                allow_origins,
-            },
-        } => {
-            let token = match token_file {
-                Some(p) => Some(cairn::web::auth::Token::from_file(&p)?),
-                None => match std::env::var("CAIRN_TOKEN") {
-                    Ok(t) if !t.is_empty() => Some(cairn::web::auth::Token::new(&t, "$CAIRN_TOKEN")?),
-                    _ => None,
-                },
-            };
-            let allow_origins = allow_origins
-                .iter()
-                .map(|o| cairn::web::auth::parse_origin(o))
-                .collect::<Result<Vec<_>, _>>()?;
-            cairn::web::serve(
-                app,
-                reg,
-                cairn::web::Options {
-                    addr,
-                    token,
-                    allow_origins,
-                    grace: std::time::Duration::from_secs(30),
-                },
-            )
-            .await?;
+        Command::Serve { .. } if http.is_some() => {
+            if let Some(bound) = http {
+                cairn::web::serve(app, reg, bound).await?;
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Serve { .. } => {

@@ -69,9 +69,17 @@ struct State {
     stopping: AtomicBool,
 }
 
-/// Serves until SIGTERM or Ctrl-C, then drains (see the module doc). Errors are for
-/// the operator: an address that cannot be used, a missing token.
-pub async fn serve(app: App, reg: Registry, o: Options) -> Result<(), String> {
+/// The checked options and the socket listening: what [`serve`] serves on.
+pub struct Bound {
+    listener: TcpListener,
+    loopback: bool,
+    o: Options,
+}
+
+/// Resolves and binds `o.addr`, after checking that a bind off the loopback has a
+/// token. Errors are for the operator: an address that cannot be used, a missing
+/// token.
+pub async fn bind(o: Options) -> Result<Bound, String> {
     let addrs: Vec<SocketAddr> = tokio::net::lookup_host(&o.addr)
         .await
         .map_err(|e| format!("--http {}: {e} (give ADDR:PORT, e.g. 127.0.0.1:8080)", o.addr))?
@@ -91,6 +99,12 @@ pub async fn serve(app: App, reg: Registry, o: Options) -> Result<(), String> {
     let listener = TcpListener::bind(first)
         .await
         .map_err(|e| format!("cannot listen on {first}: {e}"))?;
+    Ok(Bound { listener, loopback, o })
+}
+
+/// Serves until SIGTERM or Ctrl-C, then drains (see the module doc).
+pub async fn serve(app: App, reg: Registry, bound: Bound) -> Result<(), String> {
+    let Bound { listener, loopback, o } = bound;
     let local = listener
         .local_addr()
         .map_err(|e| format!("cannot read the address listened on: {e}"))?;
@@ -236,6 +250,11 @@ async fn handle(state: &State, req: Request<Incoming>) -> Response<Body> {
         if let Err(refusal) = state.policy.check(req.headers(), Credentials::BearerOnly) {
             return refused(refusal, false);
         }
+        // rmcp hands the request's headers to every handler (and to its debug logs):
+        // once checked, the credentials go no further.
+        let mut req = req;
+        req.headers_mut().remove(header::AUTHORIZATION);
+        req.headers_mut().remove(header::COOKIE);
         let tracked = (req.method() == Method::POST).then(|| state.in_flight.token());
         let resp = state.mcp.handle(req).await;
         return match tracked {

@@ -66,6 +66,7 @@ async fn a_bind_off_the_loopback_refuses_to_start_without_a_token() {
         .err()
         .expect("no token: refused");
     assert!(e.contains("token is required") && e.contains("--token-file"), "{e}");
+    assert!(!db.exists(), "refused before any database was opened");
     let short = dir.path().join("short");
     std::fs::write(&short, "abc\n").unwrap();
     let e = HttpServer::try_start(&db, &[], "0.0.0.0:0", &["--token-file", short.to_str().unwrap()], &[])
