@@ -70,7 +70,7 @@ impl Token {
         constant_time_eq(&self.0, given)
     }
 
-    /// The token as text, for the client side of tests and the page's cookie.
+    /// The token as text: only for the `Set-Cookie` header that hands it to a browser.
     pub fn expose(&self) -> &str {
         std::str::from_utf8(&self.0).unwrap_or("")
     }
