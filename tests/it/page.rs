@@ -312,13 +312,42 @@ impl Browser {
         base64_decode(b64.as_str().unwrap())
     }
 
-    async fn quit(mut self) {
+    async fn quit(self) {
         let _ = self
             .http
             .delete(format!("{}/session/{}", self.url, self.session))
             .send()
             .await;
-        let _ = self.driver.kill().await;
+    }
+}
+
+impl Drop for Browser {
+    /// Chromium outlives chromedriver when a test fails before `quit`: its processes
+    /// are found by this session's own profile directory and stopped, and then the
+    /// directory goes.
+    fn drop(&mut self) {
+        let _ = self.driver.start_kill();
+        let marker = format!("--user-data-dir={}", self._profile.path().display());
+        for _ in 0..3 {
+            let mut any = false;
+            for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+                let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+                    continue;
+                };
+                let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+                let ours = cmdline
+                    .split(|b| *b == 0)
+                    .any(|arg| arg == marker.as_bytes());
+                if ours && pid != std::process::id() {
+                    any = true;
+                    let _ = std::process::Command::new("kill").args(["-9", &pid.to_string()]).status();
+                }
+            }
+            if !any {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
     }
 }
 
