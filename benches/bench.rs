@@ -9,7 +9,9 @@
 //! (`Server::call_line`), so the figures are the server's and the pipe's. Creation
 //! rates are the median of several such sessions, with the slowest and fastest.
 //! Then (`session`) creates through rmcp's client, and an agent's session replayed
-//! through it with p50/p99 per call kind (`benches/session`).
+//! through it with p50/p99 per call kind (`benches/session`). `http`: one
+//! `serve --http` under 8 concurrent streamable-HTTP clients × 500 mixed calls on
+//! 20,000 atoms, and the page rendered at that size (`benches/http`).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -17,6 +19,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 mod client;
+mod http;
 mod session;
 use client::{Server, BIN};
 
@@ -127,6 +130,9 @@ fn main() {
             println!("(no model found: the session's searches run on the hashing embedder)");
         }
         session::run(model.as_deref());
+    }
+    if run("http") {
+        http::run();
     }
 }
 

@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # The test command (README, .ci/run): installs what the tests need — a real C
-# language server (clangd), zlib's header (the held-out retrieval fixture) and the
-# embedding model (into target/test-model) — then runs the whole suite. Extra
-# arguments go to `cargo test`.
+# language server (clangd), zlib's header (the held-out retrieval fixture), a headless
+# browser and its WebDriver (Debian's chromium and chromium-driver, for the page's
+# tests) and the embedding model (into target/test-model) — then runs the whole suite.
+# Extra arguments go to `cargo test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v clangd >/dev/null 2>&1; then
-  echo "installing clangd for the code-toolset tests" >&2
+missing=()
+command -v clangd >/dev/null 2>&1 || missing+=(clangd)
+# The held-out retrieval fixture is zlib's API reference, read at test time.
+[ -f /usr/include/zlib.h ] || [ -n "${CAIRN_TEST_ZLIB_H:-}" ] || missing+=(zlib1g-dev)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing ${missing[*]} for the tests (clangd: the code toolset; zlib1g-dev: a retrieval fixture; chromium: the page)" >&2
   apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clangd >/dev/null
-fi
-if [ ! -f /usr/include/zlib.h ] && [ -z "${CAIRN_TEST_ZLIB_H:-}" ]; then
-  # The held-out retrieval fixture is zlib's API reference, read at test time.
-  echo "installing zlib1g-dev for the held-out retrieval test" >&2
-  apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zlib1g-dev >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 scripts/fetch-model.sh "$PWD/target/test-model"
 export CAIRN_TEST_MODEL_DIR="$PWD/target/test-model"

@@ -12,6 +12,7 @@
 //! - [`repo_fs`]: the one place a path an agent gave becomes a file read or written in
 //!   a user's repository.
 //! - [`progress`]: the progress bar long commands draw on stderr.
+//! - [`web`]: `serve --http`: MCP over Streamable HTTP, the read-only page, the token.
 
 #![deny(unsafe_code)]
 
@@ -26,3 +27,4 @@ pub mod progress;
 pub mod repo_fs;
 pub mod service;
 pub mod store;
+pub mod web;

@@ -18,6 +18,9 @@ cairn — task orchestrator MCP server with a memory of the codebase
 
 USAGE:
     cairn [OPTIONS] serve                 serve MCP over stdio
+    cairn [OPTIONS] serve --http ADDR:PORT [--token-file PATH] [--allow-origin ORIGIN]...
+                                          serve MCP over Streamable HTTP at /mcp and a
+                                          read-only page at / (see HTTP below)
     cairn [OPTIONS] call TOOL ['JSON']    run one tool, print its envelope (exit 1 on failure)
     cairn [OPTIONS] call TOOL --help      what TOOL does and its parameters
     cairn [OPTIONS] tools [TOOL]          list the tools, or explain one
@@ -37,6 +40,15 @@ OPTIONS:
     -h, --help          this text
     -V, --version       the version
 
+HTTP:
+    --http ADDR:PORT    e.g. 127.0.0.1:8080 (port 0: any free port; the address is printed)
+    --token-file PATH   the bearer token (else $CAIRN_TOKEN); required unless ADDR is a
+                        loopback address; MCP clients send `Authorization: Bearer TOKEN`, a
+                        browser opens http://ADDR:PORT/?token=TOKEN once (kept as a cookie)
+    --allow-origin O    a browser origin allowed besides the server's own (repeatable)
+    SIGTERM or Ctrl-C stops accepting, lets calls in flight finish (30 s at most), closes
+    the store.
+
 Logs go to stderr; set CAIRN_LOG=debug|info|warn|error (default warn). When the reader
 of stdout stops early (`cairn tools | head -1`), cairn stops writing and exits with the
 status it would have had.";
@@ -46,7 +58,8 @@ enum Command {
     Usage,
     /// `--version`, or `-V`.
     Version,
-    Serve,
+    /// stdio, or HTTP when `http.addr` is set.
+    Serve { http: HttpArgs },
     Call { tool: String, json: Option<String> },
     /// `tools` lists the served tools; `tools NAME` and `call NAME --help` explain one.
     Tools { name: Option<String> },
@@ -54,8 +67,17 @@ enum Command {
     Embed { texts: Vec<String> },
 }
 
+/// `serve --http`'s options as given.
+#[derive(Default)]
+struct HttpArgs {
+    addr: Option<String>,
+    token_file: Option<PathBuf>,
+    allow_origins: Vec<String>,
+}
+
 fn parse(args: Vec<String>) -> Result<(Overrides, Command), String> {
     let mut o = Overrides::default();
+    let mut http = HttpArgs::default();
     let mut rest = Vec::new();
     let (mut help, mut version) = (false, false);
     let mut it = args.into_iter();
@@ -68,6 +90,12 @@ fn parse(args: Vec<String>) -> Result<(Overrides, Command), String> {
             "--config" => o.config = Some(PathBuf::from(value("--config")?)),
             "--toolsets" => o.toolsets = Some(value("--toolsets")?),
             "--model-dir" => o.model_dir = Some(PathBuf::from(value("--model-dir")?)),
+            "--http" => http.addr = Some(value("--http")?),
+            "--token-file" => http.token_file = Some(PathBuf::from(value("--token-file")?)),
+            "--allow-origin" => http.allow_origins.push(value("--allow-origin")?),
+            s if s.starts_with("--http=") => http.addr = Some(s[7..].to_string()),
+            s if s.starts_with("--token-file=") => http.token_file = Some(PathBuf::from(&s[13..])),
+            s if s.starts_with("--allow-origin=") => http.allow_origins.push(s[15..].to_string()),
             s if s.starts_with("--model-dir=") => o.model_dir = Some(PathBuf::from(&s[12..])),
             s if s.starts_with("--db=") => o.db = Some(PathBuf::from(&s[5..])),
             s if s.starts_with("--config=") => o.config = Some(PathBuf::from(&s[9..])),
@@ -93,7 +121,9 @@ fn parse(args: Vec<String>) -> Result<(Overrides, Command), String> {
     }
     let mut rest = rest.into_iter();
     let cmd = match rest.next().as_deref() {
-        Some("serve") => Command::Serve,
+        Some("serve") => Command::Serve {
+            http: std::mem::take(&mut http),
+        },
         Some("tools") => Command::Tools { name: rest.next() },
         Some("call") => {
             let tool = rest.next().ok_or("call needs a tool name")?;
@@ -122,6 +152,14 @@ fn parse(args: Vec<String>) -> Result<(Overrides, Command), String> {
     };
     if let Some(extra) = rest.next() {
         return Err(format!("unexpected argument '{extra}'"));
+    }
+    if http.addr.is_some() || http.token_file.is_some() || !http.allow_origins.is_empty() {
+        return Err("--http, --token-file and --allow-origin go with serve".into());
+    }
+    if let Command::Serve { http } = &cmd {
+        if http.addr.is_none() && (http.token_file.is_some() || !http.allow_origins.is_empty()) {
+            return Err("--token-file and --allow-origin need --http ADDR:PORT".into());
+        }
     }
     Ok((o, cmd))
 }
@@ -173,10 +211,15 @@ fn main() -> ExitCode {
             }
         };
     }
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    // Many HTTP sessions share one server: their calls and page renders run on every
+    // core. stdio serves one client, and the commands run one call: one thread.
+    let builder = match &cmd {
+        Command::Serve { http } if http.addr.is_some() => {
+            tokio::runtime::Builder::new_multi_thread()
+        }
+        _ => tokio::runtime::Builder::new_current_thread(),
+    };
+    let rt = match { builder }.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             say(&format!("cannot start the runtime: {e}"));
@@ -310,6 +353,10 @@ async fn run(o: Overrides, cmd: Command) -> Result<ExitCode, String> {
     if let Command::Embed { texts } = &cmd {
         return embed(config, texts.clone()).await;
     }
+    let http = match &cmd {
+        Command::Serve { http } => bind_http(http).await?,
+        _ => None,
+    };
     ensure_db_dir(&config)?;
     let options = cairn::store::Options {
         busy_timeout: config.busy_timeout,
@@ -330,19 +377,57 @@ async fn run(o: Overrides, cmd: Command) -> Result<ExitCode, String> {
     // the exit 150 ms slower. (The rest of the application, language servers
     // included, is dropped as usual.)
     let caches = (app.graph.clone(), app.semantic.clone());
-    let done = session(app, reg, cmd).await;
+    let done = session(app, reg, cmd, http).await;
     store.close().await;
     std::mem::forget(caches);
     done
 }
 
 /// What `cmd` does once the store is open.
-async fn session(app: App, reg: Registry, cmd: Command) -> Result<ExitCode, String> {
+/// `serve --http`'s token, origins and listening socket, checked and bound before
+/// the store opens: a missing token or a port in use touches no database.
+async fn bind_http(http: &HttpArgs) -> Result<Option<cairn::web::Bound>, String> {
+    let Some(addr) = &http.addr else {
+        return Ok(None);
+    };
+    let token = match &http.token_file {
+        Some(p) => Some(cairn::web::auth::Token::from_file(p)?),
+        None => match std::env::var("CAIRN_TOKEN") {
+            Ok(t) if !t.is_empty() => Some(cairn::web::auth::Token::new(&t, "$CAIRN_TOKEN")?),
+            _ => None,
+        },
+    };
+    let allow_origins = http
+        .allow_origins
+        .iter()
+        .map(|o| cairn::web::auth::parse_origin(o))
+        .collect::<Result<Vec<_>, _>>()?;
+    let o = cairn::web::Options {
+        addr: addr.clone(),
+        token,
+        allow_origins,
+        grace: std::time::Duration::from_secs(30),
+    };
+    cairn::web::bind(o).await.map(Some)
+}
+
+async fn session(
+    app: App,
+    reg: Registry,
+    cmd: Command,
+    http: Option<cairn::web::Bound>,
+) -> Result<ExitCode, String> {
     workflow::apply_configured(&app)
         .await
         .map_err(|e| e.to_string())?;
     match cmd {
-        Command::Serve => {
+        Command::Serve { .. } if http.is_some() => {
+            if let Some(bound) = http {
+                cairn::web::serve(app, reg, bound).await?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Serve { .. } => {
             let embedder = app.embedder.clone();
             // A server embeds in the background while idle; `cairn call` does not.
             let background = app.background.clone();

@@ -229,9 +229,9 @@ fn check(raw: &[u8]) -> Verdict {
                 ErrorCode::PARSE_ERROR
             };
             let what = if std::str::from_utf8(line).is_err() {
-                "the line is not UTF-8".to_string()
+                "the message is not UTF-8".to_string()
             } else {
-                format!("the line is not JSON Cairn can read: {e}")
+                format!("the message is not JSON Cairn can read: {e}")
             };
             return Verdict::Answer(error(id, code, what));
         }
@@ -280,6 +280,49 @@ fn check(raw: &[u8]) -> Verdict {
             ErrorCode::INVALID_REQUEST,
             "a request needs a method".into(),
         )),
+    }
+}
+
+/// What the HTTP front does with one POSTed message (a request body, not a line).
+#[derive(Debug)]
+pub enum Screened {
+    /// rmcp reads it.
+    Pass,
+    /// Answered here, with HTTP 400: what rmcp's HTTP path would misanswer (it gives
+    /// 415 and plain text for a body it cannot read).
+    Answer(ServerJsonRpcMessage),
+    /// A notification or response nobody can read: JSON-RPC answers none (202).
+    Ignore,
+}
+
+/// The guard's judgement for a body POSTed to `/mcp`: the same rules as for a stdio
+/// line ([`check`]), plus what rmcp's HTTP path would refuse outright: an empty
+/// body is no JSON, and a message that still does not read as an MCP message is
+/// answered `-32600` if it is a request, ignored if not.
+pub fn screen_body(body: &[u8]) -> Screened {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Screened::Answer(error(
+            None,
+            ErrorCode::PARSE_ERROR,
+            "the body is empty; POST one JSON-RPC message".into(),
+        ));
+    }
+    match check(body) {
+        Verdict::Answer(a) => Screened::Answer(a),
+        Verdict::Pass => {
+            let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
+            if serde_json::from_slice::<ClientJsonRpcMessage>(body).is_ok() {
+                return Screened::Pass;
+            }
+            match scan_id(body) {
+                Some(id) => Screened::Answer(error(
+                    Some(id),
+                    ErrorCode::INVALID_REQUEST,
+                    "the message is not an MCP request Cairn can read".into(),
+                )),
+                None => Screened::Ignore,
+            }
+        }
     }
 }
 

@@ -1,5 +1,7 @@
 //! Test harness: a real `cairn serve` process on a real SQLite file in a throwaway
-//! directory, driven by rmcp's client over stdio.
+//! directory, driven by rmcp's client over stdio, or over Streamable HTTP against a
+//! real `cairn serve --http` ([`HttpServer`]). [`Transport`] picks one, so a test body
+//! can run over both.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -143,31 +145,79 @@ pub fn transport(db: &Path, extra: &[&str]) -> TokioChildProcess {
     transport
 }
 
+/// How a test's client reaches the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// `cairn serve`, the client on its stdin and stdout.
+    Stdio,
+    /// `cairn serve --http 127.0.0.1:0`, rmcp's streamable HTTP client on `/mcp`.
+    Http,
+}
+
 pub struct Cairn {
     pub client: RunningService<RoleClient, ()>,
     /// The database file this server runs on.
     #[allow(dead_code)]
     pub db: PathBuf,
     _dir: Option<TempDir>,
+    /// The HTTP server the client talks to, stopped when this is dropped.
+    #[allow(dead_code)]
+    pub http: Option<HttpServer>,
 }
 
 impl Cairn {
     /// A server on a fresh database of its own.
     pub async fn start() -> Cairn {
+        Cairn::start_on(Transport::Stdio).await
+    }
+
+    /// A server on a fresh database of its own, reached over `t`.
+    pub async fn start_on(t: Transport) -> Cairn {
         let dir = TempDir::new();
         let db = dir.path().join("cairn.db");
-        let mut c = Cairn::on(&db, &[]).await;
+        let mut c = Cairn::on_via(t, &db, &[]).await;
         c._dir = Some(dir);
         c
     }
 
-    /// A server on `db` with extra command-line arguments (before `serve`).
-    pub async fn on(db: &Path, extra: &[&str]) -> Cairn {
-        let client = ().serve(transport(db, extra)).await.expect("MCP initialize");
+    /// A client someone else connected (to a server they keep), on `db`.
+    #[allow(dead_code)]
+    pub fn from_client(client: RunningService<RoleClient, ()>, db: &Path) -> Cairn {
         Cairn {
             client,
             db: db.to_path_buf(),
             _dir: None,
+            http: None,
+        }
+    }
+
+    /// A server on `db` with extra command-line arguments (before `serve`).
+    pub async fn on(db: &Path, extra: &[&str]) -> Cairn {
+        Cairn::on_via(Transport::Stdio, db, extra).await
+    }
+
+    /// A server on `db` with extra command-line arguments (before `serve`), over `t`.
+    pub async fn on_via(t: Transport, db: &Path, extra: &[&str]) -> Cairn {
+        match t {
+            Transport::Stdio => {
+                let client = ().serve(transport(db, extra)).await.expect("MCP initialize");
+                Cairn {
+                    client,
+                    db: db.to_path_buf(),
+                    _dir: None,
+                    http: None,
+                }
+            }
+            Transport::Http => {
+                let server = HttpServer::start(db, extra, &[], &[]).await;
+                let client = server.client(None).await;
+                Cairn {
+                    client,
+                    db: db.to_path_buf(),
+                    _dir: None,
+                    http: Some(server),
+                }
+            }
         }
     }
 
@@ -283,4 +333,144 @@ impl Cairn {
 
 pub fn id_of(v: &Value) -> String {
     v["id"].as_str().expect("id").to_string()
+}
+
+/// A real `cairn serve --http 127.0.0.1:0` on `db`; the address it chose is read
+/// from its stderr (the rest of which goes on to the test's stderr). Killed when
+/// dropped, unless it was stopped with [`HttpServer::terminate`].
+pub struct HttpServer {
+    pub child: tokio::process::Child,
+    /// `http://127.0.0.1:PORT`
+    pub base: String,
+    /// What the server wrote on stderr after its address.
+    pub stderr: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl HttpServer {
+    /// `extra` goes before `serve` (`--config`, `--toolsets`); `http_args` after
+    /// `--http ADDR` (`--token-file`); `env` is set for the process.
+    pub async fn start(db: &Path, extra: &[&str], http_args: &[&str], env: &[(&str, &str)]) -> HttpServer {
+        HttpServer::try_start(db, extra, "127.0.0.1:0", http_args, env)
+            .await
+            .unwrap_or_else(|e| panic!("cairn serve --http did not start: {e}"))
+    }
+
+    /// Starts `cairn serve --http ADDR`; `Err` holds its stderr when it exits instead
+    /// of announcing its address.
+    pub async fn try_start(
+        db: &Path,
+        extra: &[&str],
+        addr: &str,
+        http_args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Result<HttpServer, String> {
+        use tokio::io::AsyncBufReadExt;
+        let mut c = tokio::process::Command::new(BIN);
+        c.arg("--db")
+            .arg(db)
+            .args(extra)
+            .args(["serve", "--http", addr])
+            .args(http_args)
+            .env_remove("CAIRN_CONFIG")
+            .env_remove("CAIRN_TOKEN")
+            .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+            .env_remove("CAIRN_DB")
+            .env("CAIRN_MODEL_DIR", model_dir())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let mut child = c.spawn().expect("spawn cairn serve --http");
+        let mut lines = tokio::io::BufReader::new(child.stderr.take().expect("piped stderr")).lines();
+        let mut before = Vec::new();
+        let base = loop {
+            let line = tokio::time::timeout(std::time::Duration::from_secs(60), lines.next_line())
+                .await
+                .map_err(|_| format!("no address announced within 60 s: {before:?}"))?
+                .map_err(|e| e.to_string())?;
+            let Some(line) = line else {
+                return Err(before.join("\n"));
+            };
+            if let Some(rest) = line.split("serving MCP at ").nth(1) {
+                let url = rest.split_whitespace().next().unwrap_or("");
+                break url.trim_end_matches("/mcp").to_string();
+            }
+            before.push(line);
+        };
+        let stderr = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let keep = stderr.clone();
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = lines.next_line().await {
+                eprintln!("[cairn http] {line}");
+                keep.lock().unwrap().push(line);
+            }
+        });
+        Ok(HttpServer { child, base, stderr })
+    }
+
+    pub fn mcp_url(&self) -> String {
+        format!("{}/mcp", self.base)
+    }
+
+    /// An MCP client on `/mcp`, sending `token` as its bearer token.
+    pub async fn client(&self, token: Option<&str>) -> RunningService<RoleClient, ()> {
+        self.try_client(token).await.expect("MCP initialize over HTTP")
+    }
+
+    pub async fn try_client(
+        &self,
+        token: Option<&str>,
+    ) -> Result<RunningService<RoleClient, ()>, String> {
+        ().serve(self.transport(token)).await.map_err(|e| e.to_string())
+    }
+
+    /// The client transport, for a client with a handler of its own.
+    pub fn transport(
+        &self,
+        token: Option<&str>,
+    ) -> rmcp::transport::StreamableHttpClientTransport<reqwest::Client> {
+        use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+        let mut cfg = StreamableHttpClientTransportConfig::with_uri(self.mcp_url());
+        if let Some(t) = token {
+            cfg = cfg.auth_header(t);
+        }
+        rmcp::transport::StreamableHttpClientTransport::from_config(cfg)
+    }
+
+    /// Sends SIGTERM.
+    pub fn terminate(&self) {
+        let pid = self.child.id().expect("running");
+        let ok = std::process::Command::new("kill")
+            .args(["-TERM", &pid.to_string()])
+            .status()
+            .expect("run kill");
+        assert!(ok.success());
+    }
+}
+
+/// Runs each named test body (`async fn NAME(t: Transport)`) twice: as
+/// `over_stdio::NAME` and as `over_http::NAME`.
+#[macro_export]
+macro_rules! over_both_transports {
+    ($($name:ident),* $(,)?) => {
+        mod over_stdio {
+            $(
+                #[tokio::test]
+                async fn $name() {
+                    super::$name($crate::harness::Transport::Stdio).await
+                }
+            )*
+        }
+        mod over_http {
+            $(
+                #[tokio::test]
+                async fn $name() {
+                    super::$name($crate::harness::Transport::Http).await
+                }
+            )*
+        }
+    };
 }

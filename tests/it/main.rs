@@ -1,6 +1,7 @@
 //! One integration-test binary (it builds once): every test drives the real `cairn`
-//! binary over MCP stdio with rmcp's client, on a real SQLite file.
+//! binary over MCP (stdio or Streamable HTTP) with rmcp's client, on a real SQLite file.
 
+#[macro_use]
 mod harness;
 
 mod bad_input;
@@ -10,6 +11,8 @@ mod concurrency;
 mod containers;
 mod embed;
 mod graph;
+mod http;
+mod page;
 mod security;
 mod sections;
 mod semantic;

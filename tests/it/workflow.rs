@@ -1,13 +1,13 @@
 //! Workflow rules through the tools: pipelines, refusals, blocking, roll-ups, sync,
-//! and the order of next work.
+//! and the order of next work. The tests that need one server run over stdio and over
+//! Streamable HTTP (`over_stdio::…`, `over_http::…`): the same bodies, both transports.
 
 use serde_json::{json, Value};
 
-use crate::harness::{id_of, Cairn, TempDir};
+use crate::harness::{id_of, Cairn, TempDir, Transport};
 
-#[tokio::test]
-async fn advance_walks_the_default_pipeline_and_bumps_versions() {
-    let c = Cairn::start().await;
+async fn advance_walks_the_default_pipeline_and_bumps_versions(t: Transport) {
+    let c = Cairn::start_on(t).await;
     let t = c.task(json!({"title":"T"})).await;
     let id = id_of(&t);
     assert_eq!(t["status"], "NEW");
@@ -48,9 +48,8 @@ async fn advance_walks_the_default_pipeline_and_bumps_versions() {
     c.stop().await;
 }
 
-#[tokio::test]
-async fn stale_version_is_a_conflict_carrying_the_current_version() {
-    let c = Cairn::start().await;
+async fn stale_version_is_a_conflict_carrying_the_current_version(t: Transport) {
+    let c = Cairn::start_on(t).await;
     let id = id_of(&c.task(json!({"title":"T"})).await);
     c.ok(
         "advance",
@@ -93,9 +92,8 @@ async fn stale_version_is_a_conflict_carrying_the_current_version() {
     c.stop().await;
 }
 
-#[tokio::test]
-async fn revert_moves_back_one_step_and_refuses_at_new() {
-    let c = Cairn::start().await;
+async fn revert_moves_back_one_step_and_refuses_at_new(t: Transport) {
+    let c = Cairn::start_on(t).await;
     let id = id_of(&c.task(json!({"title":"T"})).await);
     let e = c
         .err(
@@ -121,9 +119,8 @@ async fn revert_moves_back_one_step_and_refuses_at_new() {
     c.stop().await;
 }
 
-#[tokio::test]
-async fn blocked_items_refuse_advance_and_revert_until_the_blocker_closes() {
-    let c = Cairn::start().await;
+async fn blocked_items_refuse_advance_and_revert_until_the_blocker_closes(t: Transport) {
+    let c = Cairn::start_on(t).await;
     let a = id_of(&c.task(json!({"title":"blocker"})).await);
     let b = id_of(&c.task(json!({"title":"blocked"})).await);
     let d = c
@@ -174,9 +171,8 @@ async fn blocked_items_refuse_advance_and_revert_until_the_blocker_closes() {
     c.stop().await;
 }
 
-#[tokio::test]
-async fn a_terminated_blocker_does_not_release_its_dependents() {
-    let c = Cairn::start().await;
+async fn a_terminated_blocker_does_not_release_its_dependents(t: Transport) {
+    let c = Cairn::start_on(t).await;
     let a = id_of(&c.task(json!({"title":"blocker"})).await);
     let b = id_of(&c.task(json!({"title":"blocked"})).await);
     c.ok(
@@ -210,9 +206,8 @@ async fn a_terminated_blocker_does_not_release_its_dependents() {
     c.stop().await;
 }
 
-#[tokio::test]
-async fn no_op_blocker_needs_a_reason_and_is_removed_by_unblock() {
-    let c = Cairn::start().await;
+async fn no_op_blocker_needs_a_reason_and_is_removed_by_unblock(t: Transport) {
+    let c = Cairn::start_on(t).await;
     let t = id_of(&c.task(json!({"title":"waits on vendor"})).await);
     let e = c
         .err(
@@ -249,9 +244,8 @@ async fn no_op_blocker_needs_a_reason_and_is_removed_by_unblock() {
     c.stop().await;
 }
 
-#[tokio::test]
-async fn dependency_cycles_and_self_blocks_are_refused() {
-    let c = Cairn::start().await;
+async fn dependency_cycles_and_self_blocks_are_refused(t: Transport) {
+    let c = Cairn::start_on(t).await;
     let a = id_of(&c.task(json!({"title":"a"})).await);
     let b = id_of(&c.task(json!({"title":"b"})).await);
     let x = id_of(&c.task(json!({"title":"x"})).await);
@@ -323,9 +317,8 @@ async fn dependency_cycles_and_self_blocks_are_refused() {
     c.stop().await;
 }
 
-#[tokio::test]
-async fn first_active_task_activates_its_feature_and_last_closed_task_closes_it() {
-    let c = Cairn::start().await;
+async fn first_active_task_activates_its_feature_and_last_closed_task_closes_it(t: Transport) {
+    let c = Cairn::start_on(t).await;
     let p = c.project("P").await;
     let f = c.feature(&p, "F").await;
     let t1 = c.task(json!({"title":"one","featureId":f})).await;
@@ -365,9 +358,8 @@ async fn first_active_task_activates_its_feature_and_last_closed_task_closes_it(
     c.stop().await;
 }
 
-#[tokio::test]
-async fn feature_whose_tasks_were_all_terminated_becomes_will_not_implement() {
-    let c = Cairn::start().await;
+async fn feature_whose_tasks_were_all_terminated_becomes_will_not_implement(t: Transport) {
+    let c = Cairn::start_on(t).await;
     let p = c.project("P").await;
     let f = c.feature(&p, "F").await;
     let t = id_of(&c.task(json!({"title":"only","featureId":f})).await);
@@ -389,9 +381,8 @@ async fn feature_whose_tasks_were_all_terminated_becomes_will_not_implement() {
     c.stop().await;
 }
 
-#[tokio::test]
-async fn next_task_orders_by_priority_then_complexity_then_age() {
-    let c = Cairn::start().await;
+async fn next_task_orders_by_priority_then_complexity_then_age(t: Transport) {
+    let c = Cairn::start_on(t).await;
     let p = c.project("P").await;
     let low = id_of(
         &c.task(json!({"title":"low","priority":"LOW","complexity":1,"projectId":p}))
@@ -426,9 +417,8 @@ async fn next_task_orders_by_priority_then_complexity_then_age() {
     c.stop().await;
 }
 
-#[tokio::test]
-async fn next_task_filters_by_feature_and_priority() {
-    let c = Cairn::start().await;
+async fn next_task_filters_by_feature_and_priority(t: Transport) {
+    let c = Cairn::start_on(t).await;
     let p = c.project("P").await;
     let f = c.feature(&p, "F").await;
     c.task(json!({"title":"outside","priority":"HIGH","projectId":p}))
@@ -446,9 +436,8 @@ async fn next_task_filters_by_feature_and_priority() {
     c.stop().await;
 }
 
-#[tokio::test]
-async fn next_feature_prefers_active_then_new_and_skips_blocked() {
-    let c = Cairn::start().await;
+async fn next_feature_prefers_active_then_new_and_skips_blocked(t: Transport) {
+    let c = Cairn::start_on(t).await;
     let p = c.project("P").await;
     let new_high = c.ok("manage_container", json!({"operation":"create","containerType":"feature","name":"new high","priority":"HIGH","projectId":p})).await;
     let new_high = id_of(&new_high["feature"]);
@@ -560,9 +549,8 @@ fn an_invalid_pipeline_in_the_config_stops_start_up_with_a_clear_error() {
 /// An agent sees that an item is blocked, and by what, from the item alone: `get`,
 /// `search` rows and overview rows carry `blockedBy` (blocker ids, or NO_OP) while a
 /// blocker is open, and drop it once none is.
-#[tokio::test]
-async fn a_blocked_item_says_so_on_get_search_and_overview() {
-    let c = Cairn::start().await;
+async fn a_blocked_item_says_so_on_get_search_and_overview(t: Transport) {
+    let c = Cairn::start_on(t).await;
     let p = c.project("Blocked").await;
     let f = c.feature(&p, "F").await;
     let a = id_of(&c.task(json!({"title":"a","featureId":f})).await);
@@ -608,9 +596,8 @@ async fn a_blocked_item_says_so_on_get_search_and_overview() {
 
 /// A write that bumps another item's version answers that version, so the agent's
 /// next write of that item goes through instead of meeting a CONFLICT.
-#[tokio::test]
-async fn a_write_answers_the_versions_it_bumped_elsewhere() {
-    let c = Cairn::start().await;
+async fn a_write_answers_the_versions_it_bumped_elsewhere(t: Transport) {
+    let c = Cairn::start_on(t).await;
     let p = c.project("Bumps").await;
     let p2 = c.project("Elsewhere").await;
     let f = c.feature(&p, "F").await;
@@ -659,9 +646,8 @@ async fn a_write_answers_the_versions_it_bumped_elsewhere() {
 }
 
 /// Messages name the items they speak of, not only their ids.
-#[tokio::test]
-async fn conflict_and_blocked_messages_name_the_items() {
-    let c = Cairn::start().await;
+async fn conflict_and_blocked_messages_name_the_items(t: Transport) {
+    let c = Cairn::start_on(t).await;
     let a = id_of(&c.task(json!({"title":"Write the parser"})).await);
     let b = id_of(&c.task(json!({"title":"Ship the release"})).await);
     let e = c
@@ -680,3 +666,21 @@ async fn conflict_and_blocked_messages_name_the_items() {
     assert!(e["message"].as_str().unwrap().contains("\"Ship the release\""), "{e}");
     c.stop().await;
 }
+
+crate::over_both_transports!(
+    advance_walks_the_default_pipeline_and_bumps_versions,
+    stale_version_is_a_conflict_carrying_the_current_version,
+    revert_moves_back_one_step_and_refuses_at_new,
+    blocked_items_refuse_advance_and_revert_until_the_blocker_closes,
+    a_terminated_blocker_does_not_release_its_dependents,
+    no_op_blocker_needs_a_reason_and_is_removed_by_unblock,
+    dependency_cycles_and_self_blocks_are_refused,
+    first_active_task_activates_its_feature_and_last_closed_task_closes_it,
+    feature_whose_tasks_were_all_terminated_becomes_will_not_implement,
+    next_task_orders_by_priority_then_complexity_then_age,
+    next_task_filters_by_feature_and_priority,
+    next_feature_prefers_active_then_new_and_skips_blocked,
+    a_blocked_item_says_so_on_get_search_and_overview,
+    a_write_answers_the_versions_it_bumped_elsewhere,
+    conflict_and_blocked_messages_name_the_items,
+);

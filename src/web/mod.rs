@@ -1,0 +1,403 @@
+//! `cairn serve --http ADDR:PORT`: MCP over Streamable HTTP at `/mcp`, the read-only
+//! page at `/`, liveness at `/health`, on hyper (HTTP/1.1).
+//!
+//! This module owns HTTP and HTML; it knows neither SQL nor the tools. `/mcp` is
+//! rmcp's transport in front of the same [`Server`] (registry, dispatch, envelope)
+//! stdio serves; the page reads through `service`.
+//!
+//! Rules it keeps:
+//! - A bind to anything but the loopback needs a token ([`auth`]); with a token, every
+//!   request but `/health` must carry it (`/mcp`: `Authorization: Bearer` only).
+//!   `Host` must name the loopback on a loopback bind; an `Origin` other than the
+//!   server's own (or one named with `--allow-origin`) gets 403.
+//! - Bodies over 4 MiB get 413; a body rmcp cannot read gets a JSON-RPC error.
+//! - Shutdown (SIGTERM, Ctrl-C): the listener closes at once, new requests on open
+//!   connections get 503, calls in flight get [`Options::grace`] to finish and be
+//!   answered; then every session ends and the caller closes the store.
+
+pub mod auth;
+pub mod html;
+pub mod mcp;
+pub mod page;
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{header, HeaderValue, Method, Request, Response, StatusCode};
+use http_body::{Frame, SizeHint};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::task_tracker::TaskTrackerToken;
+use tokio_util::task::TaskTracker;
+
+use crate::mcp::server::Server;
+use crate::mcp::Registry;
+use crate::service::App;
+use auth::{Credentials, Policy, Refusal, Token};
+use mcp::{plain, Body, Mcp};
+
+/// How `cairn serve --http` runs.
+pub struct Options {
+    /// `ADDR:PORT` (port 0: any free port; the address served is printed).
+    pub addr: String,
+    pub token: Option<Token>,
+    /// Origins allowed besides the server's own, normalised (`auth::parse_origin`).
+    pub allow_origins: Vec<String>,
+    /// How long calls in flight may take to finish once shutdown begins.
+    pub grace: Duration,
+}
+
+/// Everything a request handler reads.
+struct State {
+    policy: Policy,
+    mcp: Mcp,
+    app: App,
+    toolsets: Vec<String>,
+    /// POSTs to `/mcp` and page renders not yet answered in full.
+    in_flight: TaskTracker,
+    stopping: AtomicBool,
+}
+
+/// The checked options and the socket listening: what [`serve`] serves on.
+pub struct Bound {
+    listener: TcpListener,
+    loopback: bool,
+    o: Options,
+}
+
+/// Resolves and binds `o.addr`, after checking that a bind off the loopback has a
+/// token. Errors are for the operator: an address that cannot be used, a missing
+/// token.
+pub async fn bind(o: Options) -> Result<Bound, String> {
+    let addrs: Vec<SocketAddr> = tokio::net::lookup_host(&o.addr)
+        .await
+        .map_err(|e| format!("--http {}: {e} (give ADDR:PORT, e.g. 127.0.0.1:8080)", o.addr))?
+        .collect();
+    let Some(first) = addrs.first().copied() else {
+        return Err(format!("--http {}: the name resolves to no address", o.addr));
+    };
+    let loopback = addrs.iter().all(auth::is_loopback);
+    if !loopback && o.token.is_none() {
+        return Err(format!(
+            "--http {} is not a loopback address: anyone who reaches it could read and change \
+             every project, so a token is required (--token-file PATH or $CAIRN_TOKEN; make one \
+             with: openssl rand -hex 32 > token && chmod 600 token)",
+            o.addr
+        ));
+    }
+    let listener = TcpListener::bind(first)
+        .await
+        .map_err(|e| format!("cannot listen on {first}: {e}"))?;
+    Ok(Bound { listener, loopback, o })
+}
+
+/// Serves until SIGTERM or Ctrl-C, then drains (see the module doc).
+pub async fn serve(app: App, reg: Registry, bound: Bound) -> Result<(), String> {
+    let Bound { listener, loopback, o } = bound;
+    let local = listener
+        .local_addr()
+        .map_err(|e| format!("cannot read the address listened on: {e}"))?;
+    let cancel = CancellationToken::new();
+    let toolsets = reg.toolsets.clone();
+    let server = Server::new(app.clone(), reg);
+    let state = Arc::new(State {
+        policy: Policy {
+            token: o.token,
+            loopback,
+            extra_origins: o.allow_origins,
+        },
+        mcp: Mcp::new(server, loopback, cancel.clone()),
+        app,
+        toolsets,
+        in_flight: TaskTracker::new(),
+        stopping: AtomicBool::new(false),
+    });
+    announce(&format!(
+        "serving MCP at http://{local}/mcp and the page at http://{local}/{}",
+        if state.policy.token.is_some() {
+            " (token required)"
+        } else {
+            ""
+        }
+    ));
+
+    let connections = TaskTracker::new();
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let stop = stop_signal();
+    tokio::pin!(stop);
+    loop {
+        let (stream, peer) = tokio::select! {
+            _ = &mut stop => break,
+            accepted = listener.accept() => match accepted {
+                Ok(x) => x,
+                Err(e) => {
+                    // Out of descriptors and the like: wait a moment, keep serving.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        let _ = stream.set_nodelay(true);
+        let state = state.clone();
+        let mut stop_rx = stop_rx.clone();
+        connections.spawn(async move {
+            let svc = service_fn(move |req| {
+                let state = state.clone();
+                async move { Ok::<_, Infallible>(handle(&state, req).await) }
+            });
+            let conn = http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(Duration::from_secs(30))
+                .serve_connection(TokioIo::new(stream), svc);
+            tokio::pin!(conn);
+            tokio::select! {
+                r = conn.as_mut() => {
+                    if let Err(e) = r {
+                        tracing::debug!(%peer, error = %e, "connection ended");
+                    }
+                }
+                _ = stop_rx.changed() => {
+                    conn.as_mut().graceful_shutdown();
+                    let _ = conn.await;
+                }
+            }
+        });
+    }
+    drop(listener);
+    state.stopping.store(true, Ordering::SeqCst);
+    announce("stopping: no new connections; waiting for the calls in flight");
+    state.in_flight.close();
+    if tokio::time::timeout(o.grace, state.in_flight.wait())
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            grace = ?o.grace,
+            "calls still running when the grace period ended; they are stopped unanswered"
+        );
+    }
+    // Every session ends (their event streams close), then every connection.
+    cancel.cancel();
+    let _ = stop_tx.send(true);
+    connections.close();
+    if tokio::time::timeout(Duration::from_secs(5), connections.wait())
+        .await
+        .is_err()
+    {
+        tracing::warn!("connections still open after shutdown; closing them");
+    }
+    announce("stopped");
+    Ok(())
+}
+
+/// A line for the operator on stderr, whatever the log level (the address served).
+fn announce(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "cairn: {line}");
+}
+
+/// SIGTERM or Ctrl-C (SIGINT).
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "SIGTERM cannot be caught; Ctrl-C still stops");
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+async fn handle(state: &State, req: Request<Incoming>) -> Response<Body> {
+    let path = req.uri().path().to_string();
+    if path == "/health" {
+        return match *req.method() {
+            Method::GET | Method::HEAD => plain(StatusCode::OK, "ok"),
+            _ => not_allowed("GET"),
+        };
+    }
+    if state.stopping.load(Ordering::SeqCst) {
+        let mut r = plain(StatusCode::SERVICE_UNAVAILABLE, "the server is shutting down");
+        r.headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        return r;
+    }
+    if path == "/mcp" {
+        if let Err(refusal) = state.policy.check(req.headers(), Credentials::BearerOnly) {
+            return refused(refusal, false);
+        }
+        // rmcp hands the request's headers to every handler (and to its debug logs):
+        // once checked, the credentials go no further.
+        let mut req = req;
+        req.headers_mut().remove(header::AUTHORIZATION);
+        req.headers_mut().remove(header::COOKIE);
+        let tracked = (req.method() == Method::POST).then(|| state.in_flight.token());
+        let resp = state.mcp.handle(req).await;
+        return match tracked {
+            Some(t) => resp.map(|b| Tracked { inner: b, _token: t }.boxed()),
+            None => resp,
+        };
+    }
+    if !matches!(*req.method(), Method::GET | Method::HEAD) {
+        return not_allowed("GET");
+    }
+    let query = html::parse_query(req.uri().query().unwrap_or(""));
+    // `/?token=…` once: the token becomes a cookie and leaves the address bar.
+    if let Some((_, given)) = query.iter().find(|(k, _)| k == "token") {
+        let mut headers = req.headers().clone();
+        if let Ok(v) = HeaderValue::from_str(&format!("Bearer {given}")) {
+            headers.insert(header::AUTHORIZATION, v);
+        } else {
+            headers.remove(header::AUTHORIZATION);
+        }
+        if let Err(refusal) = state.policy.check(&headers, Credentials::BearerOnly) {
+            return refused(refusal, true);
+        }
+        let rest: Vec<String> = query
+            .iter()
+            .filter(|(k, _)| k != "token")
+            .map(|(k, v)| format!("{}={}", html::enc(k), html::enc(v)))
+            .collect();
+        let location = if rest.is_empty() {
+            path.clone()
+        } else {
+            format!("{path}?{}", rest.join("&"))
+        };
+        let mut r = redirect(&location);
+        if let Some(token) = &state.policy.token {
+            if let Ok(v) = HeaderValue::from_str(&auth::set_cookie(token)) {
+                r.headers_mut().insert(header::SET_COOKIE, v);
+            }
+        }
+        return r;
+    }
+    if let Err(refusal) = state.policy.check(req.headers(), Credentials::BearerOrCookie) {
+        return refused(refusal, true);
+    }
+    let _busy = state.in_flight.token();
+    let nonce = uuid::Uuid::now_v7().simple().to_string();
+    let r = page::Req {
+        app: &state.app,
+        toolsets: &state.toolsets,
+        query,
+        nonce: &nonce,
+    };
+    match page::render(&r, &path).await {
+        page::Answer::Redirect(to) => redirect(&to),
+        page::Answer::Html(status, text) => html_response(status, text, &nonce),
+    }
+}
+
+fn html_response(status: StatusCode, text: String, nonce: &str) -> Response<Body> {
+    let csp = format!(
+        "default-src 'none'; style-src 'nonce-{nonce}'; script-src 'nonce-{nonce}'; \
+         img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+    );
+    let mut b = Response::builder()
+        .status(status)
+        .header(header::CONTENT_TYPE, "text/html; charset=utf-8")
+        .header(header::CACHE_CONTROL, "no-store")
+        .header("x-content-type-options", "nosniff")
+        .header("referrer-policy", "no-referrer")
+        .header("x-frame-options", "DENY");
+    if let Ok(v) = HeaderValue::from_str(&csp) {
+        b = b.header(header::CONTENT_SECURITY_POLICY, v);
+    }
+    b.body(Full::new(Bytes::from(text)).boxed())
+        .unwrap_or_else(|_| Response::new(mcp::empty()))
+}
+
+fn redirect(location: &str) -> Response<Body> {
+    let mut r = Response::new(mcp::empty());
+    *r.status_mut() = StatusCode::SEE_OTHER;
+    if let Ok(v) = HeaderValue::from_str(location) {
+        r.headers_mut().insert(header::LOCATION, v);
+    }
+    r.headers_mut()
+        .insert("referrer-policy", HeaderValue::from_static("no-referrer"));
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
+fn not_allowed(allow: &'static str) -> Response<Body> {
+    let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "method not allowed");
+    r.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allow));
+    r
+}
+
+/// 401, 403 or 400; for the page, a sentence telling a person how to get in.
+fn refused(r: Refusal, page: bool) -> Response<Body> {
+    match r {
+        Refusal::Unauthorized(why) => {
+            let text = if page {
+                format!(
+                    "{why}: open this address once as /?token=YOUR_TOKEN (the token the server \
+                     was started with); the browser keeps it as a cookie"
+                )
+            } else {
+                format!("{why}: send Authorization: Bearer YOUR_TOKEN")
+            };
+            let mut resp = plain(StatusCode::UNAUTHORIZED, &text);
+            resp.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"cairn\""),
+            );
+            resp
+        }
+        Refusal::Forbidden(why) => plain(StatusCode::FORBIDDEN, &why),
+        Refusal::BadRequest(why) => plain(StatusCode::BAD_REQUEST, why),
+    }
+}
+
+/// A response body that keeps its request counted as in flight until it has been
+/// sent in full (for `/mcp`, the event stream that ends with the call's answer).
+struct Tracked {
+    inner: Body,
+    _token: TaskTrackerToken,
+}
+
+impl http_body::Body for Tracked {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Pin::new(&mut self.get_mut().inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}

@@ -1,0 +1,210 @@
+//! The read-only page at `/`: server-rendered HTML, one view per served toolset.
+//!
+//! Every view reads through `service` (never SQL), shows long lists a page at a time
+//! ([`PAGE`] rows), and escapes everything it prints (`html::esc`). A view is a row
+//! of [`VIEWS`] plus an arm of [`view`]: the toolsets that have none yet (the ontology
+//! classes, the memory atoms) add theirs there, and the navigation shows a view only
+//! when its toolset is served.
+
+mod board;
+mod code;
+mod knowledge;
+
+use std::fmt::Write as _;
+
+use http::StatusCode;
+
+use crate::error::Error;
+use crate::service::containers::{self, Container, Page as Rows, SearchQuery};
+use crate::service::App;
+use crate::web::html::{enc, esc, excerpt, layout, pager, NavItem};
+
+/// Rows shown at once in any list.
+pub const PAGE: i64 = 50;
+
+/// One view of a project: the toolset it shows, its URL segment, its label.
+pub struct View {
+    pub toolset: &'static str,
+    pub slug: &'static str,
+    pub label: &'static str,
+}
+
+/// The views, in navigation order.
+pub const VIEWS: &[View] = &[
+    View {
+        toolset: "tasks",
+        slug: "board",
+        label: "Board",
+    },
+    View {
+        toolset: "graph",
+        slug: "knowledge",
+        label: "Knowledge",
+    },
+    View {
+        toolset: "code",
+        slug: "code",
+        label: "Code",
+    },
+];
+
+/// What a page request answers: a status and HTML, or a redirect.
+pub enum Answer {
+    Html(StatusCode, String),
+    Redirect(String),
+}
+
+/// The request as the views see it.
+pub struct Req<'a> {
+    pub app: &'a App,
+    /// The toolsets this server serves.
+    pub toolsets: &'a [String],
+    pub query: Vec<(String, String)>,
+    pub nonce: &'a str,
+}
+
+impl Req<'_> {
+    /// The last value of query parameter `k`.
+    pub fn param(&self, k: &str) -> Option<&str> {
+        self.query
+            .iter()
+            .rev()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// A non-negative offset parameter (0 when absent or unreadable).
+    pub fn offset(&self, k: &str) -> i64 {
+        self.param(k)
+            .and_then(|v| v.parse::<i64>().ok())
+            .unwrap_or(0)
+            .clamp(0, i64::MAX / 2)
+    }
+
+    fn served(&self) -> impl Iterator<Item = &'static View> + '_ {
+        VIEWS
+            .iter()
+            .filter(|v| self.toolsets.iter().any(|t| t == v.toolset))
+    }
+}
+
+/// Renders the page at `path` (the query already parsed into `req`).
+pub async fn render(req: &Req<'_>, path: &str) -> Answer {
+    let segs: Vec<&str> = path.trim_matches('/').split('/').filter(|s| !s.is_empty()).collect();
+    let out = match segs.as_slice() {
+        [] => projects(req).await,
+        ["p", id] => match req.served().next() {
+            Some(v) => return Answer::Redirect(format!("/p/{}/{}", enc(id), v.slug)),
+            None => Err(Error::not_found("view", "any")),
+        },
+        ["p", id, slug] => project_view(req, id, slug).await,
+        _ => Err(Error::NotFound {
+            entity: "page",
+            id: excerpt(path, 200),
+        }),
+    };
+    match out {
+        Ok((title, project, body)) => {
+            let nav = project.as_ref().map(|(name, items)| (name.as_str(), items.as_slice()));
+            Answer::Html(StatusCode::OK, layout(req.nonce, &title, nav, &body))
+        }
+        Err(e) => {
+            let status = match &e {
+                Error::NotFound { .. } => StatusCode::NOT_FOUND,
+                Error::Validation { .. } => StatusCode::BAD_REQUEST,
+                Error::Internal(m) => {
+                    tracing::error!(error = %m, path, "page failed");
+                    StatusCode::INTERNAL_SERVER_ERROR
+                }
+                _ => StatusCode::CONFLICT,
+            };
+            let body = format!(
+                "<h1>{}</h1><p class=\"err\">{}</p><p><a href=\"/\">All projects</a></p>",
+                status.canonical_reason().unwrap_or("Error"),
+                esc(&e.to_string())
+            );
+            Answer::Html(status, layout(req.nonce, "Error", None, &body))
+        }
+    }
+}
+
+type Rendered = (String, Option<(String, Vec<NavItem>)>, String);
+
+/// Every project, a page at a time, each linking to its first view.
+async fn projects(req: &Req<'_>) -> crate::error::Result<Rendered> {
+    let offset = req.offset("offset");
+    let q = SearchQuery {
+        query: None,
+        statuses: vec![],
+        priority: None,
+        tags: vec![],
+        project_id: None,
+        feature_id: None,
+        limit: PAGE,
+        offset,
+    };
+    let Rows::Projects(rows, total) = containers::search(req.app, crate::domain::ContainerType::Project, &q).await?
+    else {
+        return Err(Error::Internal("a project search answered items".into()));
+    };
+    let mut b = String::from("<h1>Projects</h1>");
+    if rows.is_empty() && offset == 0 {
+        b.push_str(
+            "<p class=\"mut\">No project yet. An agent creates one with \
+             <code>manage_container</code> (<code>operation: create</code>, \
+             <code>containerType: project</code>).</p>",
+        );
+    }
+    let first = req.served().next().map_or("board", |v| v.slug);
+    b.push_str("<table><tr><th>Project</th><th>Summary</th><th>Updated</th></tr>");
+    for p in &rows {
+        let _ = write!(
+            b,
+            "<tr data-filter><td><a href=\"/p/{}/{first}\">{}</a></td><td>{}</td><td class=\"mut\">{}</td></tr>",
+            enc(&p.id),
+            esc(&p.name),
+            esc(&excerpt(&p.summary, 200)),
+            esc(&p.updated_at)
+        );
+    }
+    b.push_str("</table>");
+    b.push_str(&pager("/", "offset", offset, PAGE, rows.len(), total));
+    Ok(("Projects".into(), None, b))
+}
+
+async fn project_view(req: &Req<'_>, id: &str, slug: &str) -> crate::error::Result<Rendered> {
+    let id = crate::domain::id::parse("project", id)?;
+    let Container::Project(project) =
+        containers::get(req.app, crate::domain::ContainerType::Project, &id).await?
+    else {
+        return Err(Error::not_found("project", &id));
+    };
+    let Some(view) = req.served().find(|v| v.slug == slug) else {
+        return Err(Error::NotFound {
+            entity: "view",
+            id: excerpt(slug, 80),
+        });
+    };
+    let nav: Vec<NavItem> = req
+        .served()
+        .map(|v| NavItem {
+            label: v.label,
+            href: format!("/p/{}/{}", enc(&id), v.slug),
+            current: v.slug == view.slug,
+        })
+        .collect();
+    let base = format!("/p/{}/{}", enc(&id), view.slug);
+    let body = match view.slug {
+        "board" => board::render(req, &project, &base).await?,
+        "knowledge" => knowledge::render(req, &project, &base).await?,
+        "code" => code::render(req, &project, &base).await?,
+        other => {
+            return Err(Error::Internal(format!("view {other} has no renderer")));
+        }
+    };
+    Ok((
+        format!("{} — {}", view.label, project.name),
+        Some((project.name.clone(), nav)),
+        body,
+    ))
+}

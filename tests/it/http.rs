@@ -1,0 +1,406 @@
+//! `cairn serve --http`: rmcp's streamable HTTP client against the real binary, and
+//! raw HTTP for what a client library would never send (no token, a foreign origin,
+//! a body too large, broken JSON, an unknown session).
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, ProgressNotificationParam};
+use rmcp::service::NotificationContext;
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::{json, Value};
+
+use crate::harness::{id_of, Cairn, HttpServer, TempDir, Transport};
+
+const TOKEN: &str = "3f9c2a7d1e8b4c6f0a5d9e2b7c1f4a8d";
+
+fn token_file(dir: &TempDir) -> String {
+    let p = dir.path().join("token");
+    std::fs::write(&p, format!("{TOKEN}\n")).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+/// A raw JSON-RPC POST to `/mcp` with the headers MCP asks for.
+async fn post(url: &str, headers: &[(&str, &str)], body: Vec<u8>) -> (u16, String) {
+    let mut r = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    for (k, v) in headers {
+        r = r.header(*k, *v);
+    }
+    let resp = r.body(body).send().await.expect("POST /mcp");
+    let status = resp.status().as_u16();
+    (status, resp.text().await.unwrap_or_default())
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+
+#[tokio::test]
+async fn tools_over_http_are_the_tools_over_stdio() {
+    let dir = TempDir::new();
+    let db = dir.path().join("cairn.db");
+    let stdio = Cairn::on(&db, &[]).await;
+    let http = Cairn::on_via(Transport::Http, &db, &[]).await;
+    let (a, b) = (stdio.tools().await, http.tools().await);
+    assert!(a.len() > 20, "{}", a.len());
+    let as_json = |t: &[rmcp::model::Tool]| serde_json::to_value(t).unwrap();
+    assert_eq!(as_json(&a), as_json(&b), "HTTP serves the same tools and schemas");
+    // A write over one transport is read over the other.
+    let p = http.project("Across").await;
+    let got = stdio.get("project", &p).await;
+    assert_eq!(got["name"], "Across");
+    // Prompts (the skills) too.
+    let prompts = http.client.list_all_prompts().await.expect("prompts/list");
+    assert_eq!(prompts.len(), 3);
+    stdio.stop().await;
+    http.stop().await;
+}
+
+#[tokio::test]
+async fn a_bind_off_the_loopback_refuses_to_start_without_a_token() {
+    let dir = TempDir::new();
+    let db = dir.path().join("cairn.db");
+    let e = HttpServer::try_start(&db, &[], "0.0.0.0:0", &[], &[])
+        .await
+        .err()
+        .expect("no token: refused");
+    assert!(e.contains("token is required") && e.contains("--token-file"), "{e}");
+    assert!(!db.exists(), "refused before any database was opened");
+    let short = dir.path().join("short");
+    std::fs::write(&short, "abc\n").unwrap();
+    let e = HttpServer::try_start(&db, &[], "0.0.0.0:0", &["--token-file", short.to_str().unwrap()], &[])
+        .await
+        .err()
+        .expect("a short token is refused");
+    assert!(e.contains("at least 16"), "{e}");
+    assert!(!e.contains("abc\n"), "{e}");
+    // $CAIRN_TOKEN will do as well.
+    let s = HttpServer::try_start(&db, &[], "0.0.0.0:0", &[], &[("CAIRN_TOKEN", TOKEN)])
+        .await
+        .expect("starts with $CAIRN_TOKEN");
+    let port = s.base.rsplit(':').next().unwrap().to_string();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let (status, _) = post(&url, &[], INIT.into()).await;
+    assert_eq!(status, 401);
+    drop(s);
+}
+
+#[tokio::test]
+async fn without_the_right_token_401_and_with_it_the_tools() {
+    let dir = TempDir::new();
+    let db = dir.path().join("cairn.db");
+    let tf = token_file(&dir);
+    let s = HttpServer::start(&db, &["--toolsets", "tasks"], &["--token-file", &tf], &[("CAIRN_LOG", "debug")]).await;
+    let url = s.mcp_url();
+    let (status, body) = post(&url, &[], INIT.into()).await;
+    assert_eq!(status, 401, "{body}");
+    let (status, _) = post(&url, &[("authorization", "Bearer 3f9c2a7d1e8b4c6f0a5d9e2b7c1f4a8e")], INIT.into()).await;
+    assert_eq!(status, 401, "a token one character off");
+    let (status, _) = post(&url, &[("authorization", &format!("Bearer {TOKEN}x"))], INIT.into()).await;
+    assert_eq!(status, 401, "a longer token");
+    let (status, _) = post(&url, &[("authorization", TOKEN)], INIT.into()).await;
+    assert_eq!(status, 401, "the token without its scheme");
+    // The page's cookie is no key to the tools.
+    let (status, _) = post(&url, &[("cookie", &format!("cairn_token={TOKEN}"))], INIT.into()).await;
+    assert_eq!(status, 401, "a cookie does not open /mcp");
+    assert!(s.try_client(None).await.is_err(), "rmcp's client without the token");
+    assert!(s.try_client(Some("wrong-token-wrong-token")).await.is_err());
+    let c = s.client(Some(TOKEN)).await;
+    let tools = c.list_all_tools().await.expect("tools/list");
+    assert!(tools.iter().all(|t| !t.name.starts_with("query_graph")), "--toolsets holds over HTTP");
+    let r = c
+        .call_tool(CallToolRequestParams::new("manage_container").with_arguments(
+            json!({"operation":"create","containerType":"project","name":"Guarded"}).as_object().unwrap().clone(),
+        ))
+        .await
+        .expect("tools/call");
+    assert_eq!(r.structured_content.unwrap()["success"], json!(true));
+    let _ = c.cancel().await;
+    // Never logged (at debug), never stored.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let log = s.stderr.lock().unwrap().join("\n");
+    assert!(log.len() > 100, "debug logs were written: {log}");
+    assert!(!log.contains(TOKEN), "the token is in the log");
+    drop(s);
+    for f in ["cairn.db", "cairn.db-wal"] {
+        if let Ok(bytes) = std::fs::read(dir.path().join(f)) {
+            assert!(
+                !bytes.windows(TOKEN.len()).any(|w| w == TOKEN.as_bytes()),
+                "the token is in {f}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn bad_requests_get_their_status_and_the_server_stays_up() {
+    let dir = TempDir::new();
+    let db = dir.path().join("cairn.db");
+    let s = HttpServer::start(&db, &[], &[], &[]).await;
+    let url = s.mcp_url();
+    // A page of another site (DNS rebinding or a cross-site request).
+    let (status, _) = post(&url, &[("origin", "http://evil.example")], INIT.into()).await;
+    assert_eq!(status, 403);
+    let (status, _) = post(&url, &[("origin", "null")], INIT.into()).await;
+    assert_eq!(status, 403);
+    let (status, _) = post(&url, &[("host", "evil.example")], INIT.into()).await;
+    assert_eq!(status, 403, "a Host that is not the loopback, on a loopback bind");
+    // The server's own origin is fine.
+    let own = s.base.clone();
+    let (status, body) = post(&url, &[("origin", &own)], INIT.into()).await;
+    assert_eq!(status, 200, "{body}");
+    // Over 4 MiB: 413, with or without a length announced.
+    let big = {
+        let mut v = br#"{"jsonrpc":"2.0","id":2,"method":"ping","params":{"pad":""#.to_vec();
+        v.resize(4 * 1024 * 1024 + 100, b'a');
+        v.extend_from_slice(br#""}}"#);
+        v
+    };
+    let (status, _) = post(&url, &[], big.clone()).await;
+    assert_eq!(status, 413);
+    let chunked = reqwest::Client::new()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(reqwest::Body::wrap_stream(futures::stream::iter(
+            big.chunks(64 * 1024)
+                .map(|c| Ok::<_, std::io::Error>(c.to_vec()))
+                .collect::<Vec<_>>(),
+        )))
+        .send()
+        .await
+        .expect("chunked POST");
+    assert_eq!(chunked.status().as_u16(), 413);
+    // Broken JSON-RPC: an error answer carrying the id when it can be read.
+    for (body, code, id) in [
+        (r#"{"jsonrpc":"2.0","id":7,"method":"tools/ca"#, -32700, json!(7)),
+        ("", -32700, Value::Null),
+        (r#"[{"jsonrpc":"2.0","id":8,"method":"ping"}]"#, -32600, Value::Null),
+        (r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"x","arguments":[1]}}"#, -32602, json!(9)),
+        (r#"{"jsonrpc":"2.0","id":"a","result":1,"method":5}"#, -32600, json!("a")),
+    ] {
+        let (status, text) = post(&url, &[], body.into()).await;
+        assert_eq!(status, 400, "{body}: {text}");
+        let v: Value = serde_json::from_str(&text).unwrap_or_else(|_| panic!("JSON-RPC error for {body}: {text}"));
+        assert_eq!(v["error"]["code"], json!(code), "{body}: {text}");
+        assert_eq!(v.get("id").cloned().unwrap_or(Value::Null), id, "{body}: {text}");
+    }
+    // An unknown session: 404.
+    let (status, _) = post(
+        &url,
+        &[("mcp-session-id", "no-such-session"), ("mcp-protocol-version", "2025-06-18")],
+        br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#.to_vec(),
+    )
+    .await;
+    assert_eq!(status, 404);
+    // Still up: liveness and a whole session.
+    let health = reqwest::get(format!("{}/health", s.base)).await.unwrap();
+    assert_eq!(health.status().as_u16(), 200);
+    let c = s.client(None).await;
+    assert!(!c.list_all_tools().await.unwrap().is_empty());
+    let _ = c.cancel().await;
+}
+
+#[tokio::test]
+async fn two_http_servers_and_a_stdio_server_on_one_file_lose_no_write() {
+    let dir = TempDir::new();
+    let db = dir.path().join("shared.db");
+    let a = Cairn::on_via(Transport::Http, &db, &[]).await;
+    let b = Cairn::on_via(Transport::Http, &db, &[]).await;
+    let c = Cairn::on(&db, &[]).await;
+    let id = id_of(&a.task(json!({"title":"contended","summary":"0"})).await);
+    let rounds = 15;
+    for round in 0..rounds {
+        // All three read the same version, then all three write naming it.
+        let (ta, tb, tc) = tokio::join!(a.get("task", &id), b.get("task", &id), c.get("task", &id));
+        assert!(ta["version"] == tb["version"] && tb["version"] == tc["version"]);
+        let v = ta["version"].as_i64().unwrap();
+        let up = |who: &str| json!({"operation":"update","containerType":"task","id":id,"version":v,"summary":format!("{who}{round}")});
+        let (ra, rb, rc) = tokio::join!(
+            a.call("manage_container", up("a")),
+            b.call("manage_container", up("b")),
+            c.call("manage_container", up("c"))
+        );
+        let all = [&ra, &rb, &rc];
+        let won: Vec<&&Value> = all.iter().filter(|r| r["success"] == json!(true)).collect();
+        assert_eq!(won.len(), 1, "exactly one write wins at version {v}: {ra} / {rb} / {rc}");
+        for r in all.iter().filter(|r| r["success"] != json!(true)) {
+            assert_eq!(r["error"]["code"], "CONFLICT", "{r}");
+            assert_eq!(r["error"]["details"]["currentVersion"], json!(v + 1));
+        }
+    }
+    assert_eq!(c.version("task", &id).await, 1 + rounds);
+    // Read-modify-write with retry on CONFLICT from all three: every increment lands.
+    let per_side = 12;
+    async fn bump(c: &Cairn, id: String, n: i64) {
+        let mut done = 0;
+        while done < n {
+            let t = c.get("task", &id).await;
+            let k: i64 = t["description"].as_str().unwrap_or("0").parse().unwrap();
+            let r = c
+                .call("manage_container", json!({"operation":"update","containerType":"task","id":id,"version":t["version"],"description":(k + 1).to_string()}))
+                .await;
+            if r["success"] == json!(true) {
+                done += 1;
+            } else {
+                assert_eq!(r["error"]["code"], "CONFLICT", "{r}");
+            }
+        }
+    }
+    tokio::join!(
+        bump(&a, id.clone(), per_side),
+        bump(&b, id.clone(), per_side),
+        bump(&c, id.clone(), per_side)
+    );
+    let t = b.get("task", &id).await;
+    assert_eq!(t["description"], json!((3 * per_side).to_string()), "an increment was lost");
+    a.stop().await;
+    b.stop().await;
+    c.stop().await;
+}
+
+/// Records the progress notifications a client receives.
+#[derive(Clone, Default)]
+struct Listener(Arc<Mutex<Vec<ProgressNotificationParam>>>);
+
+impl ClientHandler for Listener {
+    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
+        self.0.lock().unwrap().push(params);
+    }
+}
+
+/// `n` atoms in a new project; answers the project's id.
+async fn project_with_atoms(c: &Cairn, name: &str, n: usize) -> String {
+    let p = c.project(name).await;
+    let t = id_of(&c.task(json!({"title":"map the code","projectId":p})).await);
+    for i in 0..n {
+        c.ok(
+            "manage_graph",
+            json!({"operation":"create","entityType":"atom","projectId":p,"name":format!("{name} area {i}"),
+                   "paths":[format!("src/{name}/m{i}/**")],"knowledge":format!("How module {i} of {name} renders invoices and retries payments."),"createdByTaskId":t}),
+        )
+        .await;
+    }
+    p
+}
+
+async fn search_with(client: &rmcp::service::RunningService<RoleClient, Listener>, project: &str) -> Value {
+    let p = CallToolRequestParams::new("query_graph").with_arguments(
+        json!({"operation":"search","entityType":"atom","projectId":project,"query":"invoices payments"})
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    let r = client.call_tool(p).await.expect("tools/call");
+    r.structured_content.expect("structured")
+}
+
+/// Waits (boundedly) until `l` holds a notification that completes a backlog.
+async fn wait_done(l: &Listener) {
+    for _ in 0..200 {
+        if l.0.lock().unwrap().iter().any(|n| n.total.is_some_and(|t| t == n.progress)) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn each_session_gets_only_its_own_progress() {
+    let dir = TempDir::new();
+    let db = dir.path().join("cairn.db");
+    let w = Cairn::on_via(Transport::Http, &db, &[]).await;
+    let (pa, pb) = (project_with_atoms(&w, "alpha", 14).await, project_with_atoms(&w, "beta", 5).await);
+    let server = w.http.as_ref().unwrap();
+    let (la, lb) = (Listener::default(), Listener::default());
+    let ca = la.clone().serve(server.transport(None)).await.expect("initialize a");
+    let cb = lb.clone().serve(server.transport(None)).await.expect("initialize b");
+    // Both sessions' first call carries the same progress token (rmcp counts from
+    // zero in each client): only the session tells the two apart.
+    let (ra, rb) = tokio::join!(search_with(&ca, &pa), search_with(&cb, &pb));
+    assert_eq!(ra["success"], json!(true), "{ra}");
+    assert_eq!(rb["success"], json!(true), "{rb}");
+    wait_done(&la).await;
+    wait_done(&lb).await;
+    let (a, b) = (la.0.lock().unwrap().clone(), lb.0.lock().unwrap().clone());
+    assert!(!a.is_empty() && !b.is_empty(), "both sessions got progress: {a:?} / {b:?}");
+    assert_eq!(a[0].progress_token, b[0].progress_token, "the same token in both sessions");
+    let totals = |v: &[ProgressNotificationParam]| {
+        let mut t: Vec<f64> = v.iter().filter_map(|n| n.total).collect();
+        t.dedup();
+        t
+    };
+    assert_eq!(totals(&a), vec![14.0], "alpha's session saw only alpha's backlog: {a:?}");
+    assert_eq!(totals(&b), vec![5.0], "beta's session saw only beta's backlog: {b:?}");
+    let _ = ca.cancel().await;
+    let _ = cb.cancel().await;
+    w.stop().await;
+}
+
+#[tokio::test]
+async fn sigterm_lets_the_call_in_flight_finish_then_closes_the_store() {
+    let dir = TempDir::new();
+    let db = dir.path().join("cairn.db");
+    let w = Cairn::on_via(Transport::Http, &db, &[]).await;
+    let p = project_with_atoms(&w, "gamma", 120).await;
+    let server = w.http.as_ref().unwrap();
+    let port: u16 = server.base.rsplit(':').next().unwrap().parse().unwrap();
+    let l = Listener::default();
+    let client = l.clone().serve(server.transport(None)).await.expect("initialize");
+    let call = tokio::spawn(async move {
+        let r = search_with(&client, &p).await;
+        (r, client)
+    });
+    // The call is running once the backlog is being embedded.
+    let mut started = false;
+    for _ in 0..1200 {
+        if l.0.lock().unwrap().iter().any(|n| n.total.is_some()) {
+            started = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(started, "the search never reported progress");
+    server.terminate();
+    // New connections are refused at once...
+    let mut refused = false;
+    for _ in 0..100 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
+            refused = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(refused, "the listener stayed open after SIGTERM");
+    assert!(!call.is_finished(), "the call must still be in flight here (make the backlog larger)");
+    // ...and the call in flight is answered in full.
+    let (r, client) = call.await.unwrap();
+    assert_eq!(r["success"], json!(true), "{r}");
+    assert!(!r["data"]["items"].as_array().unwrap().is_empty(), "{r}");
+    drop(client);
+    let Cairn { http, .. } = w;
+    let mut server = http.unwrap();
+    let status = tokio::time::timeout(Duration::from_secs(60), server.child.wait())
+        .await
+        .expect("the server exits after SIGTERM")
+        .unwrap();
+    assert!(status.success(), "{status:?}");
+    let log = server.stderr.lock().unwrap().join("\n");
+    assert!(log.contains("stopped"), "{log}");
+    // The store was closed: SQLite folded the WAL into the file and removed it.
+    assert!(!dir.path().join("cairn.db-wal").exists(), "the WAL is left behind");
+    let again = Cairn::on(&db, &[]).await;
+    let found = again
+        .ok("query_graph", json!({"operation":"search","entityType":"atom","projectId":p_of(&again).await,"limit":1}))
+        .await;
+    assert_eq!(found["total"], json!(120), "{found}");
+    again.stop().await;
+}
+
+async fn p_of(c: &Cairn) -> String {
+    let d = c
+        .ok("query_container", json!({"operation":"search","containerType":"project"}))
+        .await;
+    d["items"][0]["id"].as_str().unwrap().to_string()
+}
