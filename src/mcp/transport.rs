@@ -290,7 +290,7 @@ pub enum Screened {
     Pass,
     /// Answered here, with HTTP 400: what rmcp's HTTP path would misanswer (it gives
     /// 415 and plain text for a body it cannot read).
-    Answer(ServerJsonRpcMessage),
+    Answer(Box<ServerJsonRpcMessage>),
     /// A notification or response nobody can read: JSON-RPC answers none (202).
     Ignore,
 }
