@@ -65,6 +65,24 @@ pub const CODE_REFERENCES: Table = Table {
     entity: "reference",
 };
 
+// The ontology toolset's versioned tables.
+pub const ONTOLOGY_REPOS: Table = Table {
+    name: "ontology_repos",
+    entity: "ontology repository",
+};
+pub const ONTOLOGY_PAGES: Table = Table {
+    name: "ontology_pages",
+    entity: "ontology page",
+};
+pub const ONTOLOGY_ENTITIES: Table = Table {
+    name: "ontology_entities",
+    entity: "ontology entity",
+};
+pub const ONTOLOGY_PROPOSALS: Table = Table {
+    name: "ontology_proposals",
+    entity: "proposal",
+};
+
 /// Claims the row at `expected` and bumps its version; returns the new version.
 pub async fn bump(conn: &mut Conn, t: Table, id: &str, expected: i64, now: &str) -> Result<i64> {
     let sql = format!(
