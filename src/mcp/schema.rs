@@ -28,6 +28,8 @@ pub enum Ty {
     Json,
     /// An array of objects (command lists); each object is checked by its handler.
     Objects,
+    /// One JSON object (a map of lists, a context); its fields are checked by its handler.
+    Object,
 }
 
 /// One parameter: name, type, description ("" for none).
@@ -66,6 +68,7 @@ impl ToolDef {
                 Ty::Bool => json!({ "type": "boolean" }),
                 Ty::Enum(values) => json!({ "type": "string", "enum": values }),
                 Ty::Objects => json!({ "type": "array", "items": { "type": "object" } }),
+                Ty::Object => json!({ "type": "object" }),
                 Ty::StrOrList => {
                     json!({ "anyOf": [{ "type": "array", "items": { "type": "string" } }, { "type": "string" }] })
                 }

@@ -246,6 +246,7 @@ mod tests {
             lsp_timeout: std::time::Duration::from_secs(5),
             busy_timeout: std::time::Duration::from_secs(5),
             max_db_bytes: None,
+            ontology: Default::default(),
         };
         let store = Store::open(&cfg.db_path, &Default::default()).await.unwrap();
         App::new(store, cfg)

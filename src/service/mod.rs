@@ -9,6 +9,7 @@ pub mod context;
 pub mod dependencies;
 pub mod embedding;
 pub mod graph;
+pub mod ontology;
 pub mod progress;
 pub mod query;
 pub mod sections;
@@ -33,6 +34,9 @@ pub struct App {
     pub lsp: std::sync::Arc<crate::lsp::Pool>,
     /// Projects' vectors and entity graphs, reused while their generation holds.
     pub semantic: std::sync::Arc<semantic::Cache>,
+    /// Projects' served ontologies (classification, query graph), reused while their
+    /// ontology generation holds.
+    pub ontology: std::sync::Arc<ontology::Cache>,
     /// Where the running call reports progress (nowhere unless its caller asked):
     /// set per call by [`App::with_progress`], never shared between calls.
     pub progress: progress::Progress,
@@ -49,6 +53,7 @@ impl App {
             embedder,
             lsp: std::sync::Arc::new(lsp),
             semantic: Default::default(),
+            ontology: Default::default(),
             progress: Default::default(),
         }
     }
