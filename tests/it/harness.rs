@@ -102,8 +102,17 @@ pub fn cli_ok(db: &Path, tool: &str, args: &str) -> Value {
 /// The stdio of a `cairn serve` on `db` (extra arguments before `serve`), for a
 /// client of any handler.
 pub fn transport(db: &Path, extra: &[&str]) -> TokioChildProcess {
+    transport_env(db, extra, &[])
+}
+
+/// As [`transport`], with extra environment variables for the server.
+pub fn transport_env(db: &Path, extra: &[&str], env: &[(&str, &str)]) -> TokioChildProcess {
     let db_owned = db.to_path_buf();
     let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+    let env: Vec<(String, String)> = env
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     let cmd = Command::new(BIN).configure(|c| {
         c.arg("--db").arg(&db_owned).args(&extra).arg("serve");
         // No user config leaks into tests.
@@ -111,6 +120,9 @@ pub fn transport(db: &Path, extra: &[&str]) -> TokioChildProcess {
             .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
             .env_remove("CAIRN_DB")
             .env("CAIRN_MODEL_DIR", model_dir());
+        for (k, v) in &env {
+            c.env(k, v);
+        }
     });
     let (transport, _stderr) = TokioChildProcess::builder(cmd)
         .stderr(Stdio::inherit())
@@ -139,7 +151,12 @@ impl Cairn {
 
     /// A server on `db` with extra command-line arguments (before `serve`).
     pub async fn on(db: &Path, extra: &[&str]) -> Cairn {
-        let client = ().serve(transport(db, extra)).await.expect("MCP initialize");
+        Cairn::on_env(db, extra, &[]).await
+    }
+
+    /// A server on `db` with extra arguments and environment variables.
+    pub async fn on_env(db: &Path, extra: &[&str], env: &[(&str, &str)]) -> Cairn {
+        let client = ().serve(transport_env(db, extra, env)).await.expect("MCP initialize");
         Cairn {
             client,
             db: db.to_path_buf(),
