@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # The test command (README, .ci/run): installs what the tests need — a real C
-# language server (clangd) and the embedding model (into target/test-model) — then
-# runs the whole suite. Extra arguments go to `cargo test`.
+# language server (clangd), curl (the ontology toolset's GitHub calls) and the
+# embedding model (into target/test-model) — then runs the whole suite. Extra
+# arguments go to `cargo test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v clangd >/dev/null 2>&1; then
-  echo "installing clangd for the code-toolset tests" >&2
+missing=()
+command -v clangd >/dev/null 2>&1 || missing+=(clangd)
+command -v curl >/dev/null 2>&1 || missing+=(curl)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing ${missing[*]} for the tests" >&2
   apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clangd >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 scripts/fetch-model.sh "$PWD/target/test-model"
 export CAIRN_TEST_MODEL_DIR="$PWD/target/test-model"

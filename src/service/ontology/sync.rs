@@ -214,7 +214,9 @@ struct Plan {
     axioms: HashMap<String, Vec<AxiomRecord>>,
     problems: Vec<Problem>,
     plain: usize,
-    index: Index,
+    /// `None` when no page changed since the last sync: nothing is read, classified
+    /// or rewritten, and the cached index stays valid.
+    index: Option<Index>,
 }
 
 fn is_page(f: &TreeFile) -> bool {
@@ -262,6 +264,21 @@ async fn plan(app: &App, repo: &Repo, git: &GitCli, commit: &str) -> Result<Plan
                 .is_none_or(|p| p.blob_sha != files[i].tree.blob)
         })
         .collect();
+    let based_on: Vec<(String, String, i64)> = stored
+        .iter()
+        .map(|p| (p.path.clone(), p.blob_sha.clone(), p.version))
+        .collect();
+    if need.is_empty() && files.len() == stored.len() && repo.synced_commit.is_some() {
+        return Ok(Plan {
+            based_on,
+            pages: Vec::new(),
+            entities: Vec::new(),
+            axioms: HashMap::new(),
+            problems,
+            plain: 0,
+            index: None,
+        });
+    }
     let ids: Vec<&str> = need.iter().map(|&i| files[i].tree.blob.as_str()).collect();
     let blobs = git.read_blobs(&ids)?;
     for (&i, bytes) in need.iter().zip(blobs) {
@@ -312,10 +329,6 @@ async fn plan(app: &App, repo: &Repo, git: &GitCli, commit: &str) -> Result<Plan
             None => {}
         }
     }
-    let based_on = stored
-        .iter()
-        .map(|p| (p.path.clone(), p.blob_sha.clone(), p.version))
-        .collect();
     let sources: Vec<(String, String)> = files
         .iter()
         .filter_map(|f| {
@@ -451,7 +464,7 @@ fn build_plan(
         axioms,
         problems,
         plain: plain.len(),
-        index,
+        index: Some(index),
     }
 }
 
@@ -572,6 +585,11 @@ async fn write(
         tx.rollback().await?;
         return Ok(None);
     }
+    let Some(index) = plan.index else {
+        return unchanged(app, repo, commit, tx, &stored, decide, unreachable)
+            .await
+            .map(Some);
+    };
     let mut pages = Changes::default();
     let by_path: HashMap<&str, &PageRecord> = stored.iter().map(|p| (p.path.as_str(), p)).collect();
     let mut page_id: HashMap<String, String> = HashMap::new();
@@ -679,10 +697,7 @@ async fn write(
     db::record_sync(&mut tx, &repo.id, commit, &ts).await?;
     let generation = db::generation(&mut tx, pid).await?;
     tx.commit().await?;
-    let served = Arc::new(Served {
-        generation,
-        index: plan.index,
-    });
+    let served = Arc::new(Served { generation, index });
     app.ontology.put(pid, served.clone());
     Ok(Some(SyncReport {
         commit: commit.to_string(),
@@ -697,6 +712,65 @@ async fn write(
         unreachable,
         served,
     }))
+}
+
+/// Finishes a sync that found no page changed: only the open proposals' states and
+/// the commit read are written; the stored problems are reported again.
+async fn unchanged(
+    app: &App,
+    repo: &Repo,
+    commit: &str,
+    mut tx: crate::store::Tx,
+    stored: &[PageRecord],
+    decide: Vec<(ProposalRecord, ProposalState)>,
+    unreachable: Vec<(String, String)>,
+) -> Result<SyncReport> {
+    let pid = repo.project_id.as_str();
+    let ts = now();
+    let mut decided = Vec::new();
+    for (p, state) in decide {
+        db::decide(&mut tx, &p.id, p.version, state, &ts).await?;
+        decided.push((p.id, state));
+    }
+    if repo.synced_commit.as_deref() != Some(commit) || !decided.is_empty() {
+        db::record_sync(&mut tx, &repo.id, commit, &ts).await?;
+    }
+    let (kinds, axioms) = db::counts(&mut tx, pid).await?;
+    let problems = db::problems(&mut tx, pid).await?;
+    tx.commit().await?;
+    let (_, served) = super::served(app, pid).await?;
+    let entities: i64 = kinds.iter().map(|(_, n)| n).sum();
+    let plain = stored
+        .iter()
+        .filter(|p| p.state == PageState::Plain)
+        .count();
+    Ok(SyncReport {
+        commit: commit.to_string(),
+        previous: repo.synced_commit.clone(),
+        pages: Changes {
+            unchanged: stored.len(),
+            ..Changes::default()
+        },
+        entities: Changes {
+            unchanged: entities as usize,
+            ..Changes::default()
+        },
+        axiom_pages: 0,
+        axioms: axioms as usize,
+        plain_pages: plain,
+        problems: problems
+            .into_iter()
+            .map(|p| Problem {
+                file: p.file,
+                line: p.line as usize,
+                column: p.column as usize,
+                message: p.message,
+            })
+            .collect(),
+        decided,
+        unreachable,
+        served,
+    })
 }
 
 /// A project's ontology at a glance.
