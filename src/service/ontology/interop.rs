@@ -3,8 +3,9 @@
 //!
 //! Export writes the synced ontology as one OFN document. Import reads a document
 //! (what lies outside the EL subset is reported with its line, not dropped
-//! silently), turns it into pages (a new page per new entity; an entity that has a
-//! page already gets its block's properties replaced, its prose kept), checks the
+//! silently), turns it into pages (a new page per new entity; what the document says
+//! of an entity that has a page already is added to that page, whose other lines
+//! stay), checks the
 //! whole ontology with them, and commits them as a proposal (operation `import`) on
 //! its own branch: like any change to the pages, an import is reviewed before it
 //! reaches the base branch, and the next sync after the merge imports its rows.
@@ -14,7 +15,8 @@ use std::time::Instant;
 
 use super::propose::{commit, compare, problems_error, AgentContext, Change, Proposed};
 use super::{served, Served};
-use crate::domain::ontology::entity::read_entry;
+use crate::domain::ontology::draft;
+use crate::domain::ontology::entity::{key_rank, keys, read_entry};
 use crate::domain::ontology::model::load_pages;
 use crate::domain::ontology::ofn::{read_ofn, write_ofn};
 use crate::domain::ontology::page::title_from_file;
@@ -51,6 +53,61 @@ pub struct Imported {
     pub skipped: Vec<Problem>,
     pub new_pages: usize,
     pub updated_pages: usize,
+}
+
+/// Keys whose values are comma-separated lists of statements.
+const LISTS: [&str; 15] = [
+    keys::IS_SUBCLASS_OF,
+    "has-part",
+    "requires",
+    "enables",
+    "bridges-to",
+    "relates-to",
+    keys::SUB_CLASS_OF,
+    keys::EQUIVALENT_CLASS,
+    keys::DISJOINT_WITH,
+    keys::SUB_PROPERTY_OF,
+    keys::DOMAIN,
+    keys::RANGE,
+    keys::PROPERTY_CHAIN,
+    keys::RDF_TYPE,
+    keys::FACTS,
+];
+
+/// Adds to an existing page what a generated page of the same entity says: list
+/// items it lacks, axioms (one per line) it lacks, flags, and the document's value of
+/// every other field. Answers whether the page changed.
+fn merge(page: &mut Page, from: &Page) -> bool {
+    let before = page.write();
+    for p in &from.props {
+        let k = p.key.as_str();
+        if [
+            keys::ONTOLOGY,
+            keys::OWL_CLASS,
+            keys::OWL_OBJECT_PROPERTY,
+            keys::OWL_INDIVIDUAL,
+        ]
+        .contains(&k)
+        {
+            continue;
+        }
+        if LISTS.contains(&k) {
+            let mut have = page.get(k).map(draft::items).unwrap_or_default();
+            for item in draft::items(&p.value) {
+                if !have.iter().any(|h| h.eq_ignore_ascii_case(&item)) {
+                    have.push(item);
+                }
+            }
+            page.set(k, &have.join(", "), &key_rank);
+        } else if k == keys::AXIOM {
+            if !page.props.iter().any(|x| x.key == k && x.value == p.value) {
+                page.push(k, &p.value);
+            }
+        } else if page.get(k) != Some(p.value.as_str()) {
+            page.set(k, &p.value, &key_rank);
+        }
+    }
+    page.write() != before
 }
 
 /// Rows of the report's table at most; the rest is counted.
@@ -102,30 +159,47 @@ pub async fn import(
             .collect()
     };
     let lower: HashMap<String, &String> = stored.keys().map(|k| (k.to_lowercase(), k)).collect();
+    // Links name pages: an entity the repository has already is linked by its page's
+    // title there, not by the title the document alone would give it.
+    let titles = r.ontology.page_titles();
+    let renames: Vec<(String, String)> = titles
+        .iter()
+        .filter_map(|(iri, t)| {
+            let at = title_from_file(ix.page_of(iri)?);
+            (at != *t).then(|| (format!("[[{t}]]"), format!("[[{at}]]")))
+        })
+        .collect();
     let mut files: Vec<(String, String)> = Vec::new();
     let mut before: HashMap<String, Option<String>> = HashMap::new();
     let mut affected: Vec<(String, String)> = Vec::new();
     let mut clashes: Vec<Problem> = Vec::new();
     let (mut new_pages, mut updated_pages) = (0, 0);
-    for (fname, page) in generated {
+    for (fname, mut page) in generated {
+        for p in &mut page.props {
+            for (from, to) in &renames {
+                if p.value.contains(from.as_str()) {
+                    p.value = p.value.replace(from.as_str(), to);
+                }
+            }
+        }
         let iri = read_entry(&page).map(|e| e.iri).unwrap_or_default();
         match ix
             .page_of(&iri)
             .and_then(|p| stored.get(p).map(|t| (p.to_string(), t)))
         {
             Some((path, old)) => {
-                // Its block's properties become the document's; the prose stays.
-                let merged = match Page::parse(old) {
-                    Ok(mut o) => {
-                        o.props = page.props.clone();
-                        o
-                    }
-                    Err(_) => page.clone(),
+                // What the document says of an entity the pages have is added to
+                // its page; what the page says besides stays, prose included.
+                let Ok(mut merged) = Page::parse(old) else {
+                    clashes.push(Problem { file: path.clone(), line: 0, column: 0, message: format!("{iri}'s page does not parse: fix it before importing statements about it") });
+                    continue;
                 };
-                files.push((path.clone(), merged.write()));
-                before.insert(path, Some(old.clone()));
-                affected.push((iri, "updated".into()));
-                updated_pages += 1;
+                if merge(&mut merged, &page) {
+                    files.push((path.clone(), merged.write()));
+                    before.insert(path, Some(old.clone()));
+                    affected.push((iri, "updated".into()));
+                    updated_pages += 1;
+                }
             }
             None => {
                 let path = if repo.pages_dir.is_empty() {
@@ -159,6 +233,11 @@ pub async fn import(
                 new_pages += 1;
             }
         }
+    }
+    if files.is_empty() && clashes.is_empty() {
+        return Err(Error::invalid(format!(
+            "{file} adds nothing the pages do not say already"
+        )));
     }
     if !clashes.is_empty() {
         return Err(problems_error("ofn", clashes));
