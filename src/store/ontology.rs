@@ -240,17 +240,6 @@ pub async fn entities(conn: &mut Conn, project_id: &str) -> Result<Vec<EntityRec
     rows.iter().map(entity_row).collect()
 }
 
-pub async fn entity(conn: &mut Conn, project_id: &str, iri: &str) -> Result<Option<EntityRecord>> {
-    let sql =
-        format!("SELECT {ENTITY_COLS} FROM ontology_entities WHERE project_id = ? AND iri = ?");
-    let r = sqlx::query(sqlx::AssertSqlSafe(sql))
-        .bind(project_id)
-        .bind(iri)
-        .fetch_optional(conn.db())
-        .await?;
-    r.as_ref().map(entity_row).transpose()
-}
-
 fn bind_entity<'q>(
     q: sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments>,
     e: &'q EntityRecord,
@@ -357,20 +346,6 @@ pub async fn axioms(conn: &mut Conn, project_id: &str) -> Result<Vec<(String, Ax
     Ok(rows
         .into_iter()
         .map(|(p, line, kind, ofn)| (p, AxiomRecord { line, kind, ofn }))
-        .collect())
-}
-
-/// The axioms one page states, in order.
-pub async fn axioms_of_page(conn: &mut Conn, page_id: &str) -> Result<Vec<AxiomRecord>> {
-    let rows: Vec<(i64, String, String)> = sqlx::query_as(
-        "SELECT line, kind, ofn FROM ontology_axioms WHERE page_id = ? ORDER BY seq",
-    )
-    .bind(page_id)
-    .fetch_all(conn.db())
-    .await?;
-    Ok(rows
-        .into_iter()
-        .map(|(line, kind, ofn)| AxiomRecord { line, kind, ofn })
         .collect())
 }
 

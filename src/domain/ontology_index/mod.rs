@@ -98,8 +98,6 @@ pub struct Index {
     pub schema: Schema,
     pub terms: Terms,
     node_of: HashMap<String, NodeId>,
-    /// Relationship type of each object property.
-    rel_of: HashMap<String, String>,
     /// Lower-cased term ids, preferred terms and page titles → IRI (first wins).
     names: HashMap<String, String>,
 }
@@ -317,7 +315,6 @@ impl Index {
             schema,
             terms,
             node_of,
-            rel_of,
             names,
         }
     }
@@ -333,11 +330,6 @@ impl Index {
             Some(Value::String(s)) => s,
             _ => "",
         }
-    }
-
-    /// The relationship type an object property is served as.
-    pub fn rel_type_of(&self, property: &str) -> Option<&str> {
-        self.rel_of.get(property).map(String::as_str)
     }
 
     /// The entity a name given by an agent means: an IRI, a term id (`AI-0023`), a
