@@ -392,8 +392,32 @@ async fn misspellings_are_repaired_or_answered_with_the_nearest_names() {
     // Without repairs (max_query_repair = 0), a misspelling is a hint.
     let dir = TempDir::new();
     let cfg = dir.path().join("config.toml");
-    std::fs::write(&cfg, "[ontology]\nmax_query_repair = 0\n").unwrap();
+    std::fs::write(
+        &cfg,
+        "[ontology]\nmax_query_repair = 0\nmax_query_rows = 5\n",
+    )
+    .unwrap();
     let o = Onto::with(&["--config", cfg.to_str().unwrap()], &[]).await;
+    // Rows are bounded (the answer says it was cut), and so is the work.
+    let d = o
+        .ok(
+            "ontology_query",
+            json!({"cypher": "MATCH (c:OwlClass) RETURN c.iri ORDER BY c.iri"}),
+        )
+        .await;
+    assert_eq!(
+        (d["rowCount"].clone(), d["truncated"].clone()),
+        (json!(5), json!(true))
+    );
+    assert_eq!(d["rows"][0][0], json!("ai:AcceleratedModel"));
+    let e = o
+        .err(
+            "ontology_query",
+            json!({"cypher": "MATCH (a), (b), (c), (d) RETURN count(*)"}),
+            "VALIDATION_ERROR",
+        )
+        .await;
+    assert_eq!(e["details"]["kind"], json!("too many bindings"), "{e:#}");
     let e = o
         .err(
             "ontology_query",
@@ -721,11 +745,23 @@ async fn validate_checks_hypothetical_axioms_and_changes_nothing() {
         gained.contains(&("ai:SatelliteImageModel".into(), "ai:VisionModel".into())),
         "{gained:?}"
     );
-    assert!(v["explained"]
+    // The inferred direct parent is explained, the hypothesis's axioms cited by their
+    // place in the call.
+    let explained = v["explained"].as_array().unwrap();
+    assert_eq!(explained.len(), 1, "{v:#}");
+    assert_eq!(explained[0]["sup"], json!("ai:VisionModel"));
+    let why: Vec<(&str, &str)> = explained[0]["explanation"]
         .as_array()
         .unwrap()
         .iter()
-        .all(|e| !e["explanation"].as_array().unwrap().is_empty()));
+        .map(|x| (x["axiom"].as_str().unwrap(), x["page"].as_str().unwrap()))
+        .collect();
+    assert!(
+        why.iter()
+            .any(|(a, _)| a.starts_with("EquivalentClasses(ai:VisionModel")),
+        "{why:?}"
+    );
+    assert!(why.iter().any(|(_, p)| *p == "axioms[1]"), "{why:?}");
     let e = o
         .err("ontology_validate", json!({"axioms": [{"axiomType": "SubClassOf", "subject": "ai:X", "object": "[[No Such Page]]"}]}), "VALIDATION_ERROR")
         .await;
