@@ -1045,7 +1045,7 @@ async fn a_proposal_is_one_commit_on_its_own_branch_and_leaves_the_user_alone() 
             json!({"operation": "proposals", "state": "merged"}),
         )
         .await;
-    assert_eq!(merged["proposals"][0]["decidedAt"].is_string(), true);
+    assert!(merged["proposals"][0]["decidedAt"].is_string());
     // A term id is never handed out twice, even after a merge.
     let mut third = swin();
     third["preferredTerm"] = json!("Masked Autoencoder");
@@ -1219,11 +1219,14 @@ async fn two_processes_proposing_at_once_get_distinct_term_ids() {
     o.c.stop().await;
 }
 
+/// A request the fake GitHub received: method, path, headers (lower-case names), body.
+type Request = (String, String, HashMap<String, String>, String);
+
 /// A loopback server answering the GitHub REST endpoints a proposal uses, recording
 /// every request.
 struct FakeGitHub {
     url: String,
-    requests: Arc<Mutex<Vec<(String, String, HashMap<String, String>, String)>>>,
+    requests: Arc<Mutex<Vec<Request>>>,
     merged: Arc<Mutex<bool>>,
 }
 
