@@ -390,3 +390,42 @@ fn parse_toolsets(raw: Vec<String>) -> Result<Vec<String>> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ontology(text: &str) -> Result<OntologySettings> {
+        let f: File = toml::from_str(text).map_err(|e| Error::invalid(e.to_string()))?;
+        ontology_of(f.ontology.as_ref())
+    }
+
+    #[test]
+    fn ontology_settings_have_the_specs_defaults_and_checked_bounds() {
+        let d = ontology("").unwrap();
+        assert_eq!(d, OntologySettings::default());
+        assert_eq!((d.discovery_limit, d.max_traverse_depth, d.max_query_repair), (20, 5, 3));
+        assert_eq!((d.min_proposal_quality, d.reject_inconsistent), (0.5, true));
+        assert_eq!(d.github_base_branch, "main");
+        let s = ontology(
+            "[ontology]\ndiscovery_limit = 7\ngithub_repo_owner = \"acme\"\ngithub_repo_name = \"onto\"\n\
+             reject_inconsistent = false\ngithub_api_url = \"http://127.0.0.1:9/\"\nquery_timeout_ms = 50\n",
+        )
+        .unwrap();
+        assert_eq!(s.discovery_limit, 7);
+        assert_eq!(s.github_repo_owner.as_deref(), Some("acme"));
+        assert!(!s.reject_inconsistent);
+        assert_eq!(s.github_api_url, "http://127.0.0.1:9");
+        assert_eq!(s.query_timeout, Duration::from_millis(50));
+        for bad in [
+            "[ontology]\ndiscovery_limit = 0\n",
+            "[ontology]\nmin_proposal_quality = 1.5\n",
+            "[ontology]\ngithub_api_url = \"ftp://x\"\n",
+            "[ontology]\ngithub_token_env = \" \"\n",
+            "[ontology]\nmax_traverse_depth = 99\n",
+            "[ontology]\nno_such_setting = 1\n",
+        ] {
+            assert!(ontology(bad).is_err(), "{bad}");
+        }
+    }
+}

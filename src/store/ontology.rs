@@ -163,6 +163,19 @@ pub async fn page_at(
     }
 }
 
+/// Whether a page exists at `path`, compared ignoring ASCII case (as Logseq names pages and
+/// as case-insensitive file systems find files).
+pub async fn page_path_taken(conn: &mut Conn, project_id: &str, path: &str) -> Result<bool> {
+    Ok(sqlx::query_scalar::<_, i64>(
+        "SELECT 1 FROM ontology_pages WHERE project_id = ? AND lower(path) = lower(?) LIMIT 1",
+    )
+    .bind(project_id)
+    .bind(path)
+    .fetch_optional(conn.db())
+    .await?
+    .is_some())
+}
+
 pub async fn insert_page(conn: &mut Conn, p: &NewPage<'_>) -> Result<()> {
     sqlx::query(
         "INSERT INTO ontology_pages (id, project_id, path, blob_sha, content, iri, state, version, created_at, updated_at) \

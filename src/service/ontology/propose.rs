@@ -656,12 +656,7 @@ pub async fn create(
         .map_err(|e| Error::validation("preferredTerm", e.to_string()))?;
     {
         let mut c = app.store.read().await?;
-        let lower = path.to_lowercase();
-        if db::pages(&mut c, project_id)
-            .await?
-            .iter()
-            .any(|pg| pg.path.to_lowercase() == lower)
-        {
+        if db::page_path_taken(&mut c, project_id, &path).await? {
             return Err(Error::invalid(format!(
                 "{path} exists already: choose another preferred term"
             )));
