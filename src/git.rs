@@ -48,34 +48,8 @@ pub struct GitCli {
 }
 
 fn run(root: &Path, args: &[&str], stdin: Option<&str>) -> Result<(bool, String, String)> {
-    let mut cmd = Command::new("git");
-    cmd.arg("-C")
-        .arg(root)
-        .args(["-c", "core.quotepath=off"])
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        });
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| Error::Internal(format!("cannot run git: {e}")))?;
-    if let (Some(input), Some(mut w)) = (stdin, child.stdin.take()) {
-        // Inputs are small lists of ids and paths; git reads them before answering.
-        w.write_all(input.as_bytes())
-            .map_err(|e| Error::Internal(format!("writing to git: {e}")))?;
-    }
-    let out = child
-        .wait_with_output()
-        .map_err(|e| Error::Internal(format!("git failed: {e}")))?;
-    Ok((
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    ))
+    let (ok, out, err) = run_raw(root, args, &[], stdin.map(|s| s.as_bytes().to_vec()))?;
+    Ok((ok, String::from_utf8_lossy(&out).into_owned(), err))
 }
 
 impl GitCli {
