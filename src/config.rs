@@ -404,7 +404,10 @@ mod tests {
     fn ontology_settings_have_the_specs_defaults_and_checked_bounds() {
         let d = ontology("").unwrap();
         assert_eq!(d, OntologySettings::default());
-        assert_eq!((d.discovery_limit, d.max_traverse_depth, d.max_query_repair), (20, 5, 3));
+        assert_eq!(
+            (d.discovery_limit, d.max_traverse_depth, d.max_query_repair),
+            (20, 5, 3)
+        );
         assert_eq!((d.min_proposal_quality, d.reject_inconsistent), (0.5, true));
         assert_eq!(d.github_base_branch, "main");
         let s = ontology(
