@@ -2,8 +2,8 @@
 # The test command (README, .ci/run): installs what the tests need — a real C
 # language server (clangd), zlib's header (the held-out retrieval fixture), a headless
 # browser and its WebDriver (Debian's chromium and chromium-driver, for the page's
-# tests) and the embedding model (into target/test-model) — then runs the whole suite.
-# Extra arguments go to `cargo test`.
+# tests), curl (the ontology toolset's GitHub calls) and the embedding model (into
+# target/test-model) — then runs the whole suite. Extra arguments go to `cargo test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 missing=()
@@ -12,8 +12,9 @@ command -v clangd >/dev/null 2>&1 || missing+=(clangd)
 [ -f /usr/include/zlib.h ] || [ -n "${CAIRN_TEST_ZLIB_H:-}" ] || missing+=(zlib1g-dev)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+command -v curl >/dev/null 2>&1 || missing+=(curl)
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "installing ${missing[*]} for the tests (clangd: the code toolset; zlib1g-dev: a retrieval fixture; chromium: the page)" >&2
+  echo "installing ${missing[*]} for the tests (clangd: the code toolset; zlib1g-dev: a retrieval fixture; chromium: the page; curl: GitHub calls)" >&2
   apt-get update -qq >/dev/null
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi

@@ -2,9 +2,10 @@
 //! workflow pipelines `sync` applies, and the language servers of the `code` toolset
 //! (`[lsp]`: extension = command; `lsp_timeout_ms`), and the database's limits
 //! (`busy_timeout_ms`, how long a write waits for another process's lock; `max_db_mib`,
-//! the size past which writes fail with `STORAGE_FULL`), and when texts are embedded
+//! the size past which writes fail with `STORAGE_FULL`), when texts are embedded
 //! (`embed_wait_ms`, how long a search waits for its project's texts without vectors;
-//! `embed_idle_ms`, how long a server is idle before it embeds in the background).
+//! `embed_idle_ms`, how long a server is idle before it embeds in the background), and
+//! the ontology toolset's settings (`[ontology]`).
 //!
 //! Config file: `--config PATH`, else `$CAIRN_CONFIG`, else `~/.config/cairn/config.toml`
 //! (absent is fine unless named explicitly). Database: `--db PATH`, else `$CAIRN_DB`,
@@ -22,7 +23,7 @@ use crate::domain::{ItemKind, Pipeline, Pipelines};
 use crate::error::{Error, Result};
 
 /// Every toolset this build serves, in the order tools are listed.
-pub const TOOLSETS: &[&str] = &["tasks", "graph", "code"];
+pub const TOOLSETS: &[&str] = &["tasks", "graph", "code", "ontology"];
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -52,6 +53,140 @@ pub struct Config {
     /// How long a server must have had no tool call in flight before it embeds in the
     /// background (`embed_idle_ms`, default 1000).
     pub embed_idle: Duration,
+    /// The ontology toolset's settings (`[ontology]`).
+    pub ontology: OntologySettings,
+}
+
+/// The ontology toolset's settings (`[ontology]` in the config file): the spec's
+/// section 5 with its defaults, and the bounds and GitHub endpoint Cairn adds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OntologySettings {
+    /// Results `ontology_discover` answers when the call gives no `limit` (20).
+    pub discovery_limit: usize,
+    /// The deepest `ontology_traverse` goes (5).
+    pub max_traverse_depth: usize,
+    /// Rounds of misspelling repair a query gets (3).
+    pub max_query_repair: usize,
+    /// The GitHub repository new attachments push to, unless `attach` names one.
+    pub github_repo_owner: Option<String>,
+    pub github_repo_name: Option<String>,
+    /// The base branch new attachments read and propose against ("main").
+    pub github_base_branch: String,
+    /// Proposals scoring below this are refused with what they lack (0.5).
+    pub min_proposal_quality: f32,
+    /// Refuse proposals that make the ontology inconsistent or a class unsatisfiable
+    /// (true); when false they are staged with the report.
+    pub reject_inconsistent: bool,
+    /// The GitHub REST API's base URL ("https://api.github.com").
+    pub github_api_url: String,
+    /// The environment variable holding the GitHub token ("GITHUB_TOKEN"); the token
+    /// itself is never in the file.
+    pub github_token_env: String,
+    /// The most rows a query answers (1000); more make the answer `truncated`.
+    pub max_query_rows: usize,
+    /// How long a query may run (2000 ms).
+    pub query_timeout: Duration,
+}
+
+impl Default for OntologySettings {
+    fn default() -> OntologySettings {
+        OntologySettings {
+            discovery_limit: 20,
+            max_traverse_depth: 5,
+            max_query_repair: 3,
+            github_repo_owner: None,
+            github_repo_name: None,
+            github_base_branch: "main".into(),
+            min_proposal_quality: 0.5,
+            reject_inconsistent: true,
+            github_api_url: "https://api.github.com".into(),
+            github_token_env: "GITHUB_TOKEN".into(),
+            max_query_rows: 1000,
+            query_timeout: Duration::from_millis(2000),
+        }
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OntologyFile {
+    discovery_limit: Option<usize>,
+    max_traverse_depth: Option<usize>,
+    max_query_repair: Option<usize>,
+    github_repo_owner: Option<String>,
+    github_repo_name: Option<String>,
+    github_base_branch: Option<String>,
+    min_proposal_quality: Option<f32>,
+    reject_inconsistent: Option<bool>,
+    github_api_url: Option<String>,
+    github_token_env: Option<String>,
+    max_query_rows: Option<usize>,
+    query_timeout_ms: Option<u64>,
+}
+
+fn ontology_of(f: Option<&OntologyFile>) -> Result<OntologySettings> {
+    let d = OntologySettings::default();
+    let Some(f) = f else { return Ok(d) };
+    let bad = |k: &str, why: &str| Error::invalid(format!("config file: [ontology] {k} {why}"));
+    let within = |k: &str, v: Option<usize>, lo: usize, hi: usize, dflt: usize| match v {
+        Some(x) if !(lo..=hi).contains(&x) => Err(bad(k, &format!("must be from {lo} to {hi}"))),
+        Some(x) => Ok(x),
+        None => Ok(dflt),
+    };
+    let quality = f.min_proposal_quality.unwrap_or(d.min_proposal_quality);
+    if !(0.0..=1.0).contains(&quality) {
+        return Err(bad("min_proposal_quality", "must be from 0 to 1"));
+    }
+    let text = |k: &str, v: &Option<String>| -> Result<Option<String>> {
+        match v.as_deref().map(str::trim) {
+            Some("") => Err(bad(k, "must not be empty")),
+            other => Ok(other.map(str::to_string)),
+        }
+    };
+    let api = text("github_api_url", &f.github_api_url)?.unwrap_or(d.github_api_url);
+    if !(api.starts_with("https://") || api.starts_with("http://")) {
+        return Err(bad("github_api_url", "must be an http(s) URL"));
+    }
+    Ok(OntologySettings {
+        discovery_limit: within(
+            "discovery_limit",
+            f.discovery_limit,
+            1,
+            200,
+            d.discovery_limit,
+        )?,
+        max_traverse_depth: within(
+            "max_traverse_depth",
+            f.max_traverse_depth,
+            1,
+            20,
+            d.max_traverse_depth,
+        )?,
+        max_query_repair: within(
+            "max_query_repair",
+            f.max_query_repair,
+            0,
+            10,
+            d.max_query_repair,
+        )?,
+        github_repo_owner: text("github_repo_owner", &f.github_repo_owner)?,
+        github_repo_name: text("github_repo_name", &f.github_repo_name)?,
+        github_base_branch: text("github_base_branch", &f.github_base_branch)?
+            .unwrap_or(d.github_base_branch),
+        min_proposal_quality: quality,
+        reject_inconsistent: f.reject_inconsistent.unwrap_or(d.reject_inconsistent),
+        github_api_url: api.trim_end_matches('/').to_string(),
+        github_token_env: text("github_token_env", &f.github_token_env)?
+            .unwrap_or(d.github_token_env),
+        max_query_rows: within(
+            "max_query_rows",
+            f.max_query_rows,
+            1,
+            100_000,
+            d.max_query_rows,
+        )?,
+        query_timeout: Duration::from_millis(f.query_timeout_ms.unwrap_or(2000).clamp(1, 600_000)),
+    })
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -67,6 +202,7 @@ struct File {
     max_db_mib: Option<u64>,
     embed_wait_ms: Option<u64>,
     embed_idle_ms: Option<u64>,
+    ontology: Option<OntologyFile>,
 }
 
 /// A command line as one string (split on whitespace) or as an array of arguments.
@@ -205,6 +341,7 @@ impl Config {
             max_db_bytes: file.max_db_mib.map(|m| m.saturating_mul(1 << 20)),
             embed_wait: Duration::from_millis(file.embed_wait_ms.unwrap_or(2_000)),
             embed_idle: Duration::from_millis(file.embed_idle_ms.unwrap_or(1_000)),
+            ontology: ontology_of(file.ontology.as_ref())?,
         })
     }
 
@@ -264,4 +401,46 @@ fn parse_toolsets(raw: Vec<String>) -> Result<Vec<String>> {
         ));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ontology(text: &str) -> Result<OntologySettings> {
+        let f: File = toml::from_str(text).map_err(|e| Error::invalid(e.to_string()))?;
+        ontology_of(f.ontology.as_ref())
+    }
+
+    #[test]
+    fn ontology_settings_have_the_specs_defaults_and_checked_bounds() {
+        let d = ontology("").unwrap();
+        assert_eq!(d, OntologySettings::default());
+        assert_eq!(
+            (d.discovery_limit, d.max_traverse_depth, d.max_query_repair),
+            (20, 5, 3)
+        );
+        assert_eq!((d.min_proposal_quality, d.reject_inconsistent), (0.5, true));
+        assert_eq!(d.github_base_branch, "main");
+        let s = ontology(
+            "[ontology]\ndiscovery_limit = 7\ngithub_repo_owner = \"acme\"\ngithub_repo_name = \"onto\"\n\
+             reject_inconsistent = false\ngithub_api_url = \"http://127.0.0.1:9/\"\nquery_timeout_ms = 50\n",
+        )
+        .unwrap();
+        assert_eq!(s.discovery_limit, 7);
+        assert_eq!(s.github_repo_owner.as_deref(), Some("acme"));
+        assert!(!s.reject_inconsistent);
+        assert_eq!(s.github_api_url, "http://127.0.0.1:9");
+        assert_eq!(s.query_timeout, Duration::from_millis(50));
+        for bad in [
+            "[ontology]\ndiscovery_limit = 0\n",
+            "[ontology]\nmin_proposal_quality = 1.5\n",
+            "[ontology]\ngithub_api_url = \"ftp://x\"\n",
+            "[ontology]\ngithub_token_env = \" \"\n",
+            "[ontology]\nmax_traverse_depth = 99\n",
+            "[ontology]\nno_such_setting = 1\n",
+        ] {
+            assert!(ontology(bad).is_err(), "{bad}");
+        }
+    }
 }

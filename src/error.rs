@@ -63,6 +63,32 @@ pub enum Details {
     },
     /// What a container still holds.
     Contents { features: i64, tasks: i64 },
+    /// A query the ontology refused: where, what kind, every unknown name with the
+    /// nearest known ones, and the repairs already made.
+    Query(Box<crate::domain::ontology_query::QueryError>),
+    /// Axioms that make the ontology inconsistent or classes unsatisfiable, with the
+    /// asserted axioms that cause it.
+    Inconsistent(Box<Clash>),
+    /// A page below the minimum quality: its score, the minimum, and the missing
+    /// fields by tier.
+    Quality {
+        score: f32,
+        min: f32,
+        missing: Vec<(u8, String)>,
+    },
+    /// Problems in pages or documents, each with file, line and column.
+    Problems(Vec<crate::domain::ontology::Problem>),
+}
+
+/// Why axioms were refused as inconsistent: the classes left unsatisfiable, whether
+/// the whole ontology became inconsistent, and a justification (each asserted axiom
+/// as OWL functional syntax with the page and line it is on; a proposal's own axioms
+/// name the proposed page).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Clash {
+    pub consistent: bool,
+    pub unsatisfiable: Vec<String>,
+    pub justification: Vec<(String, String, usize)>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -75,6 +101,22 @@ pub enum Error {
     },
     #[error("{entity} {id} not found")]
     NotFound { entity: &'static str, id: String },
+    /// Not found, with the known names closest to the one asked for.
+    #[error("{message}")]
+    NotFoundNear {
+        entity: &'static str,
+        id: String,
+        message: String,
+        nearest: Vec<String>,
+    },
+    /// Bad input with facts that help fix it (a query's position and nearest names,
+    /// a page's missing fields).
+    #[error("{message}")]
+    ValidationDetails {
+        message: String,
+        parameter: String,
+        details: Details,
+    },
     /// Optimistic-locking failure: the caller read an older version.
     #[error("{entity} {}{id} is at version {current}, you sent {sent}: re-read it and retry", crate::store::quoted(name))]
     Conflict {
@@ -149,8 +191,8 @@ impl Error {
 
     pub fn code(&self) -> &'static str {
         match self {
-            Error::Validation { .. } => "VALIDATION_ERROR",
-            Error::NotFound { .. } => "NOT_FOUND",
+            Error::Validation { .. } | Error::ValidationDetails { .. } => "VALIDATION_ERROR",
+            Error::NotFound { .. } | Error::NotFoundNear { .. } => "NOT_FOUND",
             Error::Conflict { .. } => "CONFLICT",
             Error::Invariant { .. } => "INVARIANT_VIOLATION",
             Error::InvalidOperation { .. } => "INVALID_OPERATION",

@@ -8,7 +8,9 @@
 //! - [`mcp`]: tool schemas, argument validation, the envelope, the rmcp server.
 //! - [`embed`]: text to vectors (the real model or the hashing fallback), cosine ranking.
 //! - [`config`]: the config file and where the database and the model live.
-//! - [`git`], [`lsp`]: adapters the `code` toolset reads the repository through.
+//! - [`git`], [`lsp`]: adapters the `code` toolset reads the repository through (and
+//!   the `ontology` toolset reads branches and commits proposals through).
+//! - [`github`]: the REST calls a proposal's pull request needs, through `curl`.
 //! - [`repo_fs`]: the one place a path an agent gave becomes a file read or written in
 //!   a user's repository.
 //! - [`progress`]: the progress bar long commands draw on stderr.
@@ -21,6 +23,7 @@ pub mod domain;
 pub mod embed;
 pub mod error;
 pub mod git;
+pub mod github;
 pub mod lsp;
 pub mod mcp;
 pub mod progress;

@@ -8,6 +8,7 @@ pub mod graph;
 pub mod id;
 pub mod memory;
 pub mod ontology;
+pub mod ontology_index;
 pub mod ontology_query;
 pub mod section;
 pub mod workflow;

@@ -87,6 +87,8 @@ fn check_type(k: &str, ty: Ty, v: &Value) -> Result<()> {
             }
         }
         (Ty::Objects(_), _) => wrong("an array of objects"),
+        (Ty::Object, Value::Object(_)) => sized(&v.to_string(), JSON_MAX),
+        (Ty::Object, _) => wrong("an object"),
         (Ty::Str | Ty::Bulk | Ty::Id | Ty::StrOrList, _) => wrong("a string"),
         (Ty::Json, _) => wrong("a JSON array, or a string holding one"),
         (Ty::Int, _) => wrong("an integer"),
@@ -507,6 +509,18 @@ impl Args {
             Some(v) => Err(Error::validation(
                 k,
                 format!("expected an array of objects, got {}", type_name(v)),
+            )),
+        }
+    }
+
+    /// One JSON object.
+    pub fn object(&self, k: &str) -> Result<Option<Map<String, Value>>> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(Value::Object(m)) => Ok(Some(m.clone())),
+            Some(v) => Err(Error::validation(
+                k,
+                format!("expected an object, got {}", type_name(v)),
             )),
         }
     }

@@ -79,6 +79,21 @@ pub fn details(e: &Error) -> Option<Value> {
             parameter: None, ..
         } => return None,
         Error::NotFound { entity, id } => json!({ "entity": entity, "id": id }),
+        Error::NotFoundNear {
+            entity,
+            id,
+            nearest,
+            ..
+        } => json!({ "entity": entity, "id": id, "nearest": nearest }),
+        Error::ValidationDetails {
+            parameter, details, ..
+        } => {
+            let mut v = facts(details);
+            if let Some(m) = v.as_object_mut() {
+                m.insert("parameter".into(), Value::String(parameter.clone()));
+            }
+            v
+        }
         Error::Conflict {
             entity,
             id,
@@ -143,7 +158,26 @@ fn facts(d: &Details) -> Value {
             json!({ "missing": missing, "notSectionsOfEntity": foreign })
         }
         Details::Contents { features, tasks } => json!({ "features": features, "tasks": tasks }),
+        Details::Query(e) => crate::mcp::ontology::view::query_error(e),
+        Details::Inconsistent(c) => crate::mcp::ontology::view::clash(c),
+        Details::Quality {
+            score,
+            min,
+            missing,
+        } => json!({
+            "qualityScore": round2(*score),
+            "minProposalQuality": round2(*min),
+            "missing": missing.iter().map(|(tier, field)| json!({"tier": tier, "field": field})).collect::<Vec<_>>(),
+        }),
+        Details::Problems(ps) => {
+            json!({ "problems": ps.iter().map(crate::mcp::ontology::view::problem).collect::<Vec<_>>() })
+        }
     }
+}
+
+/// A score as the wire shows it: two decimals.
+pub fn round2(x: f32) -> f64 {
+    (f64::from(x) * 100.0).round() / 100.0
 }
 
 /// Open blockers as an agent reads them: the blocking item (or `NO_OP`), its name,

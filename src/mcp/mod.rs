@@ -8,6 +8,7 @@ pub mod envelope;
 pub mod graph;
 pub mod help;
 pub mod json;
+pub mod ontology;
 pub mod prompts;
 pub mod schema;
 pub mod server;
@@ -45,6 +46,12 @@ pub const TOOLSET_PURPOSES: &[(&str, &str)] = &[
         "a memory of the codebase: entities (scopes Domain > Feature > Namespace > Component > Unit) anchored to \
          code/text references in the project's git repository; analyze_document shows stale references and untracked symbols",
     ),
+    (
+        "ontology",
+        "OWL classes kept as Logseq pages in a git repository, with an EL reasoner: ontology_discover and ontology_read \
+         before naming a concept, ontology_query (Cypher) and ontology_traverse to explore, ontology_propose to add or \
+         change one (reviewed as a git branch)",
+    ),
 ];
 
 /// The tools served by one server, chosen by toolset.
@@ -60,6 +67,7 @@ impl Registry {
             .iter()
             .chain(graph::TOOLS.iter())
             .chain(code::TOOLS.iter())
+            .chain(ontology::TOOLS.iter())
             .copied()
             .filter(|d| toolsets.iter().any(|t| t == d.toolset))
             .collect();
@@ -135,6 +143,7 @@ pub async fn dispatch(
             "tasks" => tasks::call(app, name, a).await,
             "graph" => graph::call(app, name, a).await,
             "code" => code::call(app, name, a).await,
+            "ontology" => ontology::call(app, name, a).await,
             _ => None,
         }
         .unwrap_or_else(|| Err(Error::Internal(format!("tool {name} has no handler"))))

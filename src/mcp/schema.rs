@@ -29,6 +29,8 @@ pub enum Ty {
     /// An array of objects (command lists), each of one of these shapes (none: any
     /// object); each object is checked by its handler.
     Objects(&'static [Shape]),
+    /// One JSON object (a map of lists, a context); its fields are checked by its handler.
+    Object,
 }
 
 /// One shape of the command objects an `Objects` parameter takes: the `command` values
@@ -94,6 +96,7 @@ fn properties(params: &[P]) -> Map<String, Value> {
             Ty::Bool => json!({ "type": "boolean" }),
             Ty::Enum(values) => json!({ "type": "string", "enum": values }),
             Ty::Objects([]) => json!({ "type": "array", "items": { "type": "object" } }),
+            Ty::Object => json!({ "type": "object" }),
             Ty::Objects(shapes) => {
                 let one_of: Vec<Value> = shapes.iter().map(shape).collect();
                 json!({ "type": "array", "items": { "oneOf": one_of } })

@@ -504,6 +504,7 @@ mod tests {
             max_db_bytes: None,
             embed_wait: std::time::Duration::from_secs(60),
             embed_idle: std::time::Duration::from_secs(1),
+            ontology: Default::default(),
         };
         let store = Store::open(&cfg.db_path, &Default::default())
             .await

@@ -9,6 +9,7 @@ pub mod context;
 pub mod dependencies;
 pub mod embedding;
 pub mod graph;
+pub mod ontology;
 pub mod progress;
 pub mod query;
 pub mod sections;
@@ -35,6 +36,9 @@ pub struct App {
     pub semantic: std::sync::Arc<semantic::Cache>,
     /// Embedding while the server is idle, and the calls in flight it waits for.
     pub background: std::sync::Arc<embedding::Background>,
+    /// Projects' served ontologies (classification, query graph), reused while their
+    /// ontology generation holds.
+    pub ontology: std::sync::Arc<ontology::Cache>,
     /// Where the running call reports progress (nowhere unless its caller asked):
     /// set per call by [`App::with_progress`], never shared between calls.
     pub progress: progress::Progress,
@@ -52,6 +56,7 @@ impl App {
             lsp: std::sync::Arc::new(lsp),
             semantic: Default::default(),
             background: Default::default(),
+            ontology: Default::default(),
             progress: Default::default(),
         }
     }

@@ -65,10 +65,21 @@ pub const MOLECULE: Source = Source {
     project: "s.project_id",
 };
 
-/// Every source the semantic layer embeds (migration 0005 gives each its staleness
-/// triggers): entities and references (description), RELATED_TO notes, atoms and
-/// molecules (name + knowledge).
-pub const SOURCES: &[Source] = &[ENTITY, REFERENCE, RELATION, ATOM, MOLECULE];
+/// Ontology classes: preferred term, alternative terms and definition (properties and
+/// individuals have no text to embed), so that a paraphrase finds its class.
+pub const ONTOLOGY_CLASS: Source = Source {
+    name: "ontology_class",
+    table: "ontology_entities",
+    id: "id",
+    text: "CASE WHEN s.kind = 'class' THEN COALESCE(s.preferred_term, '') || char(10) || \
+           COALESCE(s.alt_terms, '') || char(10) || COALESCE(s.definition, '') END",
+    project: "s.project_id",
+};
+
+/// Every source the semantic layer embeds (migrations 0005 and 0014 give each its
+/// staleness triggers): entities and references (description), RELATED_TO notes, atoms
+/// and molecules (name + knowledge), ontology classes (terms + definition).
+pub const SOURCES: &[Source] = &[ENTITY, REFERENCE, RELATION, ATOM, MOLECULE, ONTOLOGY_CLASS];
 
 /// A row that needs a vector, with the text to embed.
 #[derive(Debug, Clone, FromRow)]

@@ -78,6 +78,28 @@ pub const CODE_REFERENCES: Table = Table {
     label: "document_path",
 };
 
+// The ontology toolset's versioned tables.
+pub const ONTOLOGY_REPOS: Table = Table {
+    name: "ontology_repos",
+    entity: "ontology repository",
+    label: "repo_path",
+};
+pub const ONTOLOGY_PAGES: Table = Table {
+    name: "ontology_pages",
+    entity: "ontology page",
+    label: "path",
+};
+pub const ONTOLOGY_ENTITIES: Table = Table {
+    name: "ontology_entities",
+    entity: "ontology entity",
+    label: "iri",
+};
+pub const ONTOLOGY_PROPOSALS: Table = Table {
+    name: "ontology_proposals",
+    entity: "proposal",
+    label: "target_iri",
+};
+
 /// Claims the row at `expected` and bumps its version; returns the new version.
 pub async fn bump(conn: &mut Conn, t: Table, id: &str, expected: i64, now: &str) -> Result<i64> {
     let sql = format!(

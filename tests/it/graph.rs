@@ -1149,6 +1149,10 @@ async fn skills_are_served_as_prompts_and_name_real_tools_and_parameters() {
             "cairn-execution",
             &["get_changed_files", "analyze_document", "alter_references", "update_entity"][..],
         ),
+        // And each step's part of the ontology toolset.
+        ("cairn-discovery", &["ontology_discover", "ontology_read", "ontology_query"][..]),
+        ("cairn-planning", &["ontology_validate", "ontology_propose"][..]),
+        ("cairn-execution", &["ontology_propose", "manage_ontology"][..]),
     ];
     let tools = c.tools().await;
     for p in &prompts {

@@ -124,12 +124,21 @@ pub const TEST_CONFIG: &str = "embed_wait_ms = 600000\n";
 /// The stdio of a `cairn serve` on `db` (extra arguments before `serve`; without a
 /// `--config`, [`default_config`]), for a client of any handler.
 pub fn transport(db: &Path, extra: &[&str]) -> TokioChildProcess {
+    transport_env(db, extra, &[])
+}
+
+/// As [`transport`], with extra environment variables for the server.
+pub fn transport_env(db: &Path, extra: &[&str], env: &[(&str, &str)]) -> TokioChildProcess {
     let db_owned = db.to_path_buf();
     let mut extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
     if !extra.iter().any(|a| a == "--config") {
         extra.push("--config".into());
         extra.push(default_config().to_string_lossy().into_owned());
     }
+    let env: Vec<(String, String)> = env
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     let cmd = Command::new(BIN).configure(|c| {
         c.arg("--db").arg(&db_owned).args(&extra).arg("serve");
         // No user config leaks into tests.
@@ -137,6 +146,9 @@ pub fn transport(db: &Path, extra: &[&str]) -> TokioChildProcess {
             .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
             .env_remove("CAIRN_DB")
             .env("CAIRN_MODEL_DIR", model_dir());
+        for (k, v) in &env {
+            c.env(k, v);
+        }
     });
     let (transport, _stderr) = TokioChildProcess::builder(cmd)
         .stderr(Stdio::inherit())
@@ -178,6 +190,12 @@ impl Cairn {
         let mut c = Cairn::on_via(t, &db, &[]).await;
         c._dir = Some(dir);
         c
+    }
+
+    /// A server on `db` with extra arguments and environment variables (stdio).
+    pub async fn on_env(db: &Path, extra: &[&str], env: &[(&str, &str)]) -> Cairn {
+        let client = ().serve(transport_env(db, extra, env)).await.expect("MCP initialize");
+        Cairn::from_client(client, db)
     }
 
     /// A client someone else connected (to a server they keep), on `db`.

@@ -13,6 +13,7 @@ mod embed;
 mod graph;
 mod http;
 mod page;
+mod ontology;
 mod security;
 mod sections;
 mod semantic;

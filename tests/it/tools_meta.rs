@@ -117,13 +117,22 @@ async fn every_tool_has_unique_name_description_and_annotations() {
                 "{}: read-only yet destructive",
                 t.name
             );
-            // DES-005 names four read-only code tools without such a prefix.
+            // DES-005 names four read-only code tools without such a prefix, and the
+            // ontology spec five.
             assert!(
                 t.name.starts_with("query_")
                     || t.name.starts_with("get_")
                     || t.name.starts_with("list_")
                     || ["find_entities", "analyze_document", "search", "query"]
-                        .contains(&t.name.as_ref()),
+                        .contains(&t.name.as_ref())
+                    || [
+                        "ontology_discover",
+                        "ontology_read",
+                        "ontology_query",
+                        "ontology_traverse",
+                        "ontology_validate"
+                    ]
+                    .contains(&t.name.as_ref()),
                 "{}",
                 t.name
             );
@@ -140,6 +149,29 @@ async fn tool_schemas_snapshot() {
         insta::assert_json_snapshot!(format!("tool_{}", t.name), v);
     }
     c.stop().await;
+}
+
+/// The compact JSON of a toolset's tools as served.
+async fn served_chars(toolsets: &str) -> (usize, usize) {
+    let dir = crate::harness::TempDir::new();
+    let c = Cairn::on(&dir.path().join("t.db"), &["--toolsets", toolsets]).await;
+    let tools: Vec<Value> = c
+        .tools()
+        .await
+        .iter()
+        .map(|t| serde_json::to_value(t).unwrap())
+        .collect();
+    c.stop().await;
+    (tools.len(), serde_json::to_string(&tools).unwrap().len())
+}
+
+#[tokio::test]
+async fn the_ontology_toolset_fits_its_budget_and_all_toolsets_theirs() {
+    let (n, chars) = served_chars("ontology").await;
+    assert_eq!(n, 7);
+    assert!(chars <= 8_000, "the ontology toolset's tools/list is {chars} characters");
+    let (_, all) = served_chars("all").await;
+    assert!(all <= 40_000, "tools/list with every toolset is {all} characters");
 }
 
 #[tokio::test]

@@ -97,7 +97,7 @@ fn one_line(s: &str) -> String {
 }
 
 /// The items of a comma-separated property value, as written (`[[A]]`, `ai:B`).
-fn items(value: &str) -> Vec<String> {
+pub fn items(value: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let (mut links, mut parens) = (0i32, 0i32);

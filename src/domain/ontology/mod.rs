@@ -6,7 +6,8 @@
 //! Reading order: [`page`] (the document), [`expr`] (Manchester-style class
 //! expressions), [`entity`] (what a block's properties mean), [`axiom`] and [`model`]
 //! (the [`Ontology`] value, built from pages and written back as pages), [`ofn`],
-//! [`reasoner`], [`quality`], [`draft`] (pages for proposals), [`diff`].
+//! [`reasoner`], [`quality`], [`draft`] (pages for proposals), [`diff`]; [`records`]
+//! holds what the store keeps of a synced ontology and its proposals.
 //!
 //! # Pages
 //!
@@ -92,6 +93,7 @@ pub mod ofn;
 pub mod page;
 pub mod quality;
 pub mod reasoner;
+pub mod records;
 
 pub use axiom::{Axiom, EntityKind, Iri, Origin, Sourced};
 pub use expr::ClassExpr;

@@ -677,6 +677,13 @@ pub fn write_ofn(o: &Ontology) -> String {
     out
 }
 
+/// One axiom in OWL functional syntax, its names as Cairn writes IRIs
+/// (`ai:VisionTransformer`, `<http://...>`): how a sync stores the axioms of a page
+/// and how an explanation cites them.
+pub fn write_axiom(a: &Axiom) -> String {
+    axiom_text(a, &mut |iri: &str| iri.to_string())
+}
+
 fn class_text(x: &ClassExpr, name: &mut impl FnMut(&str) -> String) -> String {
     match x {
         ClassExpr::Thing => "owl:Thing".into(),

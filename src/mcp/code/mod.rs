@@ -434,7 +434,14 @@ fn run_reply(
                     message: msg,
                     parameter,
                 },
-                Error::NotFound { .. } | Error::Conflict { .. } => e,
+                Error::ValidationDetails {
+                    parameter, details, ..
+                } => Error::ValidationDetails {
+                    message: msg,
+                    parameter,
+                    details,
+                },
+                Error::NotFound { .. } | Error::NotFoundNear { .. } | Error::Conflict { .. } => e,
                 Error::Invariant { details, .. } => Error::Invariant {
                     message: msg,
                     details,

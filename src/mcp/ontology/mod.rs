@@ -1,0 +1,734 @@
+//! The `ontology` toolset (issue 19, spec `ontology-agents.md`): discover, read,
+//! query and traverse a project's synced ontology; propose new classes and
+//! amendments, reviewed as git branches; validate hypothetical axioms; and
+//! `manage_ontology` for the repository itself (attach, sync, status, import and
+//! export OFN, proposals, push). Parameters are parsed and bounded here; answers are
+//! built by hand in `view`.
+
+pub mod view;
+
+use serde_json::{json, Map, Value};
+
+use crate::domain::ontology::records::ProposalState;
+use crate::domain::ontology_query::TraverseDirection;
+use crate::error::{Error, Result};
+use crate::mcp::args::{Args, NAME_MAX, QUERY_MAX, SUMMARY_MAX, TEXT_MAX};
+use crate::mcp::envelope::Reply;
+use crate::mcp::schema::{Effect, ToolDef, Ty, P};
+use crate::service::ontology::propose::{self, AgentContext, Amendment, AxiomInput, NoteProposal};
+use crate::service::ontology::{interop, read, sync};
+use crate::service::App;
+
+const PROJECT: P = P("projectId", Ty::Id, "");
+const AGENT: P = P(
+    "agentContext",
+    Ty::Object,
+    "{agentType, taskDescription, agentId?, sessionId?, confidence 0..1}",
+);
+const DIRECTIONS: &[&str] = &["outgoing", "incoming", "both"];
+const PROPOSE_OPS: &[&str] = &["create", "amend"];
+const MANAGE_OPS: &[&str] = &[
+    "attach",
+    "sync",
+    "status",
+    "import",
+    "export",
+    "proposals",
+    "push",
+];
+
+pub const DISCOVER: ToolDef = ToolDef {
+    name: "ontology_discover",
+    toolset: "ontology",
+    description: "Find classes before you name a concept. Matches preferred/alternative terms (and meaning, when the \
+                  words name no class), expands 3 levels up and down the reasoner's taxonomy and along \
+                  has-part/requires/enables/bridges-to/relates-to; score 0.4 keyword + 0.3 quality + 0.2 authority + \
+                  0.1 recency. whelkInferred: reached only through inferred subsumptions.",
+    params: &[
+        PROJECT,
+        P("query", Ty::Str, "Words or a paraphrase, ≤ 1 KB"),
+        P("limit", Ty::Int, "Default 20"),
+        P("domain", Ty::Str, "Only this domain (ai, bc, mv)"),
+    ],
+    required: &["projectId", "query"],
+    effect: Effect::ReadOnly,
+    idempotent: true,
+};
+
+pub const READ: ToolDef = ToolDef {
+    name: "ontology_read",
+    toolset: "ontology",
+    description: "One class (or property, individual) in full: its page, metadata, asserted and inferred axioms (with the \
+                  asserted axioms each inference follows from), related notes both ways, and a schema context for \
+                  ontology_query.",
+    params: &[PROJECT, P("iri", Ty::Str, "ai:VisionTransformer, a term id or a preferred term")],
+    required: &["projectId", "iri"],
+    effect: Effect::ReadOnly,
+    idempotent: true,
+};
+
+pub const QUERY: ToolDef = ToolDef {
+    name: "ontology_query",
+    toolset: "ontology",
+    description: "Read-only Cypher over the ontology: :OwlClass nodes also labelled with their own and every superclass's \
+                  IRI (:`ai:Transformer`, or Transformer when unambiguous), SUBCLASS_OF and INSTANCE_OF (inferred flag), \
+                  one type per property (HAS_PART). MATCH, WHERE, WITH, RETURN [DISTINCT], aggregates, ORDER BY, SKIP, \
+                  LIMIT, *1..3 paths. Unknown names: VALIDATION_ERROR with position and nearest names; clear \
+                  misspellings are repaired and reported. Writes are refused.",
+    params: &[PROJECT, P("cypher", Ty::Str, "≤ 1 KB")],
+    required: &["projectId", "cypher"],
+    effect: Effect::ReadOnly,
+    idempotent: true,
+};
+
+pub const TRAVERSE: ToolDef = ToolDef {
+    name: "ontology_traverse",
+    toolset: "ontology",
+    description: "The subgraph within depth hops of an entity, optionally along some relationship types only (at most 200 \
+                  nodes).",
+    params: &[
+        PROJECT,
+        P("startIri", Ty::Str, "IRI, term id or preferred term"),
+        P("depth", Ty::Int, "Default 2, at most max_traverse_depth (5)"),
+        P("relationshipTypes", Ty::StrOrList, "e.g. [HAS_PART, SUBCLASS_OF]; default all"),
+        P("direction", Ty::Enum(DIRECTIONS), "Default both"),
+    ],
+    required: &["projectId", "startIri"],
+    effect: Effect::ReadOnly,
+    idempotent: true,
+};
+
+pub const PROPOSE: ToolDef = ToolDef {
+    name: "ontology_propose",
+    toolset: "ontology",
+    description: "Propose a new class (create) or a change to a page (amend); discover first. Checked before staging: names \
+                  resolve, the reasoner finds no contradiction (refused with the clashing axioms), quality ≥ \
+                  min_proposal_quality (refused with what is missing). Staged as a commit on branch \
+                  ontology/{agentType}-{id} (plus a GitHub pull request when configured); pages change only when a human \
+                  merges it.",
+    params: &[
+        PROJECT,
+        P("operation", Ty::Enum(PROPOSE_OPS), ""),
+        AGENT,
+        P("preferredTerm", Ty::Str, "create"),
+        P("definition", Ty::Str, "create; amend: the new one"),
+        P("domain", Ty::Str, "create: ai, bc, mv, ..."),
+        P("owlClass", Ty::Str, "create; default domain:UpperCamelTerm"),
+        P("physicality", Ty::Str, "create: VirtualEntity, PhysicalEntity, ..."),
+        P("role", Ty::Str, "create: Process, Artifact, Concept, ..."),
+        P("isSubclassOf", Ty::StrOrList, "create: parents (IRIs or terms)"),
+        P("relationships", Ty::Object, "create: {has-part|requires|enables|bridges-to|relates-to: [IRIs or terms]}"),
+        P("altTerms", Ty::StrOrList, "create; amend: added"),
+        P("targetIri", Ty::Str, "amend"),
+        P("addRelationships", Ty::Object, "amend: as relationships, is-subclass-of too"),
+        P("removeRelationships", Ty::Object, "amend"),
+        P("qualityScore", Ty::Num, "amend"),
+        P("customFields", Ty::Object, "amend: {key: value}; empty value removes"),
+    ],
+    required: &["projectId", "operation", "agentContext"],
+    effect: Effect::Additive,
+    idempotent: false,
+};
+
+pub const VALIDATE: ToolDef = ToolDef {
+    name: "ontology_validate",
+    toolset: "ontology",
+    description: "Check hypothetical axioms without changing anything: consistency, classes made unsatisfiable (with the \
+                  axioms that cause it), subsumptions gained (explained) and lost.",
+    params: &[
+        PROJECT,
+        P(
+            "axioms",
+            Ty::Objects(&[]),
+            "[{axiomType: SubClassOf|EquivalentClasses|DisjointClasses|SubObjectPropertyOf|ClassAssertion|has-part|\
+             requires|enables|bridges-to|relates-to, subject, object}]; IRIs, terms or expressions (ai:processes some \
+             ai:ImageData)",
+        ),
+    ],
+    required: &["projectId", "axioms"],
+    effect: Effect::ReadOnly,
+    idempotent: true,
+};
+
+pub const MANAGE: ToolDef = ToolDef {
+    name: "manage_ontology",
+    toolset: "ontology",
+    description: "The ontology's git repository. attach: repoPath, pagesDir (default pages), baseBranch, githubOwner + \
+                  githubName; version to change. sync: import the pages at the base branch's head, mark proposals \
+                  merged/rejected. status. export: OFN. import: OFN (ofn text or a repository path) as pages on a \
+                  proposal branch. proposals: list, by state. push: retry a proposal's GitHub pull request.",
+    params: &[
+        PROJECT,
+        P("operation", Ty::Enum(MANAGE_OPS), ""),
+        P("repoPath", Ty::Str, "attach: absolute path of the work tree"),
+        P("pagesDir", Ty::Str, ""),
+        P("baseBranch", Ty::Str, ""),
+        P("githubOwner", Ty::Str, ""),
+        P("githubName", Ty::Str, ""),
+        P("version", Ty::Int, "attach: the binding's, to change it"),
+        P("ofn", Ty::Bulk, "import: the document"),
+        P("path", Ty::Str, "import: repository-relative OFN file"),
+        AGENT,
+        P("state", Ty::Enum(ProposalState::NAMES), "proposals"),
+        P("proposalId", Ty::Id, "push"),
+        P("limit", Ty::Int, ""),
+        P("offset", Ty::Int, ""),
+    ],
+    required: &["projectId", "operation"],
+    effect: Effect::Destructive,
+    idempotent: false,
+};
+
+pub const TOOLS: &[&ToolDef] = &[
+    &DISCOVER, &READ, &QUERY, &TRAVERSE, &PROPOSE, &VALIDATE, &MANAGE,
+];
+
+/// Runs one tool of this toolset; `None` when the name is not one of its tools.
+pub async fn call(app: &App, name: &str, a: Args) -> Option<Result<Reply>> {
+    Some(match name {
+        "ontology_discover" => discover(app, a).await,
+        "ontology_read" => read_note(app, a).await,
+        "ontology_query" => query(app, a).await,
+        "ontology_traverse" => traverse(app, a).await,
+        "ontology_propose" => propose_tool(app, a).await,
+        "ontology_validate" => validate(app, a).await,
+        "manage_ontology" => manage(app, a).await,
+        _ => return None,
+    })
+}
+
+/// A required, non-empty text of at most `max` bytes.
+fn required(a: &Args, k: &str, max: usize) -> Result<String> {
+    match a.str(k, max)? {
+        Some(s) if !s.is_empty() => Ok(s),
+        Some(_) => Err(Error::validation(k, "must not be empty")),
+        None => Err(Error::validation(k, "is required")),
+    }
+}
+
+/// A name-sized text (≤ 255 characters).
+fn name(a: &Args, k: &str) -> Result<Option<String>> {
+    a.name(k)
+}
+
+/// A list of names: at most 50, each ≤ 255 characters.
+fn names(a: &Args, k: &str) -> Result<Vec<String>> {
+    let v = a.list(k)?.unwrap_or_default();
+    check_names(k, &v)?;
+    Ok(v)
+}
+
+fn check_names(k: &str, v: &[String]) -> Result<()> {
+    if v.len() > 50 {
+        return Err(Error::validation(
+            k,
+            format!("{} given, at most 50 allowed", v.len()),
+        ));
+    }
+    if let Some(x) = v.iter().find(|x| x.chars().count() > NAME_MAX) {
+        return Err(Error::validation(
+            k,
+            format!(
+                "'{}…' is longer than {NAME_MAX} characters",
+                x.chars().take(40).collect::<String>()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `{key: [names] | name}` as (key, names).
+fn name_map(a: &Args, k: &str) -> Result<Vec<(String, Vec<String>)>> {
+    let Some(m) = a.object(k)? else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for (key, v) in m {
+        let list = match v {
+            Value::String(s) => vec![s.trim().to_string()],
+            Value::Array(items) => items
+                .iter()
+                .map(|i| i.as_str().map(|s| s.trim().to_string()))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| {
+                    Error::validation(k, format!("{key}: expected a list of strings"))
+                })?,
+            _ => {
+                return Err(Error::validation(
+                    k,
+                    format!("{key}: expected a string or a list of strings"),
+                ))
+            }
+        };
+        let list: Vec<String> = list.into_iter().filter(|s| !s.is_empty()).collect();
+        check_names(k, &list)?;
+        out.push((key, list));
+    }
+    Ok(out)
+}
+
+fn agent(a: &Args) -> Result<AgentContext> {
+    let m = a.object("agentContext")?.ok_or_else(|| {
+        Error::validation("agentContext", "is required: {agentType, taskDescription}")
+    })?;
+    let text = |k: &str, max: usize| -> Result<Option<String>> {
+        match m.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if s.len() > max => Err(Error::validation(
+                &format!("agentContext.{k}"),
+                format!("{} bytes given, at most {max} allowed", s.len()),
+            )),
+            Some(Value::String(s)) => Ok(Some(s.trim().to_string()).filter(|s| !s.is_empty())),
+            Some(_) => Err(Error::validation(
+                &format!("agentContext.{k}"),
+                "expected a string",
+            )),
+        }
+    };
+    for k in m.keys() {
+        if ![
+            "agentId",
+            "agentType",
+            "taskDescription",
+            "sessionId",
+            "confidence",
+        ]
+        .contains(&k.as_str())
+        {
+            return Err(Error::validation(
+                &format!("agentContext.{k}"),
+                "unknown field; agentContext takes agentId, agentType, taskDescription, sessionId, confidence",
+            ));
+        }
+    }
+    let agent_type = text("agentType", NAME_MAX)?
+        .ok_or_else(|| Error::validation("agentContext.agentType", "is required"))?;
+    let task_description = text("taskDescription", SUMMARY_MAX)?
+        .ok_or_else(|| Error::validation("agentContext.taskDescription", "is required"))?;
+    let confidence = match m.get("confidence") {
+        None | Some(Value::Null) => 0.5,
+        Some(v) => match v.as_f64() {
+            Some(x) if (0.0..=1.0).contains(&x) => x as f32,
+            _ => {
+                return Err(Error::validation(
+                    "agentContext.confidence",
+                    "must be a number from 0 to 1",
+                ))
+            }
+        },
+    };
+    Ok(AgentContext {
+        agent_id: text("agentId", NAME_MAX)?.unwrap_or_else(|| agent_type.clone()),
+        agent_type,
+        task_description,
+        session_id: text("sessionId", NAME_MAX)?,
+        confidence,
+    })
+}
+
+async fn discover(app: &App, a: Args) -> Result<Reply> {
+    let pid = a.req_id("projectId")?;
+    let q = required(&a, "query", QUERY_MAX)?;
+    let limit = a
+        .int("limit", 1, 200)?
+        .map(|n| n as usize)
+        .unwrap_or(app.config.ontology.discovery_limit);
+    let domain = name(&a, "domain")?;
+    let d = read::discover(app, &pid, &q, limit, domain).await?;
+    let results: Vec<Value> = d
+        .found
+        .iter()
+        .map(|f| view::found(&d.served.index, f))
+        .collect();
+    Ok(Reply::new(
+        format!(
+            "{} class(es) for '{}'",
+            results.len(),
+            crate::domain::container::clip(&q, 60)
+        ),
+        json!({ "results": results, "count": results.len(), "semantic": d.semantic }),
+    ))
+}
+
+async fn read_note(app: &App, a: Args) -> Result<Reply> {
+    let pid = a.req_id("projectId")?;
+    let iri = name(&a, "iri")?.ok_or_else(|| Error::validation("iri", "is required"))?;
+    let n = read::read(app, &pid, &iri).await?;
+    Ok(Reply::new(
+        format!("{} ({})", n.iri, n.served.index.term(&n.iri)),
+        view::note(&n),
+    ))
+}
+
+async fn query(app: &App, a: Args) -> Result<Reply> {
+    let pid = a.req_id("projectId")?;
+    let cypher = required(&a, "cypher", QUERY_MAX)?;
+    let ans = read::query(app, &pid, &cypher).await?;
+    let rows = ans.outcome.rows.len();
+    let msg = if ans.outcome.repairs.is_empty() {
+        format!("{rows} row(s)")
+    } else {
+        format!(
+            "{rows} row(s) after {} repair(s)",
+            ans.outcome.repairs.len()
+        )
+    };
+    Ok(Reply::new(msg, view::answer(&ans)))
+}
+
+async fn traverse(app: &App, a: Args) -> Result<Reply> {
+    let pid = a.req_id("projectId")?;
+    let start =
+        name(&a, "startIri")?.ok_or_else(|| Error::validation("startIri", "is required"))?;
+    let depth = a.int("depth", 0, 64)?.unwrap_or(2) as usize;
+    let types = a.list("relationshipTypes")?;
+    if let Some(t) = &types {
+        check_names("relationshipTypes", t)?;
+    }
+    let direction = match a.choice("direction", DIRECTIONS)?.unwrap_or("both") {
+        "outgoing" => TraverseDirection::Outgoing,
+        "incoming" => TraverseDirection::Incoming,
+        _ => TraverseDirection::Both,
+    };
+    let t = read::traverse(app, &pid, &start, depth, types, direction).await?;
+    Ok(Reply::new(
+        format!(
+            "{} node(s) within {depth} hop(s) of {}",
+            t.subgraph.nodes.len(),
+            t.start
+        ),
+        view::traversal(&t),
+    ))
+}
+
+async fn propose_tool(app: &App, a: Args) -> Result<Reply> {
+    let pid = a.req_id("projectId")?;
+    let op = a.req_choice("operation", PROPOSE_OPS)?;
+    let ctx = agent(&a)?;
+    let p = match op {
+        "create" => {
+            a.forbid(
+                &[
+                    "targetIri",
+                    "addRelationships",
+                    "removeRelationships",
+                    "qualityScore",
+                    "customFields",
+                ],
+                "to create (they amend)",
+            )?;
+            let proposal = NoteProposal {
+                preferred_term: name(&a, "preferredTerm")?
+                    .ok_or_else(|| Error::validation("preferredTerm", "is required to create"))?,
+                definition: required(&a, "definition", TEXT_MAX)?,
+                owl_class: name(&a, "owlClass")?,
+                physicality: name(&a, "physicality")?.unwrap_or_default(),
+                role: name(&a, "role")?.unwrap_or_default(),
+                domain: name(&a, "domain")?
+                    .ok_or_else(|| Error::validation("domain", "is required to create"))?,
+                is_subclass_of: names(&a, "isSubclassOf")?,
+                relationships: name_map(&a, "relationships")?,
+                alt_terms: names(&a, "altTerms")?,
+            };
+            propose::create(app, &pid, proposal, ctx).await?
+        }
+        _ => {
+            a.forbid(
+                &[
+                    "preferredTerm",
+                    "domain",
+                    "owlClass",
+                    "physicality",
+                    "role",
+                    "isSubclassOf",
+                    "relationships",
+                ],
+                "to amend (they create)",
+            )?;
+            let target = name(&a, "targetIri")?
+                .ok_or_else(|| Error::validation("targetIri", "is required to amend"))?;
+            let custom = match a.object("customFields")? {
+                None => Vec::new(),
+                Some(m) => m
+                    .into_iter()
+                    .map(|(k, v)| match v {
+                        Value::String(s) if s.len() <= TEXT_MAX => Ok((k, s)),
+                        _ => Err(Error::validation(
+                            "customFields",
+                            format!("{k}: expected a string of at most {TEXT_MAX} bytes"),
+                        )),
+                    })
+                    .collect::<Result<Vec<_>>>()?,
+            };
+            let amendment = Amendment {
+                add_relationships: name_map(&a, "addRelationships")?,
+                remove_relationships: name_map(&a, "removeRelationships")?,
+                definition: match a.str("definition", TEXT_MAX)? {
+                    Some(d) if d.is_empty() => {
+                        return Err(Error::validation("definition", "must not be empty"))
+                    }
+                    d => d,
+                },
+                quality_score: a.num("qualityScore", 0.0, 1.0)?.map(|x| x as f32),
+                add_alt_terms: names(&a, "altTerms")?,
+                custom_fields: custom,
+            };
+            propose::amend(app, &pid, &target, amendment, ctx).await?
+        }
+    };
+    let msg = format!(
+        "proposal {} {} on branch {}{}",
+        p.proposal.id,
+        p.proposal.state.as_str(),
+        p.proposal.branch,
+        p.proposal
+            .pr_url
+            .as_ref()
+            .map(|u| format!(" (pull request {u})"))
+            .unwrap_or_default()
+    );
+    Ok(Reply::new(msg, view::proposed(&p)))
+}
+
+async fn validate(app: &App, a: Args) -> Result<Reply> {
+    let pid = a.req_id("projectId")?;
+    let raw = a.objects("axioms", 50)?.unwrap_or_default();
+    if raw.is_empty() {
+        return Err(Error::validation(
+            "axioms",
+            "give at least one {axiomType, subject, object}",
+        ));
+    }
+    let mut input = Vec::new();
+    for (i, m) in raw.iter().enumerate() {
+        let get = |k: &str| -> Result<String> {
+            match m.get(k) {
+                Some(Value::String(s)) if !s.trim().is_empty() && s.len() <= QUERY_MAX => {
+                    Ok(s.trim().to_string())
+                }
+                Some(Value::String(s)) if s.len() > QUERY_MAX => Err(Error::validation(
+                    &format!("axioms[{i}].{k}"),
+                    format!("at most {QUERY_MAX} bytes"),
+                )),
+                _ => Err(Error::validation(
+                    &format!("axioms[{i}].{k}"),
+                    "is required: a non-empty string",
+                )),
+            }
+        };
+        for k in m.keys() {
+            if !["axiomType", "subject", "object"].contains(&k.as_str()) {
+                return Err(Error::validation(
+                    &format!("axioms[{i}].{k}"),
+                    "unknown field; an axiom is {axiomType, subject, object}",
+                ));
+            }
+        }
+        input.push(AxiomInput {
+            axiom_type: get("axiomType")?,
+            subject: get("subject")?,
+            object: get("object")?,
+        });
+    }
+    let v = propose::validate(app, &pid, input).await?;
+    let c = &v.checked;
+    let msg = match &c.clash {
+        Some(_) => "the axioms break the ontology".to_string(),
+        None => format!("consistent; {} new subsumption(s)", c.gained.len()),
+    };
+    Ok(Reply::new(msg, view::validated(&v)))
+}
+
+async fn manage(app: &App, a: Args) -> Result<Reply> {
+    let pid = a.req_id("projectId")?;
+    let op = a.req_choice("operation", MANAGE_OPS)?;
+    let only = |allowed: &[&str]| -> Result<()> {
+        let all = [
+            "repoPath",
+            "pagesDir",
+            "baseBranch",
+            "githubOwner",
+            "githubName",
+            "version",
+            "ofn",
+            "path",
+            "agentContext",
+            "state",
+            "proposalId",
+            "limit",
+            "offset",
+        ];
+        let not: Vec<&str> = all
+            .iter()
+            .copied()
+            .filter(|k| !allowed.contains(k))
+            .collect();
+        a.forbid(&not, &format!("to {op}"))
+    };
+    match op {
+        "attach" => {
+            only(&[
+                "repoPath",
+                "pagesDir",
+                "baseBranch",
+                "githubOwner",
+                "githubName",
+                "version",
+            ])?;
+            let at = sync::attach(
+                app,
+                sync::Attach {
+                    project_id: pid,
+                    repo_path: required(&a, "repoPath", 4096)?,
+                    pages_dir: a.str("pagesDir", 4096)?,
+                    base_branch: name(&a, "baseBranch")?,
+                    github_owner: name(&a, "githubOwner")?,
+                    github_name: name(&a, "githubName")?,
+                    version: a.version()?,
+                },
+            )
+            .await?;
+            let verb = if at.created { "attached" } else { "changed" };
+            Ok(Reply::new(
+                format!(
+                    "ontology repository {} {verb}; sync it next",
+                    at.repo.repo_path
+                ),
+                view::attached(&at),
+            ))
+        }
+        "sync" => {
+            only(&[])?;
+            let r = sync::sync(app, &pid).await?;
+            let msg = format!(
+                "synced {}: {} page(s) added, {} changed, {} removed; {} problem(s)",
+                &r.commit[..r.commit.len().min(12)],
+                r.pages.added,
+                r.pages.changed,
+                r.pages.removed,
+                r.problems.len()
+            );
+            Ok(Reply::new(msg, view::synced(&r)))
+        }
+        "status" => {
+            only(&[])?;
+            let s = sync::status(app, &pid).await?;
+            Ok(Reply::new(
+                format!("ontology of project {pid}"),
+                view::status(&s),
+            ))
+        }
+        "export" => {
+            only(&[])?;
+            let e = interop::export(app, &pid).await?;
+            Ok(Reply::new(
+                format!(
+                    "{} classes, {} properties, {} individuals, {} axioms",
+                    e.classes, e.properties, e.individuals, e.axioms
+                ),
+                json!({ "ofn": e.ofn, "classes": e.classes, "properties": e.properties, "individuals": e.individuals, "axioms": e.axioms }),
+            ))
+        }
+        "import" => {
+            only(&["ofn", "path", "agentContext"])?;
+            let (text, file) = match (
+                a.raw_str("ofn", crate::mcp::args::BULK_MAX)?,
+                a.str("path", 4096)?,
+            ) {
+                (Some(t), None) => (t, "ofn".to_string()),
+                (None, Some(p)) => {
+                    let rel = crate::mcp::code::repo_path("path", &p)?;
+                    let repo = crate::service::ontology::repo(app, &pid).await?;
+                    (read_repo_file(&repo.repo_path, &rel)?, rel)
+                }
+                (Some(_), Some(_)) => {
+                    return Err(Error::validation("path", "give ofn or path, not both"))
+                }
+                (None, None) => {
+                    return Err(Error::validation(
+                        "ofn",
+                        "is required to import (or give path)",
+                    ))
+                }
+            };
+            let ctx = if a.has("agentContext") {
+                agent(&a)?
+            } else {
+                AgentContext {
+                    agent_id: "import".into(),
+                    agent_type: "import".into(),
+                    task_description: format!("Import {file}"),
+                    session_id: None,
+                    confidence: 1.0,
+                }
+            };
+            let im = interop::import(app, &pid, &text, &file, ctx).await?;
+            let mut data = view::proposed(&im.proposed);
+            data["skipped"] = Value::Array(im.skipped.iter().map(view::problem).collect());
+            data["newPages"] = json!(im.new_pages);
+            data["updatedPages"] = json!(im.updated_pages);
+            Ok(Reply::new(
+                format!(
+                    "{file} proposed as {} new and {} updated page(s) on branch {}; {} construct(s) skipped",
+                    im.new_pages,
+                    im.updated_pages,
+                    im.proposed.proposal.branch,
+                    im.skipped.len()
+                ),
+                data,
+            ))
+        }
+        "proposals" => {
+            only(&["state", "limit", "offset"])?;
+            let states: Vec<ProposalState> = a
+                .choice("state", ProposalState::NAMES)?
+                .and_then(ProposalState::parse)
+                .into_iter()
+                .collect();
+            let (limit, offset) = a.page(50)?;
+            let (rows, total) =
+                crate::service::ontology::sync::proposals(app, &pid, &states, limit, offset)
+                    .await?;
+            let list: Vec<Value> = rows.iter().map(view::proposal).collect();
+            Ok(Reply::new(
+                format!("{} of {total} proposal(s)", list.len()),
+                json!({ "proposals": list, "total": total, "limit": limit, "offset": offset }),
+            ))
+        }
+        _ => {
+            only(&["proposalId"])?;
+            let id = a.req_id("proposalId")?;
+            let p = propose::push_again(app, &pid, &id).await?;
+            let msg = match &p.pr_url {
+                Some(u) if p.state == ProposalState::Pushed => {
+                    format!("proposal {} pushed: {u}", p.id)
+                }
+                _ => format!(
+                    "proposal {} not pushed: {}",
+                    p.id,
+                    p.push_error.clone().unwrap_or_default()
+                ),
+            };
+            let mut m = Map::new();
+            m.insert("proposal".into(), view::proposal(&p));
+            Ok(Reply::new(msg, Value::Object(m)))
+        }
+    }
+}
+
+/// A text file of the repository's working tree, read through `repo_fs`.
+fn read_repo_file(root: &str, rel: &str) -> Result<String> {
+    let fs = crate::repo_fs::RepoFs::new(std::path::Path::new(root))
+        .map_err(|e| Error::invalid(e.to_string()))?;
+    match fs
+        .read(rel)
+        .map_err(|e| Error::validation("path", e.to_string()))?
+    {
+        Some(b) => String::from_utf8(b)
+            .map_err(|_| Error::validation("path", format!("{rel} is not UTF-8 text"))),
+        None => Err(Error::NotFound {
+            entity: "file",
+            id: rel.to_string(),
+        }),
+    }
+}
