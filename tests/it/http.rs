@@ -362,6 +362,8 @@ async fn sigterm_lets_the_call_in_flight_finish_then_closes_the_store() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(started, "the search never reported progress");
+    // Checked before the signal: the refusal probe below may outlast a short backlog.
+    assert!(!call.is_finished(), "the call must still be in flight here (make the backlog larger)");
     server.terminate();
     // New connections are refused at once...
     let mut refused = false;
@@ -373,7 +375,6 @@ async fn sigterm_lets_the_call_in_flight_finish_then_closes_the_store() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(refused, "the listener stayed open after SIGTERM");
-    assert!(!call.is_finished(), "the call must still be in flight here (make the backlog larger)");
     // ...and the call in flight is answered in full.
     let (r, client) = call.await.unwrap();
     assert_eq!(r["success"], json!(true), "{r}");
