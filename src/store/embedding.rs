@@ -65,10 +65,21 @@ pub const MOLECULE: Source = Source {
     project: "s.project_id",
 };
 
+/// The alive memory's atoms (statements; migration 0013). The memory is one per
+/// database, so its vectors are stored under one tenant, `memory`, rather than a
+/// project; a statement never changes, so it needs no staleness trigger.
+pub const MEMORY_ATOM: Source = Source {
+    name: "memory_atom",
+    table: "memory_atoms",
+    id: "id",
+    text: "s.statement",
+    project: "'memory'",
+};
+
 /// Every source the semantic layer embeds (migration 0005 gives each its staleness
 /// triggers): entities and references (description), RELATED_TO notes, atoms and
-/// molecules (name + knowledge).
-pub const SOURCES: &[Source] = &[ENTITY, REFERENCE, RELATION, ATOM, MOLECULE];
+/// molecules (name + knowledge), and memory atoms (statement).
+pub const SOURCES: &[Source] = &[ENTITY, REFERENCE, RELATION, ATOM, MOLECULE, MEMORY_ATOM];
 
 /// A row that needs a vector, with the text to embed.
 #[derive(Debug, Clone, FromRow)]

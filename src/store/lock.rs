@@ -65,6 +65,17 @@ pub const CODE_REFERENCES: Table = Table {
     entity: "reference",
 };
 
+// The memory toolset's versioned tables (references, edges and diary entries are
+// written once and never changed, so they carry no version).
+pub const MEMORY_SUBJECTS: Table = Table {
+    name: "memory_subjects",
+    entity: "subject",
+};
+pub const MEMORY_ATOMS: Table = Table {
+    name: "memory_atoms",
+    entity: "memory atom",
+};
+
 /// Claims the row at `expected` and bumps its version; returns the new version.
 pub async fn bump(conn: &mut Conn, t: Table, id: &str, expected: i64, now: &str) -> Result<i64> {
     let sql = format!(

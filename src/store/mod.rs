@@ -11,6 +11,7 @@ mod error;
 pub mod graph;
 pub mod item;
 pub mod lock;
+pub mod memory;
 pub mod pipeline;
 pub mod project;
 pub mod section;

@@ -15,6 +15,8 @@ pub enum Fts {
     References,
     Atoms,
     Molecules,
+    /// Memory atoms' statements (all under the `memory` tenant).
+    MemoryAtoms,
 }
 
 impl Fts {
@@ -24,6 +26,7 @@ impl Fts {
             Fts::References => "code_references_fts",
             Fts::Atoms => "graph_atoms_fts",
             Fts::Molecules => "graph_molecules_fts",
+            Fts::MemoryAtoms => "memory_atoms_fts",
         }
     }
 }
