@@ -27,6 +27,9 @@ const LIST_MAX: usize = 64 * 1024;
 pub const STRING_MAX: usize = CONTENT_MAX;
 /// Largest small JSON document (patterns, related lists).
 pub const JSON_MAX: usize = 64 * 1024;
+/// Largest object parameter (a memory atom's fields: a statement, notes and a
+/// rationale may each be long).
+pub const OBJ_MAX: usize = 256 * 1024;
 /// Largest string for a parameter holding a bulk JSON document.
 pub const BULK_MAX: usize = 8 * 1024 * 1024;
 
@@ -87,6 +90,12 @@ fn check_type(k: &str, ty: Ty, v: &Value) -> Result<()> {
             }
         }
         (Ty::Objects, _) => wrong("an array of objects"),
+        (Ty::Obj, Value::Object(_)) => sized(&v.to_string(), OBJ_MAX),
+        (Ty::Obj, Value::String(s)) => match serde_json::from_str::<Value>(s) {
+            Ok(Value::Object(_)) => sized(s, OBJ_MAX),
+            _ => wrong("an object"),
+        },
+        (Ty::Obj, _) => wrong("an object"),
         (Ty::Str | Ty::Bulk | Ty::Id | Ty::StrOrList, _) => wrong("a string"),
         (Ty::Json, _) => wrong("a JSON array, or a string holding one"),
         (Ty::Int, _) => wrong("an integer"),
@@ -467,6 +476,22 @@ impl Args {
             Some(v) => Err(Error::validation(
                 k,
                 format!("expected an array of objects, got {}", type_name(v)),
+            )),
+        }
+    }
+
+    /// An object, given as itself or as a string holding one.
+    pub fn object(&self, k: &str) -> Result<Option<Map<String, Value>>> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(Value::Object(m)) => Ok(Some(m.clone())),
+            Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+                Ok(Value::Object(m)) => Ok(Some(m)),
+                _ => Err(Error::validation(k, "must be a JSON object")),
+            },
+            Some(v) => Err(Error::validation(
+                k,
+                format!("expected an object, got {}", type_name(v)),
             )),
         }
     }

@@ -8,6 +8,7 @@ pub mod envelope;
 pub mod graph;
 pub mod help;
 pub mod json;
+pub mod memory;
 pub mod prompts;
 pub mod schema;
 pub mod server;
@@ -45,6 +46,11 @@ pub const TOOLSET_PURPOSES: &[(&str, &str)] = &[
         "a memory of the codebase: entities (scopes Domain > Feature > Namespace > Component > Unit) anchored to \
          code/text references in the project's git repository; analyze_document shows stale references and untracked symbols",
     ),
+    (
+        "memory",
+        "alive memory: typed atoms (facts, decisions, rules...) about shared subjects, with evidence, one ACTIVE per \
+         claim key, review and decay, a deterministic curator, diary and reflection (query_memory recall before a task)",
+    ),
 ];
 
 /// The tools served by one server, chosen by toolset.
@@ -60,6 +66,7 @@ impl Registry {
             .iter()
             .chain(graph::TOOLS.iter())
             .chain(code::TOOLS.iter())
+            .chain(memory::TOOLS.iter())
             .copied()
             .filter(|d| toolsets.iter().any(|t| t == d.toolset))
             .collect();
@@ -122,6 +129,7 @@ pub async fn dispatch(
             "tasks" => tasks::call(app, name, a).await,
             "graph" => graph::call(app, name, a).await,
             "code" => code::call(app, name, a).await,
+            "memory" => memory::call(app, name, a).await,
             _ => None,
         }
         .unwrap_or_else(|| Err(Error::Internal(format!("tool {name} has no handler"))))

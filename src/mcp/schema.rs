@@ -28,6 +28,9 @@ pub enum Ty {
     Json,
     /// An array of objects (command lists); each object is checked by its handler.
     Objects,
+    /// One object whose fields its handler checks (a memory atom's fields); a string
+    /// holding one is accepted too.
+    Obj,
 }
 
 /// One parameter: name, type, description ("" for none).
@@ -66,6 +69,7 @@ impl ToolDef {
                 Ty::Bool => json!({ "type": "boolean" }),
                 Ty::Enum(values) => json!({ "type": "string", "enum": values }),
                 Ty::Objects => json!({ "type": "array", "items": { "type": "object" } }),
+                Ty::Obj => json!({ "type": "object" }),
                 Ty::StrOrList => {
                     json!({ "anyOf": [{ "type": "array", "items": { "type": "string" } }, { "type": "string" }] })
                 }
