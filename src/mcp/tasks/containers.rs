@@ -35,6 +35,7 @@ pub const QUERY_CONTAINER: ToolDef = ToolDef {
         P("offset", Ty::Int, ""),
         P("includeSections", Ty::Bool, ""),
         P("includeGraphContext", Ty::Bool, "Task get: knowledge-graph context for its Context Files section"),
+        P("includeMemory", Ty::Bool, "Task get: ACTIVE memory atoms of its project and the subjects it names"),
     ],
     required: &["operation", "containerType"],
     effect: Effect::ReadOnly,
@@ -152,6 +153,22 @@ pub async fn query(app: &App, a: Args) -> Result<Reply> {
                 };
                 let tc = context::for_task(app, task, &opts).await?;
                 data["graphContext"] = views::task_context(&tc);
+            }
+            if a.bool("includeMemory")?.unwrap_or(false) {
+                match (&c, ct) {
+                    (Container::Item(task), ContainerType::Task)
+                        if app.config.toolsets.iter().any(|t| t == "memory") =>
+                    {
+                        data["memory"] = crate::mcp::memory::task_memory(app, task).await?;
+                    }
+                    (_, ContainerType::Task) => {
+                        return Err(Error::validation(
+                            "includeMemory",
+                            "needs the memory toolset, which this server does not serve",
+                        ))
+                    }
+                    _ => return Err(Error::validation("includeMemory", "applies to tasks only")),
+                }
             }
             if let Container::Item(it) = &c {
                 if ct == ContainerType::Feature {

@@ -413,6 +413,13 @@ pub async fn advance(app: &App, a: Args) -> Result<Reply> {
             Err(e) => tracing::warn!(error = %e, task = %t.item.id, "graph hints unavailable"),
         }
     }
+    if app.config.toolsets.iter().any(|s| s == "memory") {
+        match crate::mcp::memory::closing_hints(app, &t.item).await {
+            Ok(Some(h)) => data["memoryHints"] = h,
+            Ok(None) => {}
+            Err(e) => tracing::warn!(error = %e, task = %t.item.id, "memory hints unavailable"),
+        }
+    }
     Ok(Reply::new(transition_message("advanced", &t), data))
 }
 
