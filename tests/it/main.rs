@@ -10,6 +10,7 @@ mod concurrency;
 mod containers;
 mod embed;
 mod graph;
+mod memory;
 mod security;
 mod sections;
 mod semantic;

@@ -392,3 +392,23 @@ async fn an_ended_session_leaves_the_database_without_a_wal() {
     assert_eq!(env["data"]["total"], json!(50), "{env}");
     assert!(!wal.exists(), "cairn call left a WAL behind");
 }
+
+#[tokio::test]
+async fn the_memory_toolset_fits_its_budget() {
+    let dir = crate::harness::TempDir::new();
+    let c = Cairn::on(&dir.path().join("m.db"), &["--toolsets", "memory"]).await;
+    let tools: Vec<Value> = c
+        .tools()
+        .await
+        .iter()
+        .map(|t| serde_json::to_value(t).unwrap())
+        .collect();
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(
+        names,
+        ["manage_memory", "query_memory", "manage_subject", "curate_memory", "manage_diary"]
+    );
+    let chars = serde_json::to_string(&tools).unwrap().len();
+    assert!(chars <= 8_000, "the memory toolset's tools/list is {chars} characters");
+    c.stop().await;
+}
