@@ -35,6 +35,7 @@ CREATE TABLE memory_subjects (
 CREATE UNIQUE INDEX memory_subjects_orchestrator ON memory_subjects (orchestrator_project_id)
   WHERE orchestrator_project_id IS NOT NULL AND merged_into IS NULL;
 CREATE INDEX memory_subjects_kind ON memory_subjects (kind, name);
+CREATE INDEX memory_subjects_merged ON memory_subjects (merged_into) WHERE merged_into IS NOT NULL;
 
 -- Every name a subject is known by (its name and its aliases) with the normal form
 -- identity resolution compares (`zod`, `Zod` and `colinhacks/zod` all fold to `zod`).
@@ -108,9 +109,13 @@ CREATE TABLE memory_atoms (
 -- and due for review. Two servers can never both make one ACTIVE.
 CREATE UNIQUE INDEX memory_atoms_one_current ON memory_atoms (claim_key)
   WHERE claim_key IS NOT NULL AND status IN ('ACTIVE', 'NEEDS_REVIEW');
-CREATE INDEX memory_atoms_group ON memory_atoms (group_key, status);
-CREATE INDEX memory_atoms_about ON memory_atoms (about_id, status);
-CREATE INDEX memory_atoms_context ON memory_atoms (context_id, status);
+-- Only the status index and the unique one carry the status, so a status change
+-- (the commonest write: every settlement, review and retirement) rewrites two index
+-- entries, not six; groups, subjects and contexts are small and filtered by status
+-- after the lookup.
+CREATE INDEX memory_atoms_group ON memory_atoms (group_key);
+CREATE INDEX memory_atoms_about ON memory_atoms (about_id);
+CREATE INDEX memory_atoms_context ON memory_atoms (context_id);
 CREATE INDEX memory_atoms_status ON memory_atoms (status, next_review_at);
 CREATE INDEX memory_atoms_recorded ON memory_atoms (recorded_at, id);
 
@@ -127,7 +132,8 @@ CREATE TABLE memory_edges (
   PRIMARY KEY (from_id, kind, to_id)
 );
 CREATE INDEX memory_edges_to ON memory_edges (to_id, kind);
-CREATE INDEX memory_edges_kind ON memory_edges (kind);
+-- USES edges are few beside the evidence edges: usage facts read them all.
+CREATE INDEX memory_edges_uses ON memory_edges (to_id) WHERE kind = 'USES';
 
 -- Session or task summaries; never changed.
 CREATE TABLE memory_diary (
@@ -149,12 +155,18 @@ CREATE INDEX memory_diary_project ON memory_diary (project_id, recorded_at);
 
 -- Statements are searched like the other texts: BM25 over FTS5 (the semantic layer's
 -- `lexical`, which filters on `project_id`: the memory's rows all carry `memory`, the
--- tenant its vectors are stored under too). A statement never changes, so an insert is
--- the only write the index follows.
+-- tenant its vectors are stored under too). As for the graph's atoms (migration
+-- 0011), the index is brought up to date by the search, not by the write: atoms are
+-- never deleted and their statements never change, so the rows above the mark
+-- (`memory_search_indexed`, the highest rowid indexed) are exactly the ones to add,
+-- and a remember writes no index segment.
 CREATE VIRTUAL TABLE memory_atoms_fts USING fts5(name, body, row_id UNINDEXED, project_id UNINDEXED, tokenize = 'unicode61 remove_diacritics 2');
-CREATE TRIGGER memory_atoms_fts_insert AFTER INSERT ON memory_atoms BEGIN
-  INSERT INTO memory_atoms_fts (rowid, name, body, row_id, project_id)
-    VALUES (NEW.rowid, COALESCE(NEW.title, '') || ' ' || COALESCE(NEW.predicate, ''), NEW.statement, NEW.id, 'memory');
+CREATE TABLE memory_search_indexed (
+  id    INTEGER PRIMARY KEY CHECK (id = 1),
+  upto  INTEGER NOT NULL
+);
+INSERT INTO memory_search_indexed (id, upto) VALUES (1, 0);
+CREATE TRIGGER memory_atoms_generation AFTER INSERT ON memory_atoms BEGIN
   -- A new statement has no vector yet: the memory's snapshot of vectors is stale.
   INSERT INTO semantic_generations (project_id, generation) SELECT 'memory', 0
    WHERE NOT EXISTS (SELECT 1 FROM semantic_generations WHERE project_id = 'memory');

@@ -288,8 +288,10 @@ pub async fn names(conn: &mut Conn, ids: Option<&[String]>) -> Result<Vec<NameRo
 /// The subjects of `kind` with a name or alias of normal form `norm`, oldest first
 /// (merged ones included: the caller follows them to their survivor).
 pub async fn subjects_named(conn: &mut Conn, kind: &str, norm: &str) -> Result<Vec<SubjectRow>> {
+    // The names' index finds the few candidates; `+` keeps SQLite from scanning every
+    // subject of the kind instead.
     let sql = format!(
-        "SELECT {} FROM memory_subjects s WHERE s.kind = ? AND s.id IN \
+        "SELECT {} FROM memory_subjects s WHERE +s.kind = ? AND s.id IN \
          (SELECT subject_id FROM memory_subject_names WHERE norm = ?) ORDER BY s.created_at, s.id",
         SUBJECT_COLS
             .split(", ")
@@ -302,6 +304,16 @@ pub async fn subjects_named(conn: &mut Conn, kind: &str, norm: &str) -> Result<V
         .bind(norm)
         .fetch_all(conn.db())
         .await?)
+}
+
+/// The subjects merged directly into `id`.
+pub async fn merged_into(conn: &mut Conn, id: &str) -> Result<Vec<String>> {
+    Ok(
+        sqlx::query_scalar("SELECT id FROM memory_subjects WHERE merged_into = ? ORDER BY id")
+            .bind(id)
+            .fetch_all(conn.db())
+            .await?,
+    )
 }
 
 /// Live subjects having one of the normal forms `norms` as a name or alias (for
@@ -610,15 +622,18 @@ pub struct AtomFilter {
 
 fn filter_sql(f: &AtomFilter, binds: &mut Vec<String>) -> String {
     let mut w: Vec<String> = Vec::new();
+    // Given ids, the primary key finds the rows; the other filters only check them
+    // (a unary `+` keeps SQLite from scanning another index instead).
+    let p = if f.ids.is_some() { "+" } else { "" };
     let mut list = |col: &str, vals: &[String], binds: &mut Vec<String>| {
         if !vals.is_empty() {
             w.push(format!("{col} IN ({})", placeholders(vals.len())));
             binds.extend(vals.iter().cloned());
         }
     };
-    list("a.status", &f.statuses, binds);
-    list("a.atom_type", &f.types, binds);
-    list("a.about_id", &f.about, binds);
+    list(&format!("{p}a.status"), &f.statuses, binds);
+    list(&format!("{p}a.atom_type"), &f.types, binds);
+    list(&format!("{p}a.about_id"), &f.about, binds);
     if let Some(ids) = &f.ids {
         if ids.is_empty() {
             w.push("0".into());
@@ -636,7 +651,7 @@ fn filter_sql(f: &AtomFilter, binds: &mut Vec<String>) -> String {
             binds.extend(f.contexts.iter().cloned());
         }
         if f.global {
-            alts.push("a.context_id IS NULL".into());
+            alts.push(format!("{p}a.context_id IS NULL"));
         }
         w.push(format!("({})", alts.join(" OR ")));
     }
@@ -745,9 +760,12 @@ pub async fn change_atom(
     c: &AtomChange,
     now: &str,
 ) -> Result<i64> {
-    let v = match expected {
-        Some(e) => lock::bump(conn, lock::MEMORY_ATOMS, id, e, now).await?,
-        None => lock::touch(conn, lock::MEMORY_ATOMS, id, now).await?,
+    // A caller's change claims the version it read first; a consequence of a rule
+    // bumps it in the same statement as the change (one write per change, which is
+    // what a curator pass over many atoms is made of).
+    let checked = match expected {
+        Some(e) => Some(lock::bump(conn, lock::MEMORY_ATOMS, id, e, now).await?),
+        None => None,
     };
     enum B {
         Text(Option<String>),
@@ -810,13 +828,19 @@ pub async fn change_atom(
         set("context_id = ?", B::Text(Some(to.clone())), &mut sets);
         guard.push(("context_id", from.clone()));
     }
+    if checked.is_none() {
+        sets.push("version = version + 1");
+        sets.push("updated_at = ?");
+        binds.push(B::Text(Some(now.to_string())));
+    }
     if sets.is_empty() {
-        return Ok(v);
+        return checked.ok_or_else(|| Error::Internal("an atom change without changes".into()));
     }
     let mut sql = format!("UPDATE memory_atoms SET {} WHERE id = ?", sets.join(", "));
     for (col, _) in &guard {
         sql.push_str(&format!(" AND {col} = ?"));
     }
+    sql.push_str(" RETURNING version");
     let mut q = sqlx::query(AssertSqlSafe(sql));
     for b in binds {
         q = match b {
@@ -828,13 +852,23 @@ pub async fn change_atom(
     for (_, g) in &guard {
         q = q.bind(g.clone());
     }
-    let r = q.execute(conn.db()).await;
+    let r = q.fetch_optional(conn.db()).await;
     let key = c.claim_key.clone().flatten();
     match r {
-        Ok(done) if done.rows_affected() == 1 => Ok(v),
-        Ok(_) => Err(Error::Internal(format!(
-            "atom {id} is not in the state the plan was made on"
-        ))),
+        Ok(Some(row)) => match checked {
+            Some(v) => Ok(v),
+            None => Ok(sqlx::Row::try_get::<i64, _>(&row, 0)?),
+        },
+        Ok(None) => match sqlx::query_scalar::<_, i64>("SELECT 1 FROM memory_atoms WHERE id = ?")
+            .bind(id)
+            .fetch_optional(conn.db())
+            .await?
+        {
+            None => Err(Error::not_found("memory atom", id)),
+            Some(_) => Err(Error::Internal(format!(
+                "atom {id} is not in the state the plan was made on"
+            ))),
+        },
         Err(sqlx::Error::Database(db)) if db.message().contains("UNIQUE") => {
             Err(Error::Duplicate {
                 entity: "current atom on claim key",
@@ -951,6 +985,16 @@ pub async fn each_edge(conn: &mut Conn, mut each: impl FnMut(EdgeRow)) -> Result
         each(r);
     }
     Ok(())
+}
+
+/// The subjects `id` USES.
+pub async fn uses_of(conn: &mut Conn, id: &str) -> Result<Vec<String>> {
+    Ok(sqlx::query_scalar(
+        "SELECT to_id FROM memory_edges WHERE from_id = ? AND kind = 'USES' ORDER BY to_id",
+    )
+    .bind(id)
+    .fetch_all(conn.db())
+    .await?)
 }
 
 /// Every USES edge.
@@ -1125,4 +1169,174 @@ pub async fn review_queue(
         .fetch_all(conn.db())
         .await?;
     Ok((rows, total))
+}
+
+/// Brings the statements' full-text index up to the newest atom (migration 0013): a
+/// read when nothing was added since, else one write transaction adding the rows
+/// above the mark. Called by `semantic::lexical` before a memory search, outside a
+/// transaction.
+pub async fn catch_up_search(conn: &mut Conn) -> Result<()> {
+    const MARKS: &str = "SELECT (SELECT upto FROM memory_search_indexed WHERE id = 1), \
+                         COALESCE((SELECT MAX(rowid) FROM memory_atoms), 0)";
+    let (upto, newest): (i64, i64) = sqlx::query_as(MARKS).fetch_one(conn.db()).await?;
+    if upto >= newest {
+        return Ok(());
+    }
+    let mut tx = sqlx::Connection::begin_with(conn.db(), "BEGIN IMMEDIATE").await?;
+    // Read again under the write lock: another catch-up may have run meanwhile.
+    let (upto, newest): (i64, i64) = sqlx::query_as(MARKS).fetch_one(&mut *tx).await?;
+    if upto < newest {
+        sqlx::query(
+            "INSERT INTO memory_atoms_fts (rowid, name, body, row_id, project_id) \
+             SELECT rowid, COALESCE(title, '') || ' ' || COALESCE(predicate, ''), statement, id, 'memory' \
+               FROM memory_atoms WHERE rowid > ?1 AND rowid <= ?2",
+        )
+        .bind(upto)
+        .bind(newest)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("UPDATE memory_search_indexed SET upto = ? WHERE id = 1")
+            .bind(newest)
+            .execute(&mut *tx)
+            .await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Changes the status of many atoms at once, each from `from` (the state the plan
+/// read) to `to`, with its own reason; entering a retired status sets `retired_at`
+/// once. Answers (id, new version) for each; an atom not in `from` fails the whole
+/// call, as does a second current atom on a key.
+pub async fn set_statuses(
+    conn: &mut Conn,
+    from: &str,
+    to: &str,
+    retired_at: Option<&str>,
+    rows: &[(String, String)],
+    now: &str,
+) -> Result<Vec<(String, i64)>> {
+    let mut out = Vec::with_capacity(rows.len());
+    for chunk in rows.chunks(400) {
+        let values = vec!["(?, ?)"; chunk.len()].join(", ");
+        let sql = format!(
+            "WITH v(id, reason) AS (VALUES {values}) \
+             UPDATE memory_atoms SET status = ?, status_reason = v.reason, \
+             retired_at = COALESCE(retired_at, ?), version = version + 1, updated_at = ? \
+             FROM v WHERE memory_atoms.id = v.id AND memory_atoms.status = ? \
+             RETURNING memory_atoms.id, memory_atoms.version"
+        );
+        let mut q = sqlx::query_as::<_, (String, i64)>(AssertSqlSafe(sql));
+        for (id, reason) in chunk {
+            q = q.bind(id).bind(reason);
+        }
+        let r = q
+            .bind(to)
+            .bind(retired_at)
+            .bind(now)
+            .bind(from)
+            .fetch_all(conn.db())
+            .await;
+        let done = match r {
+            Ok(d) => d,
+            Err(sqlx::Error::Database(db)) if db.message().contains("UNIQUE") => {
+                return Err(Error::Duplicate {
+                    entity: "current atom on claim key",
+                    name: format!("one of {} atoms made {to}", chunk.len()),
+                })
+            }
+            Err(e) => return Err(e.into()),
+        };
+        if done.len() != chunk.len() {
+            return Err(Error::Internal(format!(
+                "{} of {} atoms are not {from}, the state the plan was made on",
+                chunk.len() - done.len(),
+                chunk.len()
+            )));
+        }
+        out.extend(done);
+    }
+    Ok(out)
+}
+
+/// Sets the current confidence of many atoms at once (decay).
+pub async fn set_confidences(
+    conn: &mut Conn,
+    rows: &[(String, f64)],
+    now: &str,
+) -> Result<Vec<(String, i64)>> {
+    let mut out = Vec::with_capacity(rows.len());
+    for chunk in rows.chunks(400) {
+        let values = vec!["(?, ?)"; chunk.len()].join(", ");
+        let sql = format!(
+            "WITH v(id, c) AS (VALUES {values}) \
+             UPDATE memory_atoms SET confidence = v.c, version = version + 1, updated_at = ? \
+             FROM v WHERE memory_atoms.id = v.id RETURNING memory_atoms.id, memory_atoms.version"
+        );
+        let mut q = sqlx::query_as::<_, (String, i64)>(AssertSqlSafe(sql));
+        for (id, c) in chunk {
+            q = q.bind(id).bind(*c);
+        }
+        let done = q.bind(now).fetch_all(conn.db()).await?;
+        if done.len() != chunk.len() {
+            return Err(Error::not_found(
+                "memory atom",
+                format!("{} of {}", chunk.len() - done.len(), chunk.len()),
+            ));
+        }
+        out.extend(done);
+    }
+    Ok(out)
+}
+
+/// Sets the next review date of many atoms at once.
+pub async fn set_next_reviews(
+    conn: &mut Conn,
+    rows: &[(String, Option<String>)],
+    now: &str,
+) -> Result<Vec<(String, i64)>> {
+    let mut out = Vec::with_capacity(rows.len());
+    for chunk in rows.chunks(400) {
+        let values = vec!["(?, ?)"; chunk.len()].join(", ");
+        let sql = format!(
+            "WITH v(id, t) AS (VALUES {values}) \
+             UPDATE memory_atoms SET next_review_at = v.t, version = version + 1, updated_at = ? \
+             FROM v WHERE memory_atoms.id = v.id RETURNING memory_atoms.id, memory_atoms.version"
+        );
+        let mut q = sqlx::query_as::<_, (String, i64)>(AssertSqlSafe(sql));
+        for (id, t) in chunk {
+            q = q.bind(id).bind(t);
+        }
+        let done = q.bind(now).fetch_all(conn.db()).await?;
+        if done.len() != chunk.len() {
+            return Err(Error::not_found(
+                "memory atom",
+                format!("{} of {}", chunk.len() - done.len(), chunk.len()),
+            ));
+        }
+        out.extend(done);
+    }
+    Ok(out)
+}
+
+/// The atoms of several groups (see [`group`]).
+pub async fn groups(conn: &mut Conn, keys: &[String], holding_only: bool) -> Result<Vec<AtomRow>> {
+    let statuses: &[&str] = if holding_only {
+        HOLDING
+    } else {
+        &["ACTIVE", "NEEDS_REVIEW", "CONTESTED", "DRAFT", "PROPOSED"]
+    };
+    let sql = format!(
+        "SELECT {ATOM_COLS} FROM memory_atoms WHERE group_key IN ({}) AND status IN ({}) ORDER BY recorded_at, id",
+        placeholders(keys.len()),
+        placeholders(statuses.len())
+    );
+    let mut q = sqlx::query_as(AssertSqlSafe(sql));
+    for k in keys {
+        q = q.bind(k);
+    }
+    for s in statuses {
+        q = q.bind(*s);
+    }
+    Ok(q.fetch_all(conn.db()).await?)
 }

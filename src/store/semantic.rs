@@ -59,6 +59,9 @@ pub async fn lexical(
     if index == Fts::Atoms {
         catch_up_atoms(conn, project_id).await?;
     }
+    if index == Fts::MemoryAtoms {
+        crate::store::memory::catch_up_search(conn).await?;
+    }
     let sql = format!(
         "SELECT row_id, -bm25({t}, 4.0, 1.0) AS score FROM {t} WHERE {t} MATCH ? AND project_id = ? \
          ORDER BY score DESC, row_id LIMIT ?",

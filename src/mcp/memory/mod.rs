@@ -265,7 +265,12 @@ async fn written(app: &App, w: &atoms::Written, message: String) -> Result<Reply
             _ => None,
         })
         .collect();
-    let names = subjects::names(app, &ids).await?;
+    // The names the write resolved answer it; others are read.
+    let names = if ids.iter().all(|i| w.names.contains_key(i)) {
+        w.names.clone()
+    } else {
+        subjects::names(app, &ids).await?
+    };
     let mut data = json!({
         "atom": views::atom(&w.atom, w.version, &names),
         "actions": views::actions(&w.actions),
@@ -464,7 +469,7 @@ async fn query_memory(app: &App, a: Args) -> Result<Reply> {
                 "evidence": v.evidence.iter().map(views::reference).collect::<Vec<_>>(),
                 "edges": v.edges.iter().map(|e| views::edge(e, &v.subjects)).collect::<Vec<_>>(),
                 "history": v.history.iter().map(|(h, ver)| Value::Object(views::atom_brief(h, *ver, &v.subjects))).collect::<Vec<_>>(),
-                "onKey": v.on_key.iter().map(|h| Value::Object(views::atom_brief(h, 0, &v.subjects))).collect::<Vec<_>>(),
+                "onKey": v.on_key.iter().map(|(h, ver)| Value::Object(views::atom_brief(h, *ver, &v.subjects))).collect::<Vec<_>>(),
             });
             if let Some(r) = &v.status_reason {
                 data["atom"]["statusReason"] = json!(r);
@@ -823,7 +828,12 @@ async fn curate_memory(app: &App, a: Args) -> Result<Reply> {
             let within = a.int("withinDays", 0, 3650)?.unwrap_or(7);
             let q = curator::queue(app, now, within, limit.max(1), offset).await?;
             let n = q.items.len() as i64;
-            let names = views::Names::new();
+            let ids: Vec<_> = q
+                .items
+                .iter()
+                .flat_map(|(x, _, _)| x.about.into_iter().chain(x.context.subject()))
+                .collect();
+            let names = subjects::names(app, &ids).await?;
             let items: Vec<Value> = q
                 .items
                 .iter()

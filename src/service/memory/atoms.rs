@@ -30,8 +30,8 @@ use crate::store::memory::{self as store, AtomChange, AtomFilter, ReferenceRow};
 use crate::store::Conn;
 
 use super::{
-    atom_from_row, atom_to_row, contenders, edge_from_row, edge_to_row, fresh, group_key,
-    load_atom, reference_from_row, resolve_ref, stamp, SubjectRef, Writer,
+    atom_from_row, contenders, edge_from_row, edge_to_row, fresh, group_key, load_atom,
+    reference_from_row, resolve_ref, stamp, SubjectRef, Writer,
 };
 
 /// A source an atom cites: an existing reference, or a new one's fields.
@@ -60,6 +60,8 @@ pub struct Written {
     pub created_subjects: Vec<Subject>,
     /// References the atom cites (new or found).
     pub references: Vec<Reference>,
+    /// Kinds and names of the subjects its fields named, for the answer.
+    pub names: HashMap<SubjectId, (SubjectKind, String)>,
 }
 
 /// The fields of an atom that name subjects (ids or `Kind:name`).
@@ -74,7 +76,7 @@ async fn resolve_subjects(
     input: &mut [(String, Raw)],
     now: OffsetDateTime,
     created: &mut Vec<Subject>,
-) -> Result<HashMap<SubjectId, SubjectKind>> {
+) -> Result<HashMap<SubjectId, (SubjectKind, String)>> {
     let mut kinds = HashMap::new();
     for (k, v) in input.iter_mut() {
         let is_one = SUBJECT_FIELDS.iter().any(|f| loose_eq(f, k))
@@ -113,7 +115,7 @@ async fn resolve_subjects(
 async fn resolve_one(
     c: &mut Conn,
     t: &mut String,
-    kinds: &mut HashMap<SubjectId, SubjectKind>,
+    kinds: &mut HashMap<SubjectId, (SubjectKind, String)>,
     created: &mut Vec<Subject>,
     now: OffsetDateTime,
 ) -> Result<()> {
@@ -122,7 +124,7 @@ async fn resolve_one(
     };
     let row = resolve_ref(c, &r, true, now, created).await?;
     if let (Ok(id), Ok(kind)) = (SubjectId::parse(&row.id), SubjectKind::parse(&row.kind)) {
-        kinds.insert(id, kind);
+        kinds.insert(id, (kind, row.name.clone()));
     }
     *t = row.id;
     Ok(())
@@ -231,6 +233,46 @@ fn closed_decision(a: &MemoryAtom) -> bool {
     )
 }
 
+/// The holders of a new atom's group and the accepted Decision that would settle a
+/// contest on it, read in one statement (the commonest write reads nothing else).
+async fn holders_and_resolver(
+    c: &mut Conn,
+    a: &MemoryAtom,
+    group: &str,
+    except: Option<AtomId>,
+) -> Result<(Vec<MemoryAtom>, Option<Resolver>)> {
+    let decision_key = match ClaimKey::of(a) {
+        Some(k) if a.atom_type() != MemoryAtomType::Decision => {
+            Some(k.with_type(MemoryAtomType::Decision).canonical())
+        }
+        _ => None,
+    };
+    let mut keys = vec![group.to_string()];
+    keys.extend(decision_key.clone());
+    let mut held = Vec::new();
+    let mut resolver = None;
+    for r in store::groups(c, &keys, true).await? {
+        let x = atom_from_row(&r)?;
+        if Some(&r.group_key) == decision_key.as_ref() {
+            let accepted = x.status == MemoryStatus::Active
+                && x.details.decision().map(|d| d.decision_status)
+                    == Some(DecisionStatus::Accepted);
+            if accepted && resolver.is_none() {
+                resolver = Some(Resolver {
+                    id: x.id,
+                    value: crate::domain::memory::claim::claim_value(
+                        x.value.as_ref(),
+                        &x.statement,
+                    ),
+                });
+            }
+        } else if Some(x.id) != except && !closed_decision(&x) {
+            held.push(x);
+        }
+    }
+    Ok((held, resolver))
+}
+
 /// An accepted ACTIVE Decision on the same predicate, subject and context as `a`,
 /// of another type: it settles contests on `a`'s key.
 async fn resolver_for(c: &mut Conn, a: &MemoryAtom) -> Result<Option<Resolver>> {
@@ -278,7 +320,7 @@ pub async fn remember(app: &App, r: Remember) -> Result<Written> {
     let evidence = EvidenceFacts::of(refs.iter().map(|x| (x.id, x.ref_type)));
     let id = AtomId(fresh());
     let atom = {
-        let known_subject = |id: SubjectId| kinds.get(&id).copied();
+        let known_subject = |id: SubjectId| kinds.get(&id).map(|k| k.0);
         let any_atom = |_: AtomId| true;
         let ctx = AtomContext {
             known: Known {
@@ -304,8 +346,8 @@ pub async fn remember(app: &App, r: Remember) -> Result<Written> {
         }
     };
     let group = group_key(&atom);
-    let held = holders(&mut tx, &group, replaced.as_ref().map(|a| a.id)).await?;
-    let resolver = resolver_for(&mut tx, &atom).await?;
+    let (held, resolver) =
+        holders_and_resolver(&mut tx, &atom, &group, replaced.as_ref().map(|a| a.id)).await?;
     let held_c = contenders(&mut tx, &held).await?;
     let new_c = Contender::of(
         &atom,
@@ -315,6 +357,7 @@ pub async fn remember(app: &App, r: Remember) -> Result<Written> {
     let decided = on_new(&held_c, &new_c, resolver.as_ref(), now);
     let now_s = stamp(now);
     let mut actions: Vec<Action> = Vec::new();
+    let names = kinds;
     let mut w = Writer::new(&mut tx, now);
     w.know(held.iter().cloned());
     if let Some(old) = &replaced {
@@ -337,14 +380,9 @@ pub async fn remember(app: &App, r: Remember) -> Result<Written> {
             (Kept::Duplicate(into), into)
         }
         Outcome::Insert { .. } => {
-            store::insert_atom(w.c, &atom_to_row(&atom, &now_s))
-                .await
-                .map_err(|e| match e {
-                    crate::store::Error::Duplicate { name, .. } => Error::invariant(format!(
-                        "another atom is already current on claim key {name}: retry"
-                    )),
-                    other => other.into(),
-                })?;
+            // The new atom is written once, as the rules leave it, after the rest.
+            w.know([atom.clone()]);
+            w.pending = Some(id);
             for rf in &refs {
                 let e = MemoryEdge::new(
                     NodeRef::Atom(id),
@@ -353,7 +391,6 @@ pub async fn remember(app: &App, r: Remember) -> Result<Written> {
                 );
                 store::insert_edge(w.c, &edge_to_row(&e), &now_s).await?;
             }
-            w.know([atom.clone()]);
             if let Some(old) = &replaced {
                 let a = supersede_action(id, old, now, "replaced by a new atom (supersedes)");
                 w.action(&a).await?;
@@ -366,6 +403,7 @@ pub async fn remember(app: &App, r: Remember) -> Result<Written> {
     };
     let sched = w.schedule(&actions).await?;
     actions.extend(sched);
+    w.insert_pending().await?;
     // An accepted Decision settles the other keys on its predicate, subject and
     // context.
     if let Some(a) = w.atoms.get(&subject_id).cloned() {
@@ -376,15 +414,26 @@ pub async fn remember(app: &App, r: Remember) -> Result<Written> {
             actions.extend(more);
         }
     }
-    let (atom, row) = load_atom(&mut tx, &subject_id.to_string()).await?;
+    let known = match (&kept, w.atoms.get(&subject_id), w.versions.get(&subject_id)) {
+        (Kept::Inserted, Some(a), Some(v)) => Some((a.clone(), *v)),
+        _ => None,
+    };
+    let (atom, version) = match known {
+        Some(x) => x,
+        None => {
+            let (a, row) = load_atom(&mut tx, &subject_id.to_string()).await?;
+            (a, row.version)
+        }
+    };
     tx.commit().await?;
     Ok(Written {
         atom,
-        version: row.version,
+        version,
         kept,
         actions,
         created_subjects: created,
         references: refs,
+        names,
     })
 }
 
@@ -521,6 +570,7 @@ pub async fn validate_atom(
         actions,
         created_subjects: vec![],
         references: vec![],
+        names: HashMap::new(),
     })
 }
 
@@ -568,15 +618,20 @@ pub async fn retire(
         ch.decision_status = Some(DecisionStatus::Deprecated.as_wire().into());
     }
     store::change_atom(&mut tx, id, Some(version), &ch, &stamp(now)).await?;
+    // What held the key beside it (a contest's other side, a waiting candidate) is
+    // settled at once.
+    let mut w = Writer::new(&mut tx, now);
+    let actions = settle_group(&mut w, &group_key(&a), now).await?;
     let (atom, row) = load_atom(&mut tx, id).await?;
     tx.commit().await?;
     Ok(Written {
         atom,
         version: row.version,
         kept: Kept::Inserted,
-        actions: vec![],
+        actions,
         created_subjects: vec![],
         references: vec![],
+        names: HashMap::new(),
     })
 }
 
@@ -617,6 +672,7 @@ pub async fn resolve(
         actions: all,
         created_subjects: vec![],
         references: vec![],
+        names: HashMap::new(),
     })
 }
 
@@ -657,6 +713,7 @@ pub async fn add_evidence(
         actions,
         created_subjects: vec![],
         references: refs,
+        names: HashMap::new(),
     })
 }
 
@@ -760,8 +817,8 @@ pub struct AtomView {
     pub edges: Vec<MemoryEdge>,
     /// Superseded predecessors and successors, oldest first, this one included.
     pub history: Vec<(MemoryAtom, i64)>,
-    /// Other atoms on the same key (any status).
-    pub on_key: Vec<MemoryAtom>,
+    /// Other atoms on the same key (any status), with their versions.
+    pub on_key: Vec<(MemoryAtom, i64)>,
     pub subjects: HashMap<SubjectId, (SubjectKind, String)>,
 }
 
@@ -818,7 +875,7 @@ pub async fn get(app: &App, id: &str) -> Result<AtomView> {
                 .0
                 .iter()
                 .filter(|r| r.id != row.id)
-                .map(atom_from_row)
+                .map(|r| atom_from_row(r).map(|a| (a, r.version)))
                 .collect::<Result<_>>()?
         }
         None => vec![],
@@ -826,7 +883,7 @@ pub async fn get(app: &App, id: &str) -> Result<AtomView> {
     let mut ids: Vec<SubjectId> = Vec::new();
     for x in std::iter::once(&a)
         .chain(history.iter().map(|h| &h.0))
-        .chain(on_key.iter())
+        .chain(on_key.iter().map(|k| &k.0))
     {
         ids.extend(x.about);
         ids.extend(x.context.subject());
@@ -935,14 +992,13 @@ pub async fn list(app: &App, q: ListQuery) -> Result<AtomPage> {
 /// Subjects merged into `id` (directly or through others): atoms may still name
 /// them until the curator moves them.
 pub(crate) async fn merged_into(c: &mut Conn, id: &str) -> Result<Vec<String>> {
-    let all = store::all_subjects(c).await?;
     let mut out: Vec<String> = Vec::new();
     let mut frontier = vec![id.to_string()];
     while let Some(cur) = frontier.pop() {
-        for s in &all {
-            if s.merged_into.as_deref() == Some(cur.as_str()) && !out.contains(&s.id) {
-                out.push(s.id.clone());
-                frontier.push(s.id.clone());
+        for s in store::merged_into(c, &cur).await? {
+            if !out.contains(&s) && s != id {
+                out.push(s.clone());
+                frontier.push(s);
             }
         }
     }

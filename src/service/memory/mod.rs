@@ -60,9 +60,57 @@ fn corrupt(what: &str, id: &str, why: impl std::fmt::Display) -> Error {
     Error::Internal(format!("stored {what} {id} cannot be read: {why}"))
 }
 
+/// Reads a stored time. Cairn writes `YYYY-MM-DDTHH:MM:SS.mmmZ`, read here digit by
+/// digit (a curator pass reads half a million of them); anything else goes through
+/// the full RFC 3339 reader.
+fn read_time(s: &str) -> std::result::Result<OffsetDateTime, crate::domain::memory::wire::BadTime> {
+    let b = s.as_bytes();
+    let shape = b.len() == 24
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b[10] == b'T'
+        && b[13] == b':'
+        && b[16] == b':'
+        && b[19] == b'.'
+        && b[23] == b'Z';
+    if shape {
+        let n = |r: std::ops::Range<usize>| -> Option<u32> {
+            let mut v = 0u32;
+            for &c in b.get(r)? {
+                if !c.is_ascii_digit() {
+                    return None;
+                }
+                v = v * 10 + u32::from(c - b'0');
+            }
+            Some(v)
+        };
+        let parts = (
+            n(0..4),
+            n(5..7),
+            n(8..10),
+            n(11..13),
+            n(14..16),
+            n(17..19),
+            n(20..23),
+        );
+        if let (Some(y), Some(mo), Some(d), Some(h), Some(mi), Some(se), Some(ms)) = parts {
+            let date = time::Month::try_from(mo as u8)
+                .ok()
+                .and_then(|m| time::Date::from_calendar_date(y as i32, m, d as u8).ok());
+            if let Some(t) = date.and_then(|d| {
+                d.with_hms_milli(h as u8, mi as u8, se as u8, ms as u16)
+                    .ok()
+            }) {
+                return Ok(t.assume_utc());
+            }
+        }
+    }
+    parse_time(s)
+}
+
 fn time_col(what: &str, id: &str, s: &Option<String>) -> Result<Option<OffsetDateTime>> {
     s.as_deref()
-        .map(|t| parse_time(t).map_err(|e| corrupt(what, id, e)))
+        .map(|t| read_time(t).map_err(|e| corrupt(what, id, e)))
         .transpose()
 }
 
@@ -205,7 +253,7 @@ pub(crate) fn atom_from_row(r: &AtomRow) -> Result<MemoryAtom> {
         confirmation,
         valid_from: time_col(what, &r.id, &r.valid_from)?,
         valid_to: time_col(what, &r.id, &r.valid_to)?,
-        recorded_at: parse_time(&r.recorded_at).map_err(|e| corrupt(what, &r.id, e))?,
+        recorded_at: read_time(&r.recorded_at).map_err(|e| corrupt(what, &r.id, e))?,
         retired_at: time_col(what, &r.id, &r.retired_at)?,
         last_validated_at: time_col(what, &r.id, &r.last_validated_at)?,
         next_review_at: time_col(what, &r.id, &r.next_review_at)?,
@@ -481,6 +529,31 @@ pub(crate) struct Writer<'a> {
     pub atoms: HashMap<AtomId, MemoryAtom>,
     /// Writes done (rows changed), for the answer.
     pub writes: usize,
+    /// A new atom not written yet: its changes go to the mirror only, and
+    /// [`Writer::insert_pending`] writes it once, as it ends up, after every other
+    /// change (so the key's losers have left ACTIVE before it arrives).
+    pub pending: Option<AtomId>,
+    /// Why the pending atom's status last moved.
+    pending_reason: Option<String>,
+    /// Versions of the atoms changed, as the store answered them.
+    pub versions: HashMap<AtomId, i64>,
+    /// Status changes of one shape waiting to be written as one statement (a
+    /// curator pass is mostly thousands of them). Their order matters (the unique
+    /// index), so a change of another shape writes them first.
+    batch: Option<Batch>,
+    /// Confidence and review-date changes, written together at the end of the
+    /// actions: they touch columns no other change reads or constrains.
+    aside: (Vec<(String, f64)>, Vec<(String, Option<String>)>),
+}
+
+/// Consecutive status changes of one shape, written together.
+enum Batch {
+    Status {
+        from: MemoryStatus,
+        to: MemoryStatus,
+        at: Option<String>,
+        rows: Vec<(String, String)>,
+    },
 }
 
 impl<'a> Writer<'a> {
@@ -490,7 +563,104 @@ impl<'a> Writer<'a> {
             now: stamp(now),
             atoms: HashMap::new(),
             writes: 0,
+            pending: None,
+            pending_reason: None,
+            versions: HashMap::new(),
+            batch: None,
+            aside: (Vec::new(), Vec::new()),
         }
+    }
+
+    /// Writes the status changes waiting in the batch.
+    async fn flush_status(&mut self) -> Result<()> {
+        let Some(Batch::Status { from, to, at, rows }) = self.batch.take() else {
+            return Ok(());
+        };
+        let done = store::set_statuses(
+            self.c,
+            from.as_wire(),
+            to.as_wire(),
+            at.as_deref(),
+            &rows,
+            &self.now,
+        )
+        .await
+        .map_err(key_taken)?;
+        self.record(done);
+        Ok(())
+    }
+
+    fn record(&mut self, done: Vec<(String, i64)>) {
+        self.writes += done.len();
+        for (id, v) in done {
+            if let Ok(a) = AtomId::parse(&id) {
+                self.versions.insert(a, v);
+            }
+        }
+    }
+
+    /// Writes every change waiting.
+    pub async fn flush(&mut self) -> Result<()> {
+        self.flush_status().await?;
+        let (conf, review) = std::mem::take(&mut self.aside);
+        // The last change of an atom is the one that counts.
+        fn last<T>(rows: Vec<(String, T)>) -> Vec<(String, T)> {
+            let mut seen = std::collections::HashSet::new();
+            let mut out: Vec<(String, T)> = rows
+                .into_iter()
+                .rev()
+                .filter(|(id, _)| seen.insert(id.clone()))
+                .collect();
+            out.reverse();
+            out
+        }
+        let (conf, review) = (last(conf), last(review));
+        if !conf.is_empty() {
+            let done = store::set_confidences(self.c, &conf, &self.now).await?;
+            self.record(done);
+        }
+        if !review.is_empty() {
+            let done = store::set_next_reviews(self.c, &review, &self.now).await?;
+            self.record(done);
+        }
+        Ok(())
+    }
+
+    /// Queues a status change, writing the batch first when its shape differs.
+    async fn queue(&mut self, next: Batch) -> Result<()> {
+        let same = matches!(
+            (&self.batch, &next),
+            (Some(Batch::Status { from: a, to: b, at: c, .. }), Batch::Status { from: x, to: y, at: z, .. })
+                if a == x && b == y && c == z
+        );
+        if !same {
+            self.flush_status().await?;
+            self.batch = Some(next);
+            return Ok(());
+        }
+        if let (Some(Batch::Status { rows, .. }), Batch::Status { rows: more, .. }) =
+            (&mut self.batch, next)
+        {
+            rows.extend(more);
+        }
+        Ok(())
+    }
+
+    /// Writes the pending atom as its changes left it; answers it (at version 1).
+    pub async fn insert_pending(&mut self) -> Result<Option<MemoryAtom>> {
+        let Some(id) = self.pending.take() else {
+            return Ok(None);
+        };
+        let Some(a) = self.atoms.get(&id).cloned() else {
+            return Ok(None);
+        };
+        self.flush().await?;
+        let mut row = atom_to_row(&a, &self.now);
+        row.status_reason = self.pending_reason.take();
+        store::insert_atom(self.c, &row).await.map_err(key_taken)?;
+        self.versions.insert(id, 1);
+        self.writes += 1;
+        Ok(Some(a))
     }
 
     /// Makes the writer aware of atoms the actions may touch.
@@ -502,6 +672,7 @@ impl<'a> Writer<'a> {
 
     async fn mirror(&mut self, id: AtomId) -> Result<Option<&mut MemoryAtom>> {
         if !self.atoms.contains_key(&id) {
+            self.flush().await?;
             if let Some(r) = store::atom(self.c, &id.to_string()).await? {
                 let a = atom_from_row(&r)?;
                 self.atoms.insert(id, a);
@@ -512,27 +683,43 @@ impl<'a> Writer<'a> {
 
     pub async fn actions(&mut self, actions: &[Action]) -> Result<()> {
         for a in actions {
-            self.action(a).await?;
+            for c in &a.changes {
+                self.change(c, &a.reason).await?;
+            }
         }
-        Ok(())
+        self.flush().await
     }
 
     pub async fn action(&mut self, a: &Action) -> Result<()> {
         for c in &a.changes {
             self.change(c, &a.reason).await?;
         }
-        Ok(())
+        self.flush().await
     }
 
     async fn atom_change(&mut self, id: AtomId, ch: AtomChange) -> Result<()> {
-        store::change_atom(self.c, &id.to_string(), None, &ch, &self.now)
+        if self.pending == Some(id) {
+            if let Some(r) = &ch.status_reason {
+                self.pending_reason = r.clone();
+            }
+            return Ok(());
+        }
+        let v = store::change_atom(self.c, &id.to_string(), None, &ch, &self.now)
             .await
             .map_err(key_taken)?;
+        self.versions.insert(id, v);
         self.writes += 1;
         Ok(())
     }
 
     async fn change(&mut self, c: &Change, reason: &str) -> Result<()> {
+        let batched = matches!(
+            c,
+            Change::SetStatus { .. } | Change::SetConfidence { .. } | Change::SetNextReview { .. }
+        );
+        if !batched {
+            self.flush_status().await?;
+        }
         match c {
             Change::MergeSubject {
                 from,
@@ -630,16 +817,17 @@ impl<'a> Writer<'a> {
                         m.retired_at = Some(*at);
                     }
                 }
-                self.atom_change(
-                    *atom,
-                    AtomChange {
-                        status: Some((from.as_wire().into(), to.as_wire().into())),
-                        retired_at: to.is_retired().then(|| stamp(*at)),
-                        status_reason: Some(Some(reason.to_string())),
-                        ..Default::default()
-                    },
-                )
-                .await?;
+                if self.pending == Some(*atom) {
+                    self.pending_reason = Some(reason.to_string());
+                } else {
+                    self.queue(Batch::Status {
+                        from: *from,
+                        to: *to,
+                        at: to.is_retired().then(|| stamp(*at)),
+                        rows: vec![(atom.to_string(), reason.to_string())],
+                    })
+                    .await?;
+                }
             }
             Change::SetDecisionStatus { atom, to, .. } => {
                 if let Some(m) = self.atoms.get_mut(atom) {
@@ -687,27 +875,17 @@ impl<'a> Writer<'a> {
                 if let Some(m) = self.atoms.get_mut(atom) {
                     m.next_review_at = *to;
                 }
-                self.atom_change(
-                    *atom,
-                    AtomChange {
-                        next_review_at: Some(to.map(stamp)),
-                        ..Default::default()
-                    },
-                )
-                .await?;
+                if self.pending != Some(*atom) {
+                    self.aside.1.push((atom.to_string(), to.map(stamp)));
+                }
             }
             Change::SetConfidence { atom, to, .. } => {
                 if let Some(m) = self.atoms.get_mut(atom) {
                     m.confidence = *to;
                 }
-                self.atom_change(
-                    *atom,
-                    AtomChange {
-                        confidence: Some(*to),
-                        ..Default::default()
-                    },
-                )
-                .await?;
+                if self.pending != Some(*atom) {
+                    self.aside.0.push((atom.to_string(), *to));
+                }
             }
         }
         Ok(())
@@ -816,6 +994,9 @@ pub(crate) async fn resolve_ref(
                 .into_iter()
                 .next()
             {
+                if found.merged_into.is_none() {
+                    return Ok(found);
+                }
                 return survivor(c, &found.id)
                     .await?
                     .ok_or_else(|| Error::not_found("subject", found.id));
@@ -868,4 +1049,30 @@ pub(crate) async fn asking_project(c: &mut Conn, id: &str) -> Result<Option<Subj
         return Ok(None);
     }
     Err(Error::not_found("project", id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_time;
+    use crate::domain::memory::wire::{format_time, parse_time};
+
+    #[test]
+    fn stored_times_read_back_exactly_by_either_reader() {
+        for t in [
+            "2025-11-14T10:00:00.000Z",
+            "1999-12-31T23:59:59.999Z",
+            "2024-02-29T00:00:00.001Z",
+        ] {
+            let fast = read_time(t).unwrap();
+            assert_eq!(fast, parse_time(t).unwrap());
+            assert_eq!(format_time(fast), t);
+        }
+        // Not the stored shape, or not a date: the full reader decides.
+        assert!(read_time("2025-02-30T00:00:00.000Z").is_err());
+        assert_eq!(
+            read_time("2025-11-14").unwrap(),
+            parse_time("2025-11-14").unwrap()
+        );
+        assert!(read_time("2025-11-14T10:00:00.00xZ").is_err());
+    }
 }

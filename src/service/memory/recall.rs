@@ -89,12 +89,7 @@ async fn asker_of(c: &mut Conn, s: Option<&Subject>) -> Result<Asker> {
     };
     let mut near = Vec::new();
     let sid = s.id.to_string();
-    let uses: Vec<String> = store::uses_edges(c)
-        .await?
-        .into_iter()
-        .filter(|e| e.from_id == sid)
-        .map(|e| e.to_id)
-        .collect();
+    let uses = store::uses_of(c, &sid).await?;
     for r in store::subjects_by_ids(c, &uses).await? {
         if r.kind == SubjectKind::Stack.as_wire() {
             if let Ok(id) = SubjectId::parse(&r.id) {

@@ -634,9 +634,44 @@ pub async fn get(app: &App, id: &str) -> Result<SubjectView> {
     })
 }
 
-/// The usage facts of some subjects (those used by at least one project).
+/// The usage facts of some subjects (those used by at least one project): read from
+/// the USES edges into them and the subjects merged into them, and their users.
 pub(crate) async fn usage_of(c: &mut Conn, ids: &[SubjectId]) -> Result<Vec<UsageFact>> {
-    let (subjects, edges) = usage_world(c).await?;
+    if ids.is_empty() {
+        return Ok(vec![]);
+    }
+    let mut targets: Vec<String> = Vec::new();
+    for id in ids {
+        let s = id.to_string();
+        targets.extend(super::atoms::merged_into(c, &s).await?);
+        targets.push(s);
+    }
+    let rows = store::edges_touching(c, &targets, &["USES"]).await?;
+    let mut want: Vec<String> = targets.clone();
+    for e in &rows {
+        want.push(e.from_id.clone());
+        want.push(e.to_id.clone());
+    }
+    want.sort();
+    want.dedup();
+    let mut subject_rows = store::subjects_by_ids(c, &want).await?;
+    // Users merged into others count as their survivors.
+    let survivors: Vec<String> = subject_rows
+        .iter()
+        .filter_map(|r| r.merged_into.clone())
+        .collect();
+    for sv in survivors {
+        if let Some(r) = survivor(c, &sv).await? {
+            if !subject_rows.iter().any(|x| x.id == r.id) {
+                subject_rows.push(r);
+            }
+        }
+    }
+    let subjects: Vec<Subject> = subject_rows
+        .iter()
+        .map(|r| subject_from_row(r, &[]))
+        .collect::<Result<_>>()?;
+    let edges: Vec<MemoryEdge> = rows.iter().map(edge_from_row).collect::<Result<_>>()?;
     Ok(usage_facts(&subjects, &edges, 1)
         .into_iter()
         .filter(|f| ids.contains(&f.subject))
