@@ -273,9 +273,16 @@ fn main() {
 
     // The curator, 200 days after the last remember.
     let now = stamp(ATOMS as f64 * 0.004 + 200.0);
-    let (a, c) = (Instant::now(), s.cpu());
-    let plan = s.call("curate_memory", json!({"operation":"plan","now":now,"limit":0}));
-    let (dry, dry_cpu) = (a.elapsed(), s.cpu() - c);
+    // The dry run three times (the machine is shared): the median.
+    let mut dries = Vec::new();
+    let mut plan = Value::Null;
+    for _ in 0..3 {
+        let (a, c) = (Instant::now(), s.cpu());
+        plan = s.call("curate_memory", json!({"operation":"plan","now":now,"limit":0}));
+        dries.push((a.elapsed(), s.cpu() - c));
+    }
+    dries.sort();
+    let (dry, dry_cpu) = dries[1];
     let (a, c) = (Instant::now(), s.cpu());
     let run = s.call(
         "curate_memory",
@@ -283,7 +290,7 @@ fn main() {
     );
     let (wet, wet_cpu) = (a.elapsed(), s.cpu() - c);
     row(
-        "curator dry run, 100,000 atoms: wall, CPU (load/plan ms)",
+        "curator dry run, 100,000 atoms (median of 3): wall, CPU",
         format!(
             "{:.2} s, {:.2} s ({}/{})",
             dry.as_secs_f64(),

@@ -1205,30 +1205,31 @@ pub async fn catch_up_search(conn: &mut Conn) -> Result<()> {
 }
 
 /// Changes the status of many atoms at once, each from `from` (the state the plan
-/// read) to `to`, with its own reason; entering a retired status sets `retired_at`
-/// once. Answers (id, new version) for each; an atom not in `from` fails the whole
+/// read) to `to`, with its own reason and, when given, its new confidence; entering
+/// a retired status sets `retired_at` once. Answers (id, new version) for each; an atom not in `from` fails the whole
 /// call, as does a second current atom on a key.
 pub async fn set_statuses(
     conn: &mut Conn,
     from: &str,
     to: &str,
     retired_at: Option<&str>,
-    rows: &[(String, String)],
+    rows: &[(String, String, Option<f64>)],
     now: &str,
 ) -> Result<Vec<(String, i64)>> {
     let mut out = Vec::with_capacity(rows.len());
-    for chunk in rows.chunks(400) {
-        let values = vec!["(?, ?)"; chunk.len()].join(", ");
+    for chunk in rows.chunks(300) {
+        let values = vec!["(?, ?, ?)"; chunk.len()].join(", ");
         let sql = format!(
-            "WITH v(id, reason) AS (VALUES {values}) \
+            "WITH v(id, reason, c) AS (VALUES {values}) \
              UPDATE memory_atoms SET status = ?, status_reason = v.reason, \
+             confidence = COALESCE(v.c, memory_atoms.confidence), \
              retired_at = COALESCE(retired_at, ?), version = version + 1, updated_at = ? \
              FROM v WHERE memory_atoms.id = v.id AND memory_atoms.status = ? \
              RETURNING memory_atoms.id, memory_atoms.version"
         );
         let mut q = sqlx::query_as::<_, (String, i64)>(AssertSqlSafe(sql));
-        for (id, reason) in chunk {
-            q = q.bind(id).bind(reason);
+        for (id, reason, c) in chunk {
+            q = q.bind(id).bind(reason).bind(*c);
         }
         let r = q
             .bind(to)

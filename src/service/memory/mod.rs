@@ -543,7 +543,8 @@ pub(crate) struct Writer<'a> {
     batch: Option<Batch>,
     /// Confidence and review-date changes, written together at the end of the
     /// actions: they touch columns no other change reads or constrains.
-    aside: (Vec<(String, f64)>, Vec<(String, Option<String>)>),
+    /// Keyed by atom: the last change of an atom is the one that counts.
+    aside: (HashMap<String, f64>, HashMap<String, Option<String>>),
 }
 
 /// Consecutive status changes of one shape, written together.
@@ -567,7 +568,7 @@ impl<'a> Writer<'a> {
             pending_reason: None,
             versions: HashMap::new(),
             batch: None,
-            aside: (Vec::new(), Vec::new()),
+            aside: (HashMap::new(), HashMap::new()),
         }
     }
 
@@ -576,6 +577,15 @@ impl<'a> Writer<'a> {
         let Some(Batch::Status { from, to, at, rows }) = self.batch.take() else {
             return Ok(());
         };
+        // A decay already queued for an atom whose status moves goes in the same
+        // row write (an aged atom usually has both).
+        let rows: Vec<(String, String, Option<f64>)> = rows
+            .into_iter()
+            .map(|(id, reason)| {
+                let c = self.aside.0.remove(&id);
+                (id, reason, c)
+            })
+            .collect();
         let done = store::set_statuses(
             self.c,
             from.as_wire(),
@@ -603,18 +613,11 @@ impl<'a> Writer<'a> {
     pub async fn flush(&mut self) -> Result<()> {
         self.flush_status().await?;
         let (conf, review) = std::mem::take(&mut self.aside);
-        // The last change of an atom is the one that counts.
-        fn last<T>(rows: Vec<(String, T)>) -> Vec<(String, T)> {
-            let mut seen = std::collections::HashSet::new();
-            let mut out: Vec<(String, T)> = rows
-                .into_iter()
-                .rev()
-                .filter(|(id, _)| seen.insert(id.clone()))
-                .collect();
-            out.reverse();
-            out
-        }
-        let (conf, review) = (last(conf), last(review));
+        let mut conf: Vec<(String, f64)> = conf.into_iter().collect();
+        let mut review: Vec<(String, Option<String>)> = review.into_iter().collect();
+        // In id order, so two runs of one plan write alike.
+        conf.sort_by(|a, b| a.0.cmp(&b.0));
+        review.sort_by(|a, b| a.0.cmp(&b.0));
         if !conf.is_empty() {
             let done = store::set_confidences(self.c, &conf, &self.now).await?;
             self.record(done);
@@ -876,7 +879,7 @@ impl<'a> Writer<'a> {
                     m.next_review_at = *to;
                 }
                 if self.pending != Some(*atom) {
-                    self.aside.1.push((atom.to_string(), to.map(stamp)));
+                    self.aside.1.insert(atom.to_string(), to.map(stamp));
                 }
             }
             Change::SetConfidence { atom, to, .. } => {
@@ -884,7 +887,7 @@ impl<'a> Writer<'a> {
                     m.confidence = *to;
                 }
                 if self.pending != Some(*atom) {
-                    self.aside.0.push((atom.to_string(), *to));
+                    self.aside.0.insert(atom.to_string(), *to);
                 }
             }
         }
