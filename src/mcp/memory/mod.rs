@@ -14,7 +14,7 @@ use crate::domain::memory::model::{EdgeKind, MemoryAtomType, MemoryStatus, Subje
 use crate::domain::memory::wire::parse_time;
 use crate::domain::{Item, ItemKind, Status};
 use crate::error::{Error, Result};
-use crate::mcp::args::{Args, BULK_MAX, NAME_MAX, QUERY_MAX, SUMMARY_MAX};
+use crate::mcp::args::{Args, NAME_MAX, QUERY_MAX, STRING_MAX, SUMMARY_MAX};
 use crate::mcp::envelope::Reply;
 use crate::mcp::schema::{Effect, ToolDef, Ty, P};
 use crate::service::memory::atoms::{self, Kept, ListQuery, Remember, Source, LINKABLE};
@@ -166,7 +166,7 @@ pub const MANAGE_DIARY: ToolDef = ToolDef {
         P("learnings", Ty::StrOrList, ""),
         P("ids", Ty::StrOrList, ""),
         P("since", Ty::Str, ""),
-        P("rules", Ty::Bulk, ""),
+        P("rules", Ty::Str, ""),
         P("limit", Ty::Int, ""),
         P("offset", Ty::Int, ""),
         NOW,
@@ -965,7 +965,7 @@ async fn manage_diary(app: &App, a: Args) -> Result<Reply> {
             )?;
             a.forbid(&parts, "to ingest")?;
             let text = a
-                .raw_str("rules", BULK_MAX)?
+                .raw_str("rules", STRING_MAX)?
                 .filter(|s| !s.trim().is_empty())
                 .ok_or_else(|| {
                     Error::validation(
