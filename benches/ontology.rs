@@ -26,7 +26,13 @@ impl Rng {
     }
 }
 
-const PROPS: [&str; 5] = ["g:partOf", "g:locatedIn", "g:dependsOn", "g:uses", "g:relatedTo"];
+const PROPS: [&str; 5] = [
+    "g:partOf",
+    "g:locatedIn",
+    "g:dependsOn",
+    "g:uses",
+    "g:relatedTo",
+];
 
 fn class(i: usize) -> String {
     format!("g:C{i}")
@@ -46,10 +52,22 @@ fn generate(n: usize, seed: u64) -> Ontology {
     let c = |i: usize| ClassExpr::Class(class(i));
     let add = |o: &mut Ontology, a: Axiom| o.add(a, Origin::default()).unwrap();
     add(&mut o, Axiom::TransitiveObjectProperty("g:partOf".into()));
-    add(&mut o, Axiom::SubObjectPropertyOf(vec!["g:locatedIn".into(), "g:partOf".into()], "g:locatedIn".into()));
-    add(&mut o, Axiom::SubObjectPropertyOf(vec!["g:dependsOn".into()], "g:relatedTo".into()));
+    add(
+        &mut o,
+        Axiom::SubObjectPropertyOf(
+            vec!["g:locatedIn".into(), "g:partOf".into()],
+            "g:locatedIn".into(),
+        ),
+    );
+    add(
+        &mut o,
+        Axiom::SubObjectPropertyOf(vec!["g:dependsOn".into()], "g:relatedTo".into()),
+    );
     add(&mut o, Axiom::ObjectPropertyDomain("g:uses".into(), c(1)));
-    add(&mut o, Axiom::ObjectPropertyRange("g:locatedIn".into(), c(2)));
+    add(
+        &mut o,
+        Axiom::ObjectPropertyRange("g:locatedIn".into(), c(2)),
+    );
     for i in 1..n {
         let p0 = (i - 1) / 10;
         let mut parents = vec![p0];
@@ -71,7 +89,10 @@ fn generate(n: usize, seed: u64) -> Ontology {
         } else {
             rng.below(n)
         };
-        add(&mut o, Axiom::SubClassOf(c(i), ClassExpr::some(PROPS[k], c(target))));
+        add(
+            &mut o,
+            Axiom::SubClassOf(c(i), ClassExpr::some(PROPS[k], c(target))),
+        );
         if i % 20 == 0 {
             let r = PROPS[rng.below(PROPS.len())];
             let def = ClassExpr::And(vec![c(p0), ClassExpr::some(r, c(rng.below(n)))]);
@@ -88,9 +109,13 @@ fn ms(d: Duration) -> f64 {
 /// This process's CPU time (user + system) in ms, from `/proc/self/stat` (Linux);
 /// wall time alone misleads on a machine shared with other builds. 0 elsewhere.
 fn cpu_ms() -> f64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else { return 0.0 };
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
     // Fields after the command name (which is in parentheses and may hold spaces).
-    let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else { return 0.0 };
+    let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
+        return 0.0;
+    };
     let f: Vec<&str> = rest.split_whitespace().collect();
     let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
     // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name;
@@ -100,11 +125,18 @@ fn cpu_ms() -> f64 {
 
 fn main() {
     // `cargo bench --bench ontology -- N` classifies N classes only (for profiling).
-    if let Some(n) = std::env::args().skip(1).find_map(|a| a.parse::<usize>().ok()) {
+    if let Some(n) = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse::<usize>().ok())
+    {
         let o = generate(n, 42);
         let t = Instant::now();
         let cl = classify(&o);
-        println!("classified {n} classes in {:.1} ms: {} subsumptions", ms(t.elapsed()), cl.subsumptions().len());
+        println!(
+            "classified {n} classes in {:.1} ms: {} subsumptions",
+            ms(t.elapsed()),
+            cl.subsumptions().len()
+        );
         return;
     }
     let mut rows: Vec<(String, f64, f64, String)> = Vec::new();
@@ -118,18 +150,30 @@ fn main() {
             format!("classify {n} classes ({} axioms)", o.axioms.len()),
             ms(took),
             cpu,
-            format!("{subs} subsumptions, target {}", if n == 100_000 { "≤ 5000 ms" } else { "-" }),
+            format!(
+                "{subs} subsumptions, target {}",
+                if n == 100_000 { "≤ 5000 ms" } else { "-" }
+            ),
         ));
         if n == 10_000 {
             // A proposal: a new class under two existing ones with two relationships.
             let extra: Vec<Sourced> = [
                 Axiom::SubClassOf(ClassExpr::class("g:New"), ClassExpr::Class(class(123))),
                 Axiom::SubClassOf(ClassExpr::class("g:New"), ClassExpr::Class(class(4567))),
-                Axiom::SubClassOf(ClassExpr::class("g:New"), ClassExpr::some("g:partOf", ClassExpr::Class(class(12)))),
-                Axiom::SubClassOf(ClassExpr::Class(class(77)), ClassExpr::some("g:uses", ClassExpr::Class(class(900)))),
+                Axiom::SubClassOf(
+                    ClassExpr::class("g:New"),
+                    ClassExpr::some("g:partOf", ClassExpr::Class(class(12))),
+                ),
+                Axiom::SubClassOf(
+                    ClassExpr::Class(class(77)),
+                    ClassExpr::some("g:uses", ClassExpr::Class(class(900))),
+                ),
             ]
             .into_iter()
-            .map(|axiom| Sourced { axiom, origin: Origin::new("proposal.md", 1) })
+            .map(|axiom| Sourced {
+                axiom,
+                origin: Origin::new("proposal.md", 1),
+            })
             .collect();
             let runs = 20;
             let (t, cpu) = (Instant::now(), cpu_ms());
@@ -147,9 +191,17 @@ fn main() {
                 format!("{gained} subsumptions gained, target ≤ 100 ms"),
             ));
             let (t, cpu) = (Instant::now(), cpu_ms());
-            let j = cl.explain_subsumption("g:C4321", &class(0)).map(|j| j.axioms.len()).unwrap_or(0);
+            let j = cl
+                .explain_subsumption("g:C4321", &class(0))
+                .map(|j| j.axioms.len())
+                .unwrap_or(0);
             let cpu = cpu_ms() - cpu;
-            rows.push((format!("explain one subsumption at {n} classes"), ms(t.elapsed()), cpu, format!("{j} axioms")));
+            rows.push((
+                format!("explain one subsumption at {n} classes"),
+                ms(t.elapsed()),
+                cpu,
+                format!("{j} axioms"),
+            ));
         }
     }
     println!("| measurement | wall ms | cpu ms | notes |");

@@ -23,7 +23,7 @@ use crate::domain::{ItemKind, Pipeline, Pipelines};
 use crate::error::{Error, Result};
 
 /// Every toolset this build serves, in the order tools are listed.
-pub const TOOLSETS: &[&str] = &["tasks", "graph", "code", "ontology"];
+pub const TOOLSETS: &[&str] = &["tasks", "graph", "code", "ontology", "memory"];
 
 #[derive(Debug, Clone)]
 pub struct Config {

@@ -118,7 +118,10 @@ pub enum Error {
         details: Details,
     },
     /// Optimistic-locking failure: the caller read an older version.
-    #[error("{entity} {}{id} is at version {current}, you sent {sent}: re-read it and retry", crate::store::quoted(name))]
+    #[error(
+        "{entity} {}{id} is at version {current}, you sent {sent}: re-read it and retry",
+        crate::store::quoted(name)
+    )]
     Conflict {
         entity: &'static str,
         id: String,

@@ -59,12 +59,23 @@ enum Command {
     /// `--version`, or `-V`.
     Version,
     /// stdio, or HTTP when `http.addr` is set.
-    Serve { http: HttpArgs },
-    Call { tool: String, json: Option<String> },
+    Serve {
+        http: HttpArgs,
+    },
+    Call {
+        tool: String,
+        json: Option<String>,
+    },
     /// `tools` lists the served tools; `tools NAME` and `call NAME --help` explain one.
-    Tools { name: Option<String> },
-    Reindex { all: bool },
-    Embed { texts: Vec<String> },
+    Tools {
+        name: Option<String>,
+    },
+    Reindex {
+        all: bool,
+    },
+    Embed {
+        texts: Vec<String>,
+    },
 }
 
 /// `serve --http`'s options as given.
@@ -289,7 +300,10 @@ fn tools(config: &Config, reg: &Registry, name: Option<&str>) -> Result<ExitCode
     }
     let shown: String = name.chars().take(80).collect();
     // A tool this build has, in a toolset the configuration leaves out.
-    let all: Vec<String> = cairn::config::TOOLSETS.iter().map(|s| s.to_string()).collect();
+    let all: Vec<String> = cairn::config::TOOLSETS
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     if let Some(def) = Registry::new(&all).find(name) {
         say(&format!(
             "tool '{shown}' is in the {} toolset, which is not served here (toolsets: {}); \
@@ -302,7 +316,9 @@ fn tools(config: &Config, reg: &Registry, name: Option<&str>) -> Result<ExitCode
     let names: Vec<&str> = reg.defs.iter().map(|d| d.name).collect();
     let close = cairn::mcp::help::close_names(name, &names);
     if close.is_empty() {
-        say(&format!("no tool named '{shown}'; `cairn tools` lists them"));
+        say(&format!(
+            "no tool named '{shown}'; `cairn tools` lists them"
+        ));
     } else {
         say(&format!(
             "no tool named '{shown}'; close names: {}",

@@ -107,7 +107,10 @@ impl RepoFs {
             .canonicalize()
             .map_err(|e| PathError::Io(format!("cannot open {}: {e}", root.display())))?;
         if !root.is_dir() {
-            return Err(PathError::Io(format!("{} is not a directory", root.display())));
+            return Err(PathError::Io(format!(
+                "{} is not a directory",
+                root.display()
+            )));
         }
         Ok(RepoFs { root })
     }
@@ -238,7 +241,10 @@ impl RepoFs {
                 .map_err(|e| PathError::Io(format!("cannot create the directory of {rel}: {e}")))?;
         }
         let target = cur.join(name);
-        let tmp = cur.join(format!(".{name}.{}.cairn-tmp", uuid::Uuid::new_v4().simple()));
+        let tmp = cur.join(format!(
+            ".{name}.{}.cairn-tmp",
+            uuid::Uuid::new_v4().simple()
+        ));
         let written = (|| {
             let mut f = std::fs::OpenOptions::new()
                 .write(true)
@@ -259,7 +265,12 @@ impl RepoFs {
         })
     }
 
-    fn check_replace(&self, target: &Path, rel: &str, replace: Replace<'_>) -> Result<(), PathError> {
+    fn check_replace(
+        &self,
+        target: &Path,
+        rel: &str,
+        replace: Replace<'_>,
+    ) -> Result<(), PathError> {
         let Replace::IfMarked(marker) = replace else {
             return Ok(());
         };
@@ -301,7 +312,8 @@ mod tests {
         }
     }
     fn dir() -> Dir {
-        let d = std::env::temp_dir().join(format!("cairn-repofs-{}", uuid::Uuid::now_v7().simple()));
+        let d =
+            std::env::temp_dir().join(format!("cairn-repofs-{}", uuid::Uuid::now_v7().simple()));
         std::fs::create_dir_all(d.join("repo/.git")).unwrap();
         std::fs::create_dir_all(d.join("outside")).unwrap();
         Dir(d)
@@ -311,7 +323,17 @@ mod tests {
     fn relative_paths_are_normalized_and_checked() {
         assert_eq!(relative("./a//b/c.md").unwrap(), "a/b/c.md");
         assert_eq!(relative("a\\b").unwrap(), "a/b");
-        for bad in ["", "/etc/passwd", "C:/x", "../x", "a/../../x", ".git/config", "a/.GIT/x", "a\0b", "."] {
+        for bad in [
+            "",
+            "/etc/passwd",
+            "C:/x",
+            "../x",
+            "a/../../x",
+            ".git/config",
+            "a/.GIT/x",
+            "a\0b",
+            ".",
+        ] {
             assert!(relative(bad).is_err(), "{bad:?} must be refused");
         }
     }
@@ -329,21 +351,45 @@ mod tests {
         std::fs::write(repo.join("main.c"), "int main;").unwrap();
         let fs = RepoFs::new(&repo).unwrap();
         let mark = Replace::IfMarked("<!-- m -->");
-        assert!(matches!(fs.write("ov.md", b"x", mark), Err(PathError::Refused(_))));
-        assert!(matches!(fs.write("dangling.md", b"x", Replace::Any), Err(PathError::Refused(_))));
-        assert!(matches!(fs.write("g/config", b"x", Replace::Any), Err(PathError::Escapes(_))));
-        assert!(matches!(fs.write("linkdir/new/deep/x.md", b"x", mark), Err(PathError::Escapes(_))));
-        assert!(matches!(fs.write("main.c", b"x", mark), Err(PathError::Refused(_))));
+        assert!(matches!(
+            fs.write("ov.md", b"x", mark),
+            Err(PathError::Refused(_))
+        ));
+        assert!(matches!(
+            fs.write("dangling.md", b"x", Replace::Any),
+            Err(PathError::Refused(_))
+        ));
+        assert!(matches!(
+            fs.write("g/config", b"x", Replace::Any),
+            Err(PathError::Escapes(_))
+        ));
+        assert!(matches!(
+            fs.write("linkdir/new/deep/x.md", b"x", mark),
+            Err(PathError::Escapes(_))
+        ));
+        assert!(matches!(
+            fs.write("main.c", b"x", mark),
+            Err(PathError::Refused(_))
+        ));
         assert_eq!(std::fs::read_to_string(&decoy).unwrap(), "decoy");
         assert!(!d.0.join("outside/none").exists());
         assert!(!d.0.join("outside/new").exists());
-        assert_eq!(std::fs::read_to_string(repo.join("main.c")).unwrap(), "int main;");
+        assert_eq!(
+            std::fs::read_to_string(repo.join("main.c")).unwrap(),
+            "int main;"
+        );
         // A new file, then replacing it because it carries the marker, then `Any`.
         fs.write("docs/a/b.md", b"one\n<!-- m -->\n", mark).unwrap();
         fs.write("docs/a/b.md", b"two\n<!-- m -->\n", mark).unwrap();
-        assert_eq!(std::fs::read_to_string(repo.join("docs/a/b.md")).unwrap(), "two\n<!-- m -->\n");
+        assert_eq!(
+            std::fs::read_to_string(repo.join("docs/a/b.md")).unwrap(),
+            "two\n<!-- m -->\n"
+        );
         fs.write("main.c", b"replaced", Replace::Any).unwrap();
-        assert_eq!(std::fs::read_to_string(repo.join("main.c")).unwrap(), "replaced");
+        assert_eq!(
+            std::fs::read_to_string(repo.join("main.c")).unwrap(),
+            "replaced"
+        );
     }
 
     #[test]

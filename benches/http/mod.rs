@@ -49,9 +49,18 @@ impl Server {
             .expect("spawn cairn serve --http");
         let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
         let base = loop {
-            let line = lines.next_line().await.unwrap().expect("the server announces its address");
+            let line = lines
+                .next_line()
+                .await
+                .unwrap()
+                .expect("the server announces its address");
             if let Some(rest) = line.split("serving MCP at ").nth(1) {
-                break rest.split_whitespace().next().unwrap().trim_end_matches("/mcp").to_string();
+                break rest
+                    .split_whitespace()
+                    .next()
+                    .unwrap()
+                    .trim_end_matches("/mcp")
+                    .to_string();
             }
         };
         tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
@@ -59,9 +68,9 @@ impl Server {
     }
 
     async fn client(&self) -> Client {
-        let t = StreamableHttpClientTransport::from_config(StreamableHttpClientTransportConfig::with_uri(
-            format!("{}/mcp", self.base),
-        ));
+        let t = StreamableHttpClientTransport::from_config(
+            StreamableHttpClientTransportConfig::with_uri(format!("{}/mcp", self.base)),
+        );
         ().serve(t).await.expect("initialize over HTTP")
     }
 
@@ -87,7 +96,9 @@ async fn call(c: &Client, tool: &str, args: Value) -> Value {
         p = p.with_arguments(m);
     }
     match c.call_tool(p).await {
-        Ok(r) => r.structured_content.unwrap_or(json!({"success":false,"error":{"code":"NO_STRUCTURED_CONTENT"}})),
+        Ok(r) => r
+            .structured_content
+            .unwrap_or(json!({"success":false,"error":{"code":"NO_STRUCTURED_CONTENT"}})),
         Err(e) => json!({"success":false,"error":{"code":"PROTOCOL","message":e.to_string()}}),
     }
 }
@@ -111,16 +122,35 @@ async fn load() {
     let d = Dir::new("http");
     let server = Server::start(&d.0.join("h.db")).await;
     let seed = server.client().await;
-    let pid = ok(&seed, "manage_container", json!({"operation":"create","containerType":"project","name":"Load"})).await
-        ["project"]["id"].as_str().unwrap().to_string();
+    let pid = ok(
+        &seed,
+        "manage_container",
+        json!({"operation":"create","containerType":"project","name":"Load"}),
+    )
+    .await["project"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let f = ok(&seed, "manage_container", json!({"operation":"create","containerType":"feature","projectId":pid,"name":"Load feature"})).await
         ["feature"]["id"].as_str().unwrap().to_string();
-    let anchor = ok(&seed, "manage_container", json!({"operation":"create","containerType":"task","projectId":pid,"title":"anchor"})).await
-        ["task"]["id"].as_str().unwrap().to_string();
+    let anchor = ok(
+        &seed,
+        "manage_container",
+        json!({"operation":"create","containerType":"task","projectId":pid,"title":"anchor"}),
+    )
+    .await["task"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let mut molecules = Vec::new();
     for m in 0..MOLECULES {
-        let v = ok(&seed, "manage_graph", json!({"operation":"create","entityType":"molecule","projectId":pid,
-            "name":format!("Area {m}"),"knowledge":knowledge(m, 300),"createdByTaskId":anchor})).await;
+        let v = ok(
+            &seed,
+            "manage_graph",
+            json!({"operation":"create","entityType":"molecule","projectId":pid,
+            "name":format!("Area {m}"),"knowledge":knowledge(m, 300),"createdByTaskId":anchor}),
+        )
+        .await;
         molecules.push(v["molecule"]["id"].as_str().unwrap().to_string());
     }
     // 20,000 atoms, created by the 8 clients at once (also a write load of its own).
@@ -134,7 +164,8 @@ async fn load() {
     };
     let mut handles = Vec::new();
     for (w, c) in clients.iter().enumerate() {
-        let (c, pid, anchor, molecules) = (c.clone(), pid.clone(), anchor.clone(), molecules.clone());
+        let (c, pid, anchor, molecules) =
+            (c.clone(), pid.clone(), anchor.clone(), molecules.clone());
         handles.push(tokio::spawn(async move {
             let mut ids = Vec::new();
             for i in (w..ATOMS).step_by(CLIENTS) {
@@ -178,7 +209,12 @@ async fn load() {
     let t = Instant::now();
     let mut handles = Vec::new();
     for w in 0..CLIENTS {
-        let (c, pid, times, errors) = (clients[w].clone(), pid.clone(), times.clone(), errors.clone());
+        let (c, pid, times, errors) = (
+            clients[w].clone(),
+            pid.clone(),
+            times.clone(),
+            errors.clone(),
+        );
         let (tasks, atoms) = (tasks_of[w].clone(), atoms_of[w].clone());
         handles.push(tokio::spawn(async move {
             let mut rng = Lcg(11 + w as u64);
@@ -234,7 +270,11 @@ async fn load() {
         format!("{total} calls in {:.1} s", wall.as_secs_f64()),
         "",
     );
-    row("  calls per second (all clients)", format!("{:.0}/s", total as f64 / wall.as_secs_f64()), "");
+    row(
+        "  calls per second (all clients)",
+        format!("{:.0}/s", total as f64 / wall.as_secs_f64()),
+        "",
+    );
     row("  errors", format!("{}", errors.len()), "0");
     for e in errors.iter().take(3) {
         println!("    {e}");
@@ -242,9 +282,17 @@ async fn load() {
     for (kind, mut v) in times {
         v.sort();
         let at = |q: f64| ms(v[((v.len() - 1) as f64 * q).round() as usize]);
-        row(&format!("  {kind}"), format!("p50 {:.2} · p99 {:.2} ms", at(0.5), at(0.99)), "");
+        row(
+            &format!("  {kind}"),
+            format!("p50 {:.2} · p99 {:.2} ms", at(0.5), at(0.99)),
+            "",
+        );
     }
-    row("  server resident memory after the load", format!("{:.0} MB", server.rss_mb()), "");
+    row(
+        "  server resident memory after the load",
+        format!("{:.0} MB", server.rss_mb()),
+        "",
+    );
 
     // The page at 20,000 atoms, rendered 20 times each.
     let http = reqwest::Client::new();

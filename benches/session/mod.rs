@@ -67,7 +67,10 @@ impl Kinds {
     async fn timed(&mut self, c: &Client, kind: &str, tool: &str, args: Value) -> Value {
         let t = Instant::now();
         let v = call(c, tool, args).await;
-        self.0.entry(kind.to_string()).or_default().push(t.elapsed());
+        self.0
+            .entry(kind.to_string())
+            .or_default()
+            .push(t.elapsed());
         v
     }
 }
@@ -75,7 +78,14 @@ impl Kinds {
 fn git(dir: &Path, args: &[&str]) {
     let ok = Command::new("git")
         .current_dir(dir)
-        .args(["-c", "user.name=b", "-c", "user.email=b@b", "-c", "commit.gpgsign=false"])
+        .args([
+            "-c",
+            "user.name=b",
+            "-c",
+            "user.email=b@b",
+            "-c",
+            "commit.gpgsign=false",
+        ])
         .args(args)
         .output()
         .expect("git")
@@ -121,21 +131,34 @@ pub fn run(model: Option<&Path>) {
 async fn creates() {
     let d = Dir::new("rmcp-creates");
     let c = start(&d.0.join("c.db"), None).await;
-    let p = call(&c, "manage_container", json!({"operation":"create","containerType":"project","name":"Rates"})).await
-        ["project"]["id"]
+    let p = call(
+        &c,
+        "manage_container",
+        json!({"operation":"create","containerType":"project","name":"Rates"}),
+    )
+    .await["project"]["id"]
         .as_str()
         .unwrap()
         .to_string();
-    let t0 = call(&c, "manage_container", json!({"operation":"create","containerType":"task","title":"anchor","projectId":p})).await
-        ["task"]["id"]
+    let t0 = call(
+        &c,
+        "manage_container",
+        json!({"operation":"create","containerType":"task","title":"anchor","projectId":p}),
+    )
+    .await["task"]["id"]
         .as_str()
         .unwrap()
         .to_string();
     let n = 2000;
     let t = Instant::now();
     for i in 0..n {
-        call(&c, "manage_container", json!({"operation":"create","containerType":"task","projectId":p,
-            "title":format!("Task {i}"),"summary":"Benchmark task","priority":PRIORITIES[i % 3]})).await;
+        call(
+            &c,
+            "manage_container",
+            json!({"operation":"create","containerType":"task","projectId":p,
+            "title":format!("Task {i}"),"summary":"Benchmark task","priority":PRIORITIES[i % 3]}),
+        )
+        .await;
     }
     let tasks = n as f64 / t.elapsed().as_secs_f64();
     let t = Instant::now();
@@ -145,8 +168,16 @@ async fn creates() {
             "knowledge":crate::knowledge(i, 600)})).await;
     }
     let atoms = n as f64 / t.elapsed().as_secs_f64();
-    row("tasks created through rmcp's client (2,000, one at a time)", format!("{tasks:.0}/s"), "≥ 2,500/s");
-    row("atoms created through rmcp's client (2,000, one at a time)", format!("{atoms:.0}/s"), "≥ 2,500/s");
+    row(
+        "tasks created through rmcp's client (2,000, one at a time)",
+        format!("{tasks:.0}/s"),
+        "≥ 2,500/s",
+    );
+    row(
+        "atoms created through rmcp's client (2,000, one at a time)",
+        format!("{atoms:.0}/s"),
+        "≥ 2,500/s",
+    );
     let _ = c.cancel().await;
 }
 
@@ -162,7 +193,12 @@ async fn session(model: Option<&Path>) {
 
     // Planning: the project, bound to the repository, three features, 30 tasks.
     let bound = k
-        .timed(&c, "init_project", "init_project", json!({"name":"Events","repoPath":repo.to_string_lossy()}))
+        .timed(
+            &c,
+            "init_project",
+            "init_project",
+            json!({"name":"Events","repoPath":repo.to_string_lossy()}),
+        )
         .await;
     let pid = bound["projectId"].as_str().unwrap().to_string();
     let cat = |name: &str| {
@@ -192,9 +228,22 @@ async fn session(model: Option<&Path>) {
                        "summary":"Implement one handler","priority":PRIORITIES[i % 3],"complexity":1 + i % 8}))
             .await;
         let id = v["task"]["id"].as_str().unwrap().to_string();
-        let tpl = k.timed(&c, "query_templates list", "query_templates", json!({"operation":"list","targetEntityType":"TASK"})).await;
+        let tpl = k
+            .timed(
+                &c,
+                "query_templates list",
+                "query_templates",
+                json!({"operation":"list","targetEntityType":"TASK"}),
+            )
+            .await;
         let tid = tpl["templates"][0]["id"].as_str().unwrap().to_string();
-        k.timed(&c, "apply_template", "apply_template", json!({"templateId":tid,"entityType":"TASK","entityId":id})).await;
+        k.timed(
+            &c,
+            "apply_template",
+            "apply_template",
+            json!({"templateId":tid,"entityType":"TASK","entityId":id}),
+        )
+        .await;
         if i > 0 && i % 5 == 0 {
             k.timed(&c, "manage_dependency", "manage_dependency",
                 json!({"operation":"create","fromId":tasks[i - 1],"toId":id,"type":"BLOCKS","containerType":"task"}))
@@ -235,35 +284,105 @@ async fn session(model: Option<&Path>) {
     // reads the graph for the files it touches, edits code and checks staleness.
     let mut first_search = None;
     for round in 0..30 {
-        let next = k.timed(&c, "get_next_task", "get_next_task", json!({"projectId":pid})).await;
-        let Some(t) = next["task"]["id"].as_str().map(str::to_string) else { break };
-        let got = k.timed(&c, "query_container get task", "query_container",
-            json!({"operation":"get","containerType":"task","id":t,"includeSections":true})).await;
+        let next = k
+            .timed(
+                &c,
+                "get_next_task",
+                "get_next_task",
+                json!({"projectId":pid}),
+            )
+            .await;
+        let Some(t) = next["task"]["id"].as_str().map(str::to_string) else {
+            break;
+        };
+        let got = k
+            .timed(
+                &c,
+                "query_container get task",
+                "query_container",
+                json!({"operation":"get","containerType":"task","id":t,"includeSections":true}),
+            )
+            .await;
         let v = got["task"]["version"].as_i64().unwrap();
-        k.timed(&c, "query_workflow_state", "query_workflow_state", json!({"containerType":"task","id":t})).await;
+        k.timed(
+            &c,
+            "query_workflow_state",
+            "query_workflow_state",
+            json!({"containerType":"task","id":t}),
+        )
+        .await;
         let m = rng.next(40);
-        let paths: Vec<String> = (0..10).map(|j| format!("src/svc{}/mod{}.py", (m + j) % 8, (m + j) % 40)).collect();
-        k.timed(&c, "query_graph context", "query_graph",
-            json!({"operation":"context","projectId":pid,"paths":paths.join(","),"maxTokens":2000})).await;
-        let adv = k.timed(&c, "advance", "advance", json!({"containerType":"task","id":t,"version":v})).await;
+        let paths: Vec<String> = (0..10)
+            .map(|j| format!("src/svc{}/mod{}.py", (m + j) % 8, (m + j) % 40))
+            .collect();
+        k.timed(
+            &c,
+            "query_graph context",
+            "query_graph",
+            json!({"operation":"context","projectId":pid,"paths":paths.join(","),"maxTokens":2000}),
+        )
+        .await;
+        let adv = k
+            .timed(
+                &c,
+                "advance",
+                "advance",
+                json!({"containerType":"task","id":t,"version":v}),
+            )
+            .await;
         let v = adv["task"]["version"].as_i64().unwrap_or(v + 1);
-        k.timed(&c, "find_entities", "find_entities", json!({"projectId":pid,"documentPath":paths[0],"limit":10})).await;
-        k.timed(&c, "get_entity", "get_entity", json!({"entityId":units[(m * 3) as usize]})).await;
+        k.timed(
+            &c,
+            "find_entities",
+            "find_entities",
+            json!({"projectId":pid,"documentPath":paths[0],"limit":10}),
+        )
+        .await;
+        k.timed(
+            &c,
+            "get_entity",
+            "get_entity",
+            json!({"entityId":units[(m * 3) as usize]}),
+        )
+        .await;
         // An edit in the working tree, then the staleness checks an agent runs.
         let file = repo.join(&paths[0]);
         let mut text = std::fs::read_to_string(&file).unwrap();
         text.insert_str(0, &format!("# edited in round {round}\n"));
         std::fs::write(&file, text).unwrap();
-        k.timed(&c, "get_changed_files", "get_changed_files", json!({"projectId":pid})).await;
-        k.timed(&c, "analyze_document", "analyze_document", json!({"projectId":pid,"documentPath":paths[0]})).await;
-        let q = ["retry with backoff", "publish validated events", "handler for event kind 2", "gateway events"][round % 4];
+        k.timed(
+            &c,
+            "get_changed_files",
+            "get_changed_files",
+            json!({"projectId":pid}),
+        )
+        .await;
+        k.timed(
+            &c,
+            "analyze_document",
+            "analyze_document",
+            json!({"projectId":pid,"documentPath":paths[0]}),
+        )
+        .await;
+        let q = [
+            "retry with backoff",
+            "publish validated events",
+            "handler for event kind 2",
+            "gateway events",
+        ][round % 4];
         let t0 = Instant::now();
         call(&c, "search", json!({"projectId":pid,"query":q,"limit":5})).await;
         match first_search {
             None => first_search = Some(t0.elapsed()),
             Some(_) => k.0.entry("search".into()).or_default().push(t0.elapsed()),
         }
-        k.timed(&c, "query", "query", json!({"projectId":pid,"semanticQuery":q,"maxTokens":1500})).await;
+        k.timed(
+            &c,
+            "query",
+            "query",
+            json!({"projectId":pid,"semanticQuery":q,"maxTokens":1500}),
+        )
+        .await;
         k.timed(&c, "manage_changelog append", "manage_changelog",
             json!({"operation":"append","parentType":"atom","parentId":atoms[rng.next(400) as usize],"taskId":t,
                    "summary":format!("Round {round}: handlers now retry three times")}))
@@ -289,7 +408,15 @@ fn report(k: Kinds, first_search: Option<Duration>) {
         );
     }
     if let Some(f) = first_search {
-        row("  first search (loads the model, embeds the backlog)", format!("{:.0} ms", ms(f)), "");
+        row(
+            "  first search (loads the model, embeds the backlog)",
+            format!("{:.0} ms", ms(f)),
+            "",
+        );
     }
-    row("agent session through rmcp's client: calls replayed", format!("{total}"), "");
+    row(
+        "agent session through rmcp's client: calls replayed",
+        format!("{total}"),
+        "",
+    );
 }

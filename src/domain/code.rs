@@ -3,7 +3,6 @@
 //! scope takes, hunk overlap and shift, repository-relative paths). No SQL, no MCP,
 //! no git: callers hand in the hunks and file text.
 
-
 /// The five static scopes, from the top of the composition hierarchy down.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Scope {
@@ -299,8 +298,7 @@ mod tests {
     }
 
     #[test]
-    fn paths_stay_inside() {
-    }
+    fn paths_stay_inside() {}
 
     #[test]
     fn anchors() {

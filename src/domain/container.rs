@@ -195,4 +195,3 @@ pub struct Dependency {
     pub other_name: Option<String>,
     pub other_status: Option<String>,
 }
-

@@ -35,7 +35,12 @@ struct Alt {
 impl Alt {
     fn is_match(&self, path: &str) -> bool {
         self.matcher
-            .get_or_init(|| builder(&self.pattern).build().ok().map(|g| g.compile_matcher()))
+            .get_or_init(|| {
+                builder(&self.pattern)
+                    .build()
+                    .ok()
+                    .map(|g| g.compile_matcher())
+            })
             .as_ref()
             .is_some_and(|m| m.is_match(path))
     }
@@ -460,7 +465,11 @@ mod tests {
     /// back from the store; the two must agree.
     fn m(p: &str, path: &str) -> bool {
         let full = Glob::parse(p).unwrap().matches(path);
-        assert_eq!(Glob::parse_stored(p).unwrap().matches(path), full, "{p} {path}");
+        assert_eq!(
+            Glob::parse_stored(p).unwrap().matches(path),
+            full,
+            "{p} {path}"
+        );
         full
     }
 

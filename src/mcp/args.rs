@@ -27,6 +27,9 @@ const LIST_MAX: usize = 64 * 1024;
 pub const STRING_MAX: usize = CONTENT_MAX;
 /// Largest small JSON document (patterns, related lists).
 pub const JSON_MAX: usize = 64 * 1024;
+/// Largest object parameter (a memory atom's fields: a statement, notes and a
+/// rationale may each be long).
+pub const OBJ_MAX: usize = 256 * 1024;
 /// Largest string for a parameter holding a bulk JSON document.
 pub const BULK_MAX: usize = 8 * 1024 * 1024;
 
@@ -87,7 +90,11 @@ fn check_type(k: &str, ty: Ty, v: &Value) -> Result<()> {
             }
         }
         (Ty::Objects(_), _) => wrong("an array of objects"),
-        (Ty::Object, Value::Object(_)) => sized(&v.to_string(), JSON_MAX),
+        (Ty::Object, Value::Object(_)) => sized(&v.to_string(), OBJ_MAX),
+        (Ty::Object, Value::String(s)) => match serde_json::from_str::<Value>(s) {
+            Ok(Value::Object(_)) => sized(s, OBJ_MAX),
+            _ => wrong("an object"),
+        },
         (Ty::Object, _) => wrong("an object"),
         (Ty::Str | Ty::Bulk | Ty::Id | Ty::StrOrList, _) => wrong("a string"),
         (Ty::Json, _) => wrong("a JSON array, or a string holding one"),
@@ -402,7 +409,10 @@ impl Args {
             Some(v) => {
                 return Err(Error::validation(
                     k,
-                    format!("expected an array of strings or a comma-separated string, got {}", type_name(v)),
+                    format!(
+                        "expected an array of strings or a comma-separated string, got {}",
+                        type_name(v)
+                    ),
                 ))
             }
         };
@@ -413,7 +423,10 @@ impl Args {
                 Value::String(s) => {
                     total += s.len();
                     if total > max {
-                        return Err(Error::validation(k, format!("list longer than {max} bytes")));
+                        return Err(Error::validation(
+                            k,
+                            format!("list longer than {max} bytes"),
+                        ));
                     }
                     let s = s.trim();
                     if !s.is_empty() {
@@ -513,11 +526,15 @@ impl Args {
         }
     }
 
-    /// One JSON object.
+    /// An object, given as itself or as a string holding one.
     pub fn object(&self, k: &str) -> Result<Option<Map<String, Value>>> {
         match self.get(k) {
             None => Ok(None),
             Some(Value::Object(m)) => Ok(Some(m.clone())),
+            Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+                Ok(Value::Object(m)) => Ok(Some(m)),
+                _ => Err(Error::validation(k, "must be a JSON object")),
+            },
             Some(v) => Err(Error::validation(
                 k,
                 format!("expected an object, got {}", type_name(v)),

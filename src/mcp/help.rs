@@ -98,7 +98,11 @@ fn shapes(spec: &Value) -> Vec<String> {
                     }
                 })
                 .collect();
-            Some(format!("command: {}; {}", commands.join(" | "), fields.join(", ")))
+            Some(format!(
+                "command: {}; {}",
+                commands.join(" | "),
+                fields.join(", ")
+            ))
         })
         .collect()
 }
@@ -116,8 +120,17 @@ fn type_of(spec: &Value) -> String {
         if let Some(alts) = spec.get(key).and_then(Value::as_array) {
             // Variants of one type (command objects told apart by a field) read as
             // that type once.
+            // An alternative without a type has the one said beside `oneOf`.
+            let typed = |alt: &Value| match (alt.get("type"), spec.get("type")) {
+                (None, Some(t)) => {
+                    let mut alt = alt.clone();
+                    alt["type"] = t.clone();
+                    type_of(&alt)
+                }
+                _ => type_of(alt),
+            };
             let mut words: Vec<String> = Vec::new();
-            for w in alts.iter().map(type_of) {
+            for w in alts.iter().map(typed) {
                 if !words.contains(&w) {
                     words.push(w);
                 }
@@ -128,6 +141,18 @@ fn type_of(spec: &Value) -> String {
     let Some(ty) = spec.get("type") else {
         return "any JSON value".to_string();
     };
+    if let Some(types) = ty.as_array() {
+        // `"type": ["array", "string"]`: each type read with the rest of the spec.
+        let words: Vec<String> = types
+            .iter()
+            .map(|t| {
+                let mut one = spec.clone();
+                one["type"] = t.clone();
+                type_of(&one)
+            })
+            .collect();
+        return words.join(" or ");
+    }
     match ty.as_str() {
         Some("string") => match spec.get("format").and_then(Value::as_str) {
             Some(f) => format!("string ({f})"),
@@ -190,7 +215,13 @@ pub fn close_names<'a>(typed: &str, names: &[&'a str]) -> Vec<&'a str> {
     let typed: Vec<char> = typed
         .chars()
         .take(64)
-        .map(|c| if c == '-' { '_' } else { c.to_ascii_lowercase() })
+        .map(|c| {
+            if c == '-' {
+                '_'
+            } else {
+                c.to_ascii_lowercase()
+            }
+        })
         .collect();
     let typed_s: String = typed.iter().collect();
     let mut scored: Vec<(usize, &str)> = names
@@ -287,7 +318,7 @@ mod tests {
         let at = |p: &str| lines.iter().position(|l| l.starts_with(p)).unwrap();
         assert!(at("  operation ") < at("  id ") && at("  id ") < at("  tags "));
         assert!(text.contains("one of get | list\n"), "{text}");
-        assert!(text.contains("string (uuid), required\n"), "{text}");
+        assert!(text.contains("  id         string, required\n"), "{text}");
         assert!(text.contains("array of strings or string\n"), "{text}");
         assert!(text.contains("array of objects\n"), "{text}");
         assert!(text.contains("in a description long enough"), "{text}");

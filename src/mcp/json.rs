@@ -3,8 +3,8 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::domain::{Item, ItemKind, Project, Section, Template, TemplateSection, Touched};
 use crate::domain::container::Dependency as Edge;
+use crate::domain::{Item, ItemKind, Project, Section, Template, TemplateSection, Touched};
 
 fn put_opt(m: &mut Map<String, Value>, k: &str, v: &Option<String>) {
     if let Some(s) = v {
@@ -62,7 +62,8 @@ pub fn item_ref(i: &Item) -> Value {
     } else {
         "name"
     };
-    let mut v = json!({ "id": i.id, name_key: i.name, "status": i.status.as_str(), "version": i.version });
+    let mut v =
+        json!({ "id": i.id, name_key: i.name, "status": i.status.as_str(), "version": i.version });
     if !i.blocked_by.is_empty() {
         v["blockedBy"] = json!(i.blocked_by);
     }

@@ -8,6 +8,7 @@ pub mod envelope;
 pub mod graph;
 pub mod help;
 pub mod json;
+pub mod memory;
 pub mod ontology;
 pub mod prompts;
 pub mod schema;
@@ -52,6 +53,11 @@ pub const TOOLSET_PURPOSES: &[(&str, &str)] = &[
          before naming a concept, ontology_query (Cypher) and ontology_traverse to explore, ontology_propose to add or \
          change one (reviewed as a git branch)",
     ),
+    (
+        "memory",
+        "alive memory: typed atoms (facts, decisions, rules...) about shared subjects, with evidence, one ACTIVE per \
+         claim key, review and decay, a deterministic curator, diary and reflection (query_memory recall before a task)",
+    ),
 ];
 
 /// The tools served by one server, chosen by toolset.
@@ -68,6 +74,7 @@ impl Registry {
             .chain(graph::TOOLS.iter())
             .chain(code::TOOLS.iter())
             .chain(ontology::TOOLS.iter())
+            .chain(memory::TOOLS.iter())
             .copied()
             .filter(|d| toolsets.iter().any(|t| t == d.toolset))
             .collect();
@@ -144,6 +151,7 @@ pub async fn dispatch(
             "graph" => graph::call(app, name, a).await,
             "code" => code::call(app, name, a).await,
             "ontology" => ontology::call(app, name, a).await,
+            "memory" => memory::call(app, name, a).await,
             _ => None,
         }
         .unwrap_or_else(|| Err(Error::Internal(format!("tool {name} has no handler"))))

@@ -92,6 +92,13 @@ impl Server {
     }
 }
 
+impl Server {
+    /// Whether the memory toolset is served (it brings the reflection prompt).
+    fn memory(&self) -> bool {
+        self.reg.toolsets.iter().any(|t| t == "memory")
+    }
+}
+
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
@@ -119,7 +126,9 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        Ok(ListPromptsResult::with_all_items(prompts::list()))
+        Ok(ListPromptsResult::with_all_items(prompts::list(
+            self.memory(),
+        )))
     }
 
     async fn get_prompt(
@@ -127,9 +136,38 @@ impl ServerHandler for Server {
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
+        if request.name == prompts::REFLECTION && self.memory() {
+            let arg = |k: &str| {
+                request
+                    .arguments
+                    .as_ref()
+                    .and_then(|m| m.get(k))
+                    .and_then(|v| v.as_str())
+                    .map(str::to_string)
+            };
+            let (ids, session, limit) = (arg("ids"), arg("session"), arg("limit"));
+            return match crate::mcp::memory::reflection_prompt(
+                &self.app,
+                ids.as_deref(),
+                session.as_deref(),
+                limit.as_deref(),
+            )
+            .await
+            {
+                Ok(text) => Ok(prompts::text_result(
+                    text,
+                    "Answer with the JSON array only, then pass it to manage_diary ingest",
+                )
+                .into()),
+                Err(e) => Err(McpError::invalid_params(e.to_string(), None)),
+            };
+        }
         // An unknown prompt name is a malformed request, not a tool failure.
         prompts::get(&request.name).map(Into::into).ok_or_else(|| {
-            let names: Vec<String> = prompts::list().into_iter().map(|p| p.name).collect();
+            let names: Vec<String> = prompts::list(self.memory())
+                .into_iter()
+                .map(|p| p.name)
+                .collect();
             McpError::invalid_params(
                 format!(
                     "no prompt named '{}'; available: {}",

@@ -133,7 +133,10 @@ async fn screen<R: AsyncRead + Unpin>(
             Verdict::Answer(error(
                 scan_id(&line),
                 ErrorCode::INVALID_REQUEST,
-                format!("the message is longer than {} MiB; nothing of it was read", MAX_LINE >> 20),
+                format!(
+                    "the message is longer than {} MiB; nothing of it was read",
+                    MAX_LINE >> 20
+                ),
             ))
         } else {
             check(&line)
@@ -251,7 +254,10 @@ fn check(raw: &[u8]) -> Verdict {
                 return Verdict::Answer(error(
                     None,
                     ErrorCode::INVALID_REQUEST,
-                    format!("the id must be a string or an integer, not {}", clip(&v.to_string())),
+                    format!(
+                        "the id must be a string or an integer, not {}",
+                        clip(&v.to_string())
+                    ),
                 ))
             }
         },
@@ -332,7 +338,9 @@ fn bad_tool_call(params: Option<&Value>) -> Option<String> {
         return Some("tools/call needs params: {\"name\": TOOL, \"arguments\": {...}}".into());
     };
     let Value::Object(p) = params else {
-        return Some("tools/call params must be an object: {\"name\": TOOL, \"arguments\": {...}}".into());
+        return Some(
+            "tools/call params must be an object: {\"name\": TOOL, \"arguments\": {...}}".into(),
+        );
     };
     if !p.get("name").is_some_and(Value::is_string) {
         return Some("tools/call params need a name: the tool to call, as a string".into());
@@ -410,7 +418,11 @@ fn scan_id(line: &[u8]) -> Option<RequestId> {
                     if matches!(follows, Some(b'.') | Some(b'e') | Some(b'E')) {
                         return None;
                     }
-                    std::str::from_utf8(&line[i..end]).ok()?.parse().ok().map(NumberOrString::Number)
+                    std::str::from_utf8(&line[i..end])
+                        .ok()?
+                        .parse()
+                        .ok()
+                        .map(NumberOrString::Number)
                 }
             };
         }
@@ -500,19 +512,36 @@ mod tests {
 
     #[test]
     fn ids_are_found_in_lines_serde_refuses() {
-        let deep = format!(r#"{{"jsonrpc":"2.0","params":{}1{},"id":9,"method":"ping"}}"#, "[".repeat(200), "]".repeat(200));
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","params":{}1{},"id":9,"method":"ping"}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
         assert_eq!(scan_id(deep.as_bytes()), Some(NumberOrString::Number(9)));
-        assert_eq!(scan_id(br#"{"id":"a\"b","method":"x"#), Some(NumberOrString::String("a\"b".into())));
-        assert_eq!(scan_id(br#"{"method":"x","params":{"id":3},"id":4"#), Some(NumberOrString::Number(4)));
+        assert_eq!(
+            scan_id(br#"{"id":"a\"b","method":"x"#),
+            Some(NumberOrString::String("a\"b".into()))
+        );
+        assert_eq!(
+            scan_id(br#"{"method":"x","params":{"id":3},"id":4"#),
+            Some(NumberOrString::Number(4))
+        );
         assert_eq!(scan_id(br#"{"id":1e400}"#), None);
         assert_eq!(scan_id(b"not json"), None);
-        assert_eq!(scan_id(br#"{"jsonrpc":"2.0","id":7,"method":"tools/ca"#), Some(NumberOrString::Number(7)));
+        assert_eq!(
+            scan_id(br#"{"jsonrpc":"2.0","id":7,"method":"tools/ca"#),
+            Some(NumberOrString::Number(7))
+        );
     }
 
     #[test]
     fn every_broken_line_is_answered_with_its_code() {
         let n = |i: i64| Some(NumberOrString::Number(i));
-        let deep = format!(r#"{{"jsonrpc":"2.0","id":2,"method":"ping","params":{}{}}}"#, "[".repeat(130), "]".repeat(130));
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"ping","params":{}{}}}"#,
+            "[".repeat(130),
+            "]".repeat(130)
+        );
         for (line, want) in [
             (br#"{"jsonrpc":"2.0","id":1,"method":"ping""#.to_vec(), (-32700, n(1))),
             (b"\xff\xfe{}".to_vec(), (-32700, None)),
@@ -528,7 +557,10 @@ mod tests {
             let v = check(&line);
             assert_eq!(code(&v), Some(want), "{}", String::from_utf8_lossy(&line));
         }
-        assert!(matches!(check(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), Verdict::Pass));
+        assert!(matches!(
+            check(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
+            Verdict::Pass
+        ));
         assert!(matches!(check(b""), Verdict::Pass));
     }
 }

@@ -35,4 +35,3 @@ pub struct Graph {
     pub adj: Vec<Vec<usize>>,
     pub by_id: HashMap<String, usize>,
 }
-

@@ -1,6 +1,8 @@
 //! Projects, features and tasks: create, read, update, delete, search, overview.
 
-use crate::domain::{id, now, ContainerType, Item, ItemKind, Priority, Project, Section, Status, Touched};
+use crate::domain::{
+    id, now, ContainerType, Item, ItemKind, Priority, Project, Section, Status, Touched,
+};
 use crate::error::{Details, Error, Result};
 use crate::service::App;
 use crate::store::{dependency, item, lock, project, section, Conn};
@@ -244,9 +246,13 @@ pub async fn update(
             cur.updated_at = ts;
             cur.version = item::update(&mut tx, &cur, version).await?;
             if kind == ItemKind::Feature && moved {
-                let moved =
-                    item::move_feature_tasks(&mut tx, &cur.id, cur.project_id.as_deref(), &cur.updated_at)
-                        .await?;
+                let moved = item::move_feature_tasks(
+                    &mut tx,
+                    &cur.id,
+                    cur.project_id.as_deref(),
+                    &cur.updated_at,
+                )
+                .await?;
                 touched.extend(moved.into_iter().map(|(id, version)| Touched {
                     entity: "task",
                     id,

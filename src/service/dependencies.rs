@@ -1,10 +1,10 @@
 //! Dependency edges created and removed directly (`manage_dependency`) and listed.
 
+use crate::domain::container::Dependency as Edge;
 use crate::domain::{id, now, ItemKind, Touched};
 use crate::error::{Error, Result};
 use crate::service::workflow::add_block;
 use crate::service::App;
-use crate::domain::container::Dependency as Edge;
 use crate::store::dependency;
 use crate::store::{item, lock};
 

@@ -4,7 +4,6 @@
 
 use std::collections::{HashMap, HashSet};
 
-
 use crate::domain::glob::{Glob, MAX_PATTERNS};
 use crate::domain::graph::{append_knowledge, Atom, ChangelogEntry, Molecule, NodeKind, Related};
 use crate::domain::{id, now, ItemKind};

@@ -9,6 +9,7 @@ pub mod context;
 pub mod dependencies;
 pub mod embedding;
 pub mod graph;
+pub mod memory;
 pub mod ontology;
 pub mod progress;
 pub mod query;

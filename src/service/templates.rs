@@ -13,7 +13,10 @@ pub async fn get(app: &App, id: &str) -> Result<(Template, Vec<TemplateSection>)
     Ok((t, s))
 }
 
-pub async fn list(app: &App, f: &crate::domain::section::TemplateFilter<'_>) -> Result<Vec<Template>> {
+pub async fn list(
+    app: &App,
+    f: &crate::domain::section::TemplateFilter<'_>,
+) -> Result<Vec<Template>> {
     let mut c = app.store.read().await?;
     Ok(template::list(&mut c, f).await?)
 }

@@ -1,11 +1,10 @@
 //! Workflow: moving features and tasks along their pipelines, blocking, and the
 //! roll-ups that follow (a feature activated by its first task, closed by its last).
 
-
+use crate::domain::container::Dependency as Edge;
 use crate::domain::{id, now, Item, ItemKind, Pipeline, Pipelines, Priority, Status};
 use crate::error::{Details, Error, Result};
 use crate::service::App;
-use crate::domain::container::Dependency as Edge;
 use crate::store::dependency;
 use crate::store::{item, lock, pipeline, Conn};
 
@@ -162,7 +161,6 @@ pub fn describe_blockers(b: &[Edge]) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
-
 
 /// Applies the consequences of `id` having just changed status, and reads it back.
 async fn after_move(

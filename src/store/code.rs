@@ -7,8 +7,8 @@ use sqlx::{AssertSqlSafe, FromRow};
 use crate::domain::code::{
     Category, Entity, EntityEdge, EntityFilter, RefKind, Reference, Repo, Scope,
 };
-use crate::store::{Error, Result};
 use crate::store::{placeholders, Conn};
+use crate::store::{Error, Result};
 
 fn scope_of(s: &str) -> Result<Scope> {
     Scope::parse(s).ok_or_else(|| Error::Internal(format!("stored scope '{s}' is unknown")))
@@ -354,7 +354,6 @@ pub async fn delete_entity_edges_and_orphans(conn: &mut Conn, id: &str) -> Resul
     Ok(orphans)
 }
 
-
 pub async fn find_entities(conn: &mut Conn, f: &EntityFilter<'_>) -> Result<(Vec<Entity>, i64)> {
     let mut wh = vec!["e.project_id = ?".to_string()];
     let mut binds: Vec<String> = vec![f.project_id.to_string()];
@@ -508,7 +507,6 @@ pub async fn unlink(conn: &mut Conn, from: &str, to: &str, ty: &str) -> Result<b
             .await?;
     Ok(done.rows_affected() == 1)
 }
-
 
 pub async fn edges_of(conn: &mut Conn, id: &str) -> Result<Vec<EntityEdge>> {
     #[derive(FromRow)]

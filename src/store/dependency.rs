@@ -5,9 +5,9 @@ use sqlx::{AssertSqlSafe, FromRow};
 
 use crate::domain::container::Dependency;
 use crate::domain::ItemKind;
-use crate::store::Result;
 use crate::store::item::table;
 use crate::store::Conn;
+use crate::store::Result;
 
 /// An edge row as read, before it becomes a [`Dependency`].
 #[derive(FromRow)]

@@ -76,10 +76,30 @@ pub const ONTOLOGY_CLASS: Source = Source {
     project: "s.project_id",
 };
 
-/// Every source the semantic layer embeds (migrations 0005 and 0014 give each its
-/// staleness triggers): entities and references (description), RELATED_TO notes, atoms
-/// and molecules (name + knowledge), ontology classes (terms + definition).
-pub const SOURCES: &[Source] = &[ENTITY, REFERENCE, RELATION, ATOM, MOLECULE, ONTOLOGY_CLASS];
+/// The alive memory's atoms (statements; migration 0013). The memory is one per
+/// database, so its vectors are stored under one tenant, `memory`, rather than a
+/// project; a statement never changes, so it needs no staleness trigger.
+pub const MEMORY_ATOM: Source = Source {
+    name: "memory_atom",
+    table: "memory_atoms",
+    id: "id",
+    text: "s.statement",
+    project: "'memory'",
+};
+
+/// Every source the semantic layer embeds (migrations 0005 and 0014 give the project
+/// sources their staleness triggers; a memory statement never changes): entities and
+/// references (description), RELATED_TO notes, atoms and molecules (name + knowledge),
+/// ontology classes (terms + definition) and memory atoms (statement).
+pub const SOURCES: &[Source] = &[
+    ENTITY,
+    REFERENCE,
+    RELATION,
+    ATOM,
+    MOLECULE,
+    ONTOLOGY_CLASS,
+    MEMORY_ATOM,
+];
 
 /// A row that needs a vector, with the text to embed.
 #[derive(Debug, Clone, FromRow)]

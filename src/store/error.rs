@@ -8,7 +8,10 @@ pub enum Error {
     #[error("{entity} {id} not found")]
     NotFound { entity: &'static str, id: String },
     /// Optimistic-locking failure: the caller read an older version.
-    #[error("{entity} {}{id} is at version {current}, you sent {sent}: re-read it and retry", quoted(name))]
+    #[error(
+        "{entity} {}{id} is at version {current}, you sent {sent}: re-read it and retry",
+        quoted(name)
+    )]
     Conflict {
         entity: &'static str,
         id: String,
@@ -51,7 +54,10 @@ impl From<sqlx::Error> for Error {
     fn from(e: sqlx::Error) -> Self {
         if let sqlx::Error::Database(db) = &e {
             // SQLite's primary result code is the low byte of the extended one.
-            let code = db.code().and_then(|c| c.parse::<i32>().ok()).map(|c| c & 0xff);
+            let code = db
+                .code()
+                .and_then(|c| c.parse::<i32>().ok())
+                .map(|c| c & 0xff);
             match code {
                 Some(5) | Some(6) => return Error::Busy,
                 Some(13) => return Error::Full,

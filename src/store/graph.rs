@@ -8,9 +8,9 @@ use serde_json::{json, Value};
 use sqlx::{AssertSqlSafe, FromRow};
 
 use crate::domain::graph::{Atom, ChangelogEntry, Molecule, NodeKind, Related};
-use crate::store::{Error, Result};
 use crate::store::item::like_pattern;
 use crate::store::{lock, placeholders, Conn};
+use crate::store::{Error, Result};
 
 pub fn table(kind: NodeKind) -> lock::Table {
     match kind {
@@ -793,7 +793,9 @@ mod tests {
                 .unwrap()
         }
         for n in 1..=3 {
-            insert_atom(&mut c, &atom(n, "ledger retries")).await.unwrap();
+            insert_atom(&mut c, &atom(n, "ledger retries"))
+                .await
+                .unwrap();
         }
         // Writes leave the index alone; the search brings it up to date first.
         assert_eq!(indexed(&mut c).await, 0);

@@ -4,8 +4,8 @@
 use sqlx::{AssertSqlSafe, FromRow};
 
 use crate::domain::{Item, ItemKind, Priority, Status};
-use crate::store::{Error, Result};
 use crate::store::{lock, placeholders, tag, Conn};
+use crate::store::{Error, Result};
 
 #[derive(FromRow)]
 struct Row {
@@ -195,12 +195,10 @@ pub async fn exists(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<bool> {
 }
 
 pub async fn require(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<Item> {
-    get(conn, kind, id)
-        .await?
-        .ok_or_else(|| Error::NotFound {
-            entity: kind.as_str(),
-            id: id.to_string(),
-        })
+    get(conn, kind, id).await?.ok_or_else(|| Error::NotFound {
+        entity: kind.as_str(),
+        id: id.to_string(),
+    })
 }
 
 /// Writes the editable fields of `it` after claiming `expected`; returns the new version.

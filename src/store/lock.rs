@@ -8,8 +8,8 @@
 
 use sqlx::AssertSqlSafe;
 
-use crate::store::{Error, Result};
 use crate::store::Conn;
+use crate::store::{Error, Result};
 
 /// A versioned table and the noun its rows are called in messages.
 #[derive(Debug, Clone, Copy)]
@@ -98,6 +98,19 @@ pub const ONTOLOGY_PROPOSALS: Table = Table {
     name: "ontology_proposals",
     entity: "proposal",
     label: "target_iri",
+};
+
+// The memory toolset's versioned tables (references, edges and diary entries are
+// written once and never changed, so they carry no version).
+pub const MEMORY_SUBJECTS: Table = Table {
+    name: "memory_subjects",
+    entity: "subject",
+    label: "name",
+};
+pub const MEMORY_ATOMS: Table = Table {
+    name: "memory_atoms",
+    entity: "memory atom",
+    label: "statement",
 };
 
 /// Claims the row at `expected` and bumps its version; returns the new version.

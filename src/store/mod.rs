@@ -11,6 +11,7 @@ mod error;
 pub mod graph;
 pub mod item;
 pub mod lock;
+pub mod memory;
 pub mod ontology;
 pub mod pipeline;
 pub mod project;
@@ -25,9 +26,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use sqlx::pool::PoolConnection;
-use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous,
-};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Sqlite, SqliteConnection, SqlitePool};
 
 pub use error::{quoted, Error, Result};
@@ -216,13 +215,19 @@ fn why_unopenable(path: &Path) -> String {
 /// Which of `path` and its directory looks unwritable.
 fn why_unwritable(path: &Path) -> String {
     let ro = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.permissions().readonly());
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     if ro(path) {
         format!("the file {} is read-only", path.display())
     } else if ro(dir) {
         format!("the directory {} is read-only", dir.display())
     } else {
-        format!("the file {} or its directory is not writable", path.display())
+        format!(
+            "the file {} or its directory is not writable",
+            path.display()
+        )
     }
 }
 

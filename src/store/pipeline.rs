@@ -1,8 +1,8 @@
 //! The workflow pipelines in force, as last applied by `sync`.
 
 use crate::domain::{ItemKind, Pipeline, Pipelines};
-use crate::store::{Error, Result};
 use crate::store::Conn;
+use crate::store::{Error, Result};
 
 pub async fn load(conn: &mut Conn) -> Result<Pipelines> {
     let rows: Vec<(String, String)> = sqlx::query_as("SELECT kind, states FROM workflow_pipelines")

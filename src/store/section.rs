@@ -3,8 +3,8 @@
 use sqlx::{AssertSqlSafe, FromRow};
 
 use crate::domain::Section;
-use crate::store::{Error, Result};
 use crate::store::{lock, placeholders, tag, Conn};
+use crate::store::{Error, Result};
 
 #[derive(FromRow)]
 struct Row {

@@ -5,8 +5,8 @@
 
 use sqlx::{AssertSqlSafe, FromRow, Row};
 
-use crate::store::Result;
 use crate::store::Conn;
+use crate::store::Result;
 
 /// One full-text index of migration 0005.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,6 +15,8 @@ pub enum Fts {
     References,
     Atoms,
     Molecules,
+    /// Memory atoms' statements (all under the `memory` tenant).
+    MemoryAtoms,
 }
 
 impl Fts {
@@ -24,6 +26,7 @@ impl Fts {
             Fts::References => "code_references_fts",
             Fts::Atoms => "graph_atoms_fts",
             Fts::Molecules => "graph_molecules_fts",
+            Fts::MemoryAtoms => "memory_atoms_fts",
         }
     }
 }
@@ -70,6 +73,9 @@ pub async fn lexical(
 ) -> Result<Vec<(String, f64)>> {
     if index == Fts::Atoms {
         catch_up_atoms(conn, project_id).await?;
+    }
+    if index == Fts::MemoryAtoms {
+        crate::store::memory::catch_up_search(conn).await?;
     }
     let sql = format!(
         "SELECT row_id, -bm25({t}, 4.0, 1.0) AS score FROM {t} WHERE {t} MATCH ? AND project_id = ? \

@@ -4,8 +4,8 @@ use sqlx::{AssertSqlSafe, FromRow};
 
 use crate::domain::section::TemplateFilter;
 use crate::domain::{Template, TemplateSection};
-use crate::store::{Error, Result};
 use crate::store::{lock, placeholders, tag, Conn};
+use crate::store::{Error, Result};
 
 #[derive(FromRow)]
 struct Row {

@@ -159,7 +159,10 @@ impl Policy {
     pub fn check(&self, headers: &HeaderMap, how: Credentials) -> Result<(), Refusal> {
         let host = headers
             .get(HOST)
-            .map(|h| h.to_str().map_err(|_| Refusal::BadRequest("the Host header is not text")))
+            .map(|h| {
+                h.to_str()
+                    .map_err(|_| Refusal::BadRequest("the Host header is not text"))
+            })
             .transpose()?
             .map(str::to_ascii_lowercase);
         if self.loopback {
@@ -327,15 +330,31 @@ mod tests {
         // The message never repeats the token.
         let e = Token::new("secretsecretsecret;", "t").unwrap_err();
         assert!(!e.contains("secretsecret"), "{e}");
-        assert_eq!(format!("{:?}", Token::new("0123456789abcdef", "t").unwrap()), "Token(…)");
+        assert_eq!(
+            format!("{:?}", Token::new("0123456789abcdef", "t").unwrap()),
+            "Token(…)"
+        );
     }
 
     #[test]
     fn loopback_hosts() {
-        for h in ["localhost", "localhost:8080", "127.0.0.1:1", "127.1.2.3", "[::1]:9", "app.localhost:3"] {
+        for h in [
+            "localhost",
+            "localhost:8080",
+            "127.0.0.1:1",
+            "127.1.2.3",
+            "[::1]:9",
+            "app.localhost:3",
+        ] {
             assert!(loopback_host(h), "{h}");
         }
-        for h in ["evil.example", "evil.example:80", "10.0.0.1:80", "[::2]:1", "localhost.evil.example"] {
+        for h in [
+            "evil.example",
+            "evil.example:80",
+            "10.0.0.1:80",
+            "[::2]:1",
+            "localhost.evil.example",
+        ] {
             assert!(!loopback_host(h), "{h}");
         }
     }
@@ -343,45 +362,101 @@ mod tests {
     #[test]
     fn host_origin_then_token() {
         let p = policy(Some("0123456789abcdef0123"), true);
-        let ok = [("host", "127.0.0.1:7"), ("authorization", "Bearer 0123456789abcdef0123")];
+        let ok = [
+            ("host", "127.0.0.1:7"),
+            ("authorization", "Bearer 0123456789abcdef0123"),
+        ];
         assert_eq!(p.check(&headers(&ok), Credentials::BearerOnly), Ok(()));
         let no = [("host", "127.0.0.1:7")];
-        assert!(matches!(p.check(&headers(&no), Credentials::BearerOnly), Err(Refusal::Unauthorized(_))));
-        let wrong = [("host", "127.0.0.1:7"), ("authorization", "Bearer 0123456789abcdef0124")];
-        assert!(matches!(p.check(&headers(&wrong), Credentials::BearerOnly), Err(Refusal::Unauthorized(_))));
-        let rebound = [("host", "evil.example:7"), ("authorization", "Bearer 0123456789abcdef0123")];
-        assert!(matches!(p.check(&headers(&rebound), Credentials::BearerOnly), Err(Refusal::Forbidden(_))));
-        let foreign = [("host", "127.0.0.1:7"), ("origin", "http://evil.example"), ("authorization", "Bearer 0123456789abcdef0123")];
-        assert!(matches!(p.check(&headers(&foreign), Credentials::BearerOnly), Err(Refusal::Forbidden(_))));
-        let own = [("host", "127.0.0.1:7"), ("origin", "http://127.0.0.1:7"), ("authorization", "Bearer 0123456789abcdef0123")];
+        assert!(matches!(
+            p.check(&headers(&no), Credentials::BearerOnly),
+            Err(Refusal::Unauthorized(_))
+        ));
+        let wrong = [
+            ("host", "127.0.0.1:7"),
+            ("authorization", "Bearer 0123456789abcdef0124"),
+        ];
+        assert!(matches!(
+            p.check(&headers(&wrong), Credentials::BearerOnly),
+            Err(Refusal::Unauthorized(_))
+        ));
+        let rebound = [
+            ("host", "evil.example:7"),
+            ("authorization", "Bearer 0123456789abcdef0123"),
+        ];
+        assert!(matches!(
+            p.check(&headers(&rebound), Credentials::BearerOnly),
+            Err(Refusal::Forbidden(_))
+        ));
+        let foreign = [
+            ("host", "127.0.0.1:7"),
+            ("origin", "http://evil.example"),
+            ("authorization", "Bearer 0123456789abcdef0123"),
+        ];
+        assert!(matches!(
+            p.check(&headers(&foreign), Credentials::BearerOnly),
+            Err(Refusal::Forbidden(_))
+        ));
+        let own = [
+            ("host", "127.0.0.1:7"),
+            ("origin", "http://127.0.0.1:7"),
+            ("authorization", "Bearer 0123456789abcdef0123"),
+        ];
         assert_eq!(p.check(&headers(&own), Credentials::BearerOnly), Ok(()));
-        let other_port = [("host", "127.0.0.1:7"), ("origin", "http://127.0.0.1:8"), ("authorization", "Bearer 0123456789abcdef0123")];
-        assert!(p.check(&headers(&other_port), Credentials::BearerOnly).is_err());
-        let allowed = [("host", "127.0.0.1:7"), ("origin", "http://tool.example:6274"), ("authorization", "Bearer 0123456789abcdef0123")];
+        let other_port = [
+            ("host", "127.0.0.1:7"),
+            ("origin", "http://127.0.0.1:8"),
+            ("authorization", "Bearer 0123456789abcdef0123"),
+        ];
+        assert!(p
+            .check(&headers(&other_port), Credentials::BearerOnly)
+            .is_err());
+        let allowed = [
+            ("host", "127.0.0.1:7"),
+            ("origin", "http://tool.example:6274"),
+            ("authorization", "Bearer 0123456789abcdef0123"),
+        ];
         assert_eq!(p.check(&headers(&allowed), Credentials::BearerOnly), Ok(()));
         let null = [("host", "127.0.0.1:7"), ("origin", "null")];
-        assert!(matches!(p.check(&headers(&null), Credentials::BearerOnly), Err(Refusal::Forbidden(_))));
+        assert!(matches!(
+            p.check(&headers(&null), Credentials::BearerOnly),
+            Err(Refusal::Forbidden(_))
+        ));
     }
 
     #[test]
     fn the_cookie_opens_the_page_not_the_tools() {
         let p = policy(Some("0123456789abcdef0123"), false);
-        let c = [("host", "team.example:80"), ("cookie", "a=b; cairn_token=0123456789abcdef0123")];
+        let c = [
+            ("host", "team.example:80"),
+            ("cookie", "a=b; cairn_token=0123456789abcdef0123"),
+        ];
         assert_eq!(p.check(&headers(&c), Credentials::BearerOrCookie), Ok(()));
         assert!(p.check(&headers(&c), Credentials::BearerOnly).is_err());
         let bad = [("host", "team.example:80"), ("cookie", "cairn_token=nope")];
-        assert!(p.check(&headers(&bad), Credentials::BearerOrCookie).is_err());
+        assert!(p
+            .check(&headers(&bad), Credentials::BearerOrCookie)
+            .is_err());
     }
 
     #[test]
     fn without_a_token_loopback_is_open() {
         let p = policy(None, true);
-        assert_eq!(p.check(&headers(&[("host", "localhost:1")]), Credentials::BearerOnly), Ok(()));
+        assert_eq!(
+            p.check(
+                &headers(&[("host", "localhost:1")]),
+                Credentials::BearerOnly
+            ),
+            Ok(())
+        );
     }
 
     #[test]
     fn origins_named_on_the_command_line() {
-        assert_eq!(parse_origin("HTTP://Tool.Example:6274/").unwrap(), "http://tool.example:6274");
+        assert_eq!(
+            parse_origin("HTTP://Tool.Example:6274/").unwrap(),
+            "http://tool.example:6274"
+        );
         assert!(parse_origin("tool.example").is_err());
         assert!(parse_origin("http://a/b").is_err());
     }

@@ -89,7 +89,10 @@ impl Mcp {
         let mut bytes = bytes::BytesMut::new();
         while let Some(frame) = body.frame().await {
             let Ok(frame) = frame else {
-                return plain(StatusCode::BAD_REQUEST, "the request body could not be read");
+                return plain(
+                    StatusCode::BAD_REQUEST,
+                    "the request body could not be read",
+                );
             };
             if let Ok(data) = frame.into_data() {
                 if bytes.len() + data.len() > MAX_BODY {

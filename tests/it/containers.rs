@@ -264,16 +264,24 @@ async fn list_parameters_take_arrays_json_strings_and_commas() {
     let c = Cairn::start().await;
     let p = c.project("Lists").await;
     let other = id_of(&c.task(json!({"title":"other","projectId":p})).await);
-    for (i, tags) in [json!(["ui", "api"]), json!("[\"ui\",\"api\"]"), json!("ui, api")]
-        .into_iter()
-        .enumerate()
+    for (i, tags) in [
+        json!(["ui", "api"]),
+        json!("[\"ui\",\"api\"]"),
+        json!("ui, api"),
+    ]
+    .into_iter()
+    .enumerate()
     {
         let t = c
             .task(json!({"title":format!("t{i}"),"projectId":p,"tags":tags,"relatedTo":[other]}))
             .await;
         assert_eq!(t["tags"], json!(["api", "ui"]), "{tags}");
     }
-    for status in [json!(["NEW", "ACTIVE"]), json!("[\"NEW\"]"), json!("NEW,ACTIVE")] {
+    for status in [
+        json!(["NEW", "ACTIVE"]),
+        json!("[\"NEW\"]"),
+        json!("NEW,ACTIVE"),
+    ] {
         let s = c
             .ok(
                 "query_container",
@@ -290,14 +298,22 @@ async fn list_parameters_take_arrays_json_strings_and_commas() {
                    "sections":[{"title":"A","content":"a"},{"title":"B","content":"b"}]}),
         )
         .await;
-    let ids: Vec<Value> = sec["sections"].as_array().unwrap().iter().map(|s| s["id"].clone()).collect();
+    let ids: Vec<Value> = sec["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].clone())
+        .collect();
     c.ok(
         "manage_sections",
         json!({"operation":"reorder","entityType":"TASK","entityId":other,"orderedIds":[ids[1], ids[0]]}),
     )
     .await;
     let got = c
-        .ok("query_sections", json!({"entityType":"TASK","entityId":other,"sectionIds":ids}))
+        .ok(
+            "query_sections",
+            json!({"entityType":"TASK","entityId":other,"sectionIds":ids}),
+        )
         .await;
     assert_eq!(got["sections"][0]["title"], "B");
     // A list that is neither.

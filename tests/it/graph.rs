@@ -226,7 +226,10 @@ async fn max_tokens_keeps_the_most_specific_atoms_and_says_what_it_left_out() {
         names(&full["molecules"][0]["atoms"]),
         vec!["Broad", "Middle", "Narrow"]
     );
-    assert!(full.get("budget").is_none(), "maxTokens 0 asks for everything");
+    assert!(
+        full.get("budget").is_none(),
+        "maxTokens 0 asks for everything"
+    );
     // Without maxTokens a default budget applies.
     let default = f.context("src/a/b/c.ts").await;
     assert_eq!(default["budget"]["maxTokens"], json!(4000), "{default}");
@@ -1139,23 +1142,62 @@ async fn skills_are_served_as_prompts_and_name_real_tools_and_parameters() {
     names.sort();
     assert_eq!(
         names,
-        vec!["cairn-discovery", "cairn-execution", "cairn-planning"]
+        vec![
+            "cairn-curator",
+            "cairn-discovery",
+            "cairn-execution",
+            "cairn-planning",
+            "cairn-reflection"
+        ]
     );
     // Each step's part of the code toolset, taught with an example.
     let code_tools = [
-        ("cairn-discovery", &["project_overview", "search", "query"][..]),
+        (
+            "cairn-discovery",
+            &["project_overview", "search", "query"][..],
+        ),
         ("cairn-planning", &["create_entity"][..]),
         (
             "cairn-execution",
-            &["get_changed_files", "analyze_document", "alter_references", "update_entity"][..],
+            &[
+                "get_changed_files",
+                "analyze_document",
+                "alter_references",
+                "update_entity",
+            ][..],
         ),
         // And each step's part of the ontology toolset.
-        ("cairn-discovery", &["ontology_discover", "ontology_read", "ontology_query"][..]),
-        ("cairn-planning", &["ontology_validate", "ontology_propose"][..]),
-        ("cairn-execution", &["ontology_propose", "manage_ontology"][..]),
+        (
+            "cairn-discovery",
+            &["ontology_discover", "ontology_read", "ontology_query"][..],
+        ),
+        (
+            "cairn-planning",
+            &["ontology_validate", "ontology_propose"][..],
+        ),
+        (
+            "cairn-execution",
+            &["ontology_propose", "manage_ontology"][..],
+        ),
+    ];
+    // Each step's part of the memory toolset, likewise.
+    let memory_tools = [
+        ("cairn-discovery", &["query_memory"][..]),
+        ("cairn-planning", &["query_memory", "manage_memory"][..]),
+        ("cairn-execution", &["manage_memory", "manage_diary"][..]),
+        (
+            "cairn-curator",
+            &[
+                "curate_memory",
+                "manage_memory",
+                "manage_subject",
+                "manage_diary",
+            ][..],
+        ),
     ];
     let tools = c.tools().await;
-    for p in &prompts {
+    // The reflection prompt is rendered from the diary, not a skill (tests/it/memory.rs).
+    for p in prompts.iter().filter(|p| p.name != "cairn-reflection") {
         let r = c
             .client
             .get_prompt(rmcp::model::GetPromptRequestParams::new(p.name.clone()))
@@ -1174,7 +1216,9 @@ async fn skills_are_served_as_prompts_and_name_real_tools_and_parameters() {
             let tool = &before[before.rfind('`').unwrap() + 1..];
             let json_start = i + 3;
             let end = text[json_start..].find("}`").expect("closing") + json_start + 1;
-            let raw = text[json_start..end].replace('…', PLACEHOLDER).replace("\n", " ");
+            let raw = text[json_start..end]
+                .replace('…', PLACEHOLDER)
+                .replace("\n", " ");
             let args: Value =
                 serde_json::from_str(&raw).unwrap_or_else(|e| panic!("{}: {raw}: {e}", p.name));
             let t = tools
@@ -1192,16 +1236,29 @@ async fn skills_are_served_as_prompts_and_name_real_tools_and_parameters() {
                         p.name
                     );
                 }
-                assert!(fits_schema(spec, v), "{}: {tool}.{k} = {v} is not a {spec}", p.name);
+                assert!(
+                    fits_schema(spec, v),
+                    "{}: {tool}.{k} = {v} is not a {spec}",
+                    p.name
+                );
             }
             for k in schema["required"].as_array().into_iter().flatten() {
                 let k = k.as_str().unwrap();
-                assert!(args.get(k).is_some(), "{}: {tool} lacks required {k}", p.name);
+                assert!(
+                    args.get(k).is_some(),
+                    "{}: {tool} lacks required {k}",
+                    p.name
+                );
             }
             examples.push((tool.to_string(), args));
         }
-        assert!(examples.len() >= 3, "{}: only {} examples", p.name, examples.len());
-        for (skill, wanted) in &code_tools {
+        assert!(
+            examples.len() >= 3,
+            "{}: only {} examples",
+            p.name,
+            examples.len()
+        );
+        for (skill, wanted) in code_tools.iter().chain(memory_tools.iter()) {
             if p.name == *skill {
                 for w in *wanted {
                     assert!(
@@ -1504,19 +1561,22 @@ async fn search_sees_atoms_another_server_wrote() {
 #[tokio::test]
 async fn absolute_paths_are_placed_in_the_repository_or_refused() {
     let f = Fixture::new().await;
-    f.atom("zran", &["src/zran.c"], None, "random access into gzip").await;
+    f.atom("zran", &["src/zran.c"], None, "random access into gzip")
+        .await;
     f.atom("build", &["Makefile"], None, "make targets").await;
     // No repository yet: an absolute path cannot be placed.
-    let e = f
-        .c
-        .err(
+    let e =
+        f.c.err(
             "query_graph",
             json!({"operation":"context","projectId":f.project,"paths":"/home/me/repo/src/zran.c"}),
             "VALIDATION_ERROR",
         )
         .await;
     assert_eq!(e["details"]["parameter"], "paths");
-    assert!(e["message"].as_str().unwrap().contains("no repository"), "{e}");
+    assert!(
+        e["message"].as_str().unwrap().contains("no repository"),
+        "{e}"
+    );
     let repo = crate::code::Repo::new();
     repo.write("src/zran.c", "int main;\n");
     repo.commit("init");
@@ -1529,35 +1589,44 @@ async fn absolute_paths_are_placed_in_the_repository_or_refused() {
     let ctx = f.context(&inside).await;
     assert_eq!(names(&ctx["orphanAtoms"]), ["zran"], "{ctx}");
     // paths as a JSON array too.
-    let ctx = f
-        .c
-        .ok(
+    let ctx =
+        f.c.ok(
             "query_graph",
             json!({"operation":"context","projectId":f.project,"paths":[inside, "Makefile"]}),
         )
         .await;
     assert_eq!(names(&ctx["orphanAtoms"]), ["build", "zran"], "{ctx}");
     assert_eq!(ctx["unmatchedPaths"], json!([]));
-    let e = f
-        .c
-        .err(
+    let e =
+        f.c.err(
             "query_graph",
             json!({"operation":"context","projectId":f.project,"paths":"/elsewhere/src/zran.c"}),
             "VALIDATION_ERROR",
         )
         .await;
-    assert!(e["message"].as_str().unwrap().contains("outside the project's repository"), "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("outside the project's repository"),
+        "{e}"
+    );
     // A task's Context Files: an absolute path inside the repository, and a bare name.
-    let t = id_of(&f.c.task(json!({"title":"Touch zran","projectId":f.project})).await);
+    let t = id_of(
+        &f.c.task(json!({"title":"Touch zran","projectId":f.project}))
+            .await,
+    );
     f.c.ok(
         "manage_sections",
         json!({"operation":"add","entityType":"TASK","entityId":t,"title":"Context Files",
                "content":format!("- {inside}\n- Makefile\n- /etc/passwd\n")}),
     )
     .await;
-    let got = f
-        .c
-        .ok("query_container", json!({"operation":"get","containerType":"task","id":t,"includeGraphContext":true}))
+    let got =
+        f.c.ok(
+            "query_container",
+            json!({"operation":"get","containerType":"task","id":t,"includeGraphContext":true}),
+        )
         .await;
     let gc = &got["graphContext"];
     assert_eq!(names(&gc["orphanAtoms"]), ["build", "zran"], "{gc}");

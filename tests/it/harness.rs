@@ -367,7 +367,12 @@ pub struct HttpServer {
 impl HttpServer {
     /// `extra` goes before `serve` (`--config`, `--toolsets`); `http_args` after
     /// `--http ADDR` (`--token-file`); `env` is set for the process.
-    pub async fn start(db: &Path, extra: &[&str], http_args: &[&str], env: &[(&str, &str)]) -> HttpServer {
+    pub async fn start(
+        db: &Path,
+        extra: &[&str],
+        http_args: &[&str],
+        env: &[(&str, &str)],
+    ) -> HttpServer {
         HttpServer::try_start(db, extra, "127.0.0.1:0", http_args, env)
             .await
             .unwrap_or_else(|e| panic!("cairn serve --http did not start: {e}"))
@@ -402,7 +407,8 @@ impl HttpServer {
             c.env(k, v);
         }
         let mut child = c.spawn().expect("spawn cairn serve --http");
-        let mut lines = tokio::io::BufReader::new(child.stderr.take().expect("piped stderr")).lines();
+        let mut lines =
+            tokio::io::BufReader::new(child.stderr.take().expect("piped stderr")).lines();
         let mut before = Vec::new();
         let base = loop {
             let line = tokio::time::timeout(std::time::Duration::from_secs(60), lines.next_line())
@@ -426,7 +432,11 @@ impl HttpServer {
                 keep.lock().unwrap().push(line);
             }
         });
-        Ok(HttpServer { child, base, stderr })
+        Ok(HttpServer {
+            child,
+            base,
+            stderr,
+        })
     }
 
     pub fn mcp_url(&self) -> String {
@@ -435,14 +445,18 @@ impl HttpServer {
 
     /// An MCP client on `/mcp`, sending `token` as its bearer token.
     pub async fn client(&self, token: Option<&str>) -> RunningService<RoleClient, ()> {
-        self.try_client(token).await.expect("MCP initialize over HTTP")
+        self.try_client(token)
+            .await
+            .expect("MCP initialize over HTTP")
     }
 
     pub async fn try_client(
         &self,
         token: Option<&str>,
     ) -> Result<RunningService<RoleClient, ()>, String> {
-        ().serve(self.transport(token)).await.map_err(|e| e.to_string())
+        ().serve(self.transport(token))
+            .await
+            .map_err(|e| e.to_string())
     }
 
     /// The client transport, for a client with a handler of its own.

@@ -36,8 +36,16 @@ async fn project_overview_never_writes_outside_the_repository_or_over_foreign_fi
     let git_config = std::fs::read(k.repo.path().join(".git/config")).unwrap();
     let source = std::fs::read(k.repo.path().join("src/calc.c")).unwrap();
     symlink(&decoy, k.repo.path().join("ov.md")).unwrap();
-    symlink(outside.path().join("created.md"), k.repo.path().join("dangling.md")).unwrap();
-    symlink(k.repo.path().join(".git/config"), k.repo.path().join("cfg.md")).unwrap();
+    symlink(
+        outside.path().join("created.md"),
+        k.repo.path().join("dangling.md"),
+    )
+    .unwrap();
+    symlink(
+        k.repo.path().join(".git/config"),
+        k.repo.path().join("cfg.md"),
+    )
+    .unwrap();
     symlink(outside.path(), k.repo.path().join("linkdir")).unwrap();
     let before = tree(outside.path());
 
@@ -49,9 +57,8 @@ async fn project_overview_never_writes_outside_the_repository_or_over_foreign_fi
         ("src/calc.c", "not written by Cairn"),
         (".git/x.md", ".git"),
     ] {
-        let e = k
-            .c
-            .err(
+        let e =
+            k.c.err(
                 "project_overview",
                 json!({"projectId":k.pid,"outputPath":path}),
                 "VALIDATION_ERROR",
@@ -63,22 +70,39 @@ async fn project_overview_never_writes_outside_the_repository_or_over_foreign_fi
     }
     assert_eq!(std::fs::read(&decoy).unwrap(), b"decoy bytes\n\x00\x01");
     assert_eq!(tree(outside.path()), before, "nothing appeared outside");
-    assert_eq!(std::fs::read(k.repo.path().join(".git/config")).unwrap(), git_config);
-    assert_eq!(std::fs::read(k.repo.path().join("src/calc.c")).unwrap(), source);
-    assert!(std::fs::symlink_metadata(k.repo.path().join("ov.md")).unwrap().is_symlink());
+    assert_eq!(
+        std::fs::read(k.repo.path().join(".git/config")).unwrap(),
+        git_config
+    );
+    assert_eq!(
+        std::fs::read(k.repo.path().join("src/calc.c")).unwrap(),
+        source
+    );
+    assert!(std::fs::symlink_metadata(k.repo.path().join("ov.md"))
+        .unwrap()
+        .is_symlink());
 
     // An overview Cairn wrote is replaced by the next one; a foreign file only on request.
-    k.c.ok("project_overview", json!({"projectId":k.pid,"outputPath":"docs/new/OVERVIEW.md"}))
-        .await;
-    k.c.ok("project_overview", json!({"projectId":k.pid,"outputPath":"docs/new/OVERVIEW.md"}))
-        .await;
+    k.c.ok(
+        "project_overview",
+        json!({"projectId":k.pid,"outputPath":"docs/new/OVERVIEW.md"}),
+    )
+    .await;
+    k.c.ok(
+        "project_overview",
+        json!({"projectId":k.pid,"outputPath":"docs/new/OVERVIEW.md"}),
+    )
+    .await;
     k.repo.write("NOTES.md", "mine\n");
     k.c.ok(
         "project_overview",
         json!({"projectId":k.pid,"outputPath":"NOTES.md","overwrite":true}),
     )
     .await;
-    assert!(k.repo.read("NOTES.md").starts_with("# Project Overview: Shop"));
+    assert!(k
+        .repo
+        .read("NOTES.md")
+        .starts_with("# Project Overview: Shop"));
 }
 
 #[tokio::test]
@@ -86,7 +110,11 @@ async fn a_reference_through_a_link_out_of_the_repository_is_refused() {
     let k = Code::start().await;
     let outside = TempDir::new();
     std::fs::write(outside.path().join("secret.md"), "# Secret\n\nline\n").unwrap();
-    symlink(outside.path().join("secret.md"), k.repo.path().join("docs/leak.md")).unwrap();
+    symlink(
+        outside.path().join("secret.md"),
+        k.repo.path().join("docs/leak.md"),
+    )
+    .unwrap();
     let e = k
         .c
         .err(
@@ -96,7 +124,13 @@ async fn a_reference_through_a_link_out_of_the_repository_is_refused() {
             "VALIDATION_ERROR",
         )
         .await;
-    assert!(e["message"].as_str().unwrap().contains("outside the repository"), "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("outside the repository"),
+        "{e}"
+    );
 }
 
 /// A raw `cairn serve` session: the lines go in as given, answers come out as JSON.
@@ -119,7 +153,8 @@ impl Raw {
         };
         r.send(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#).await;
         assert_eq!(r.next().await["id"], json!(0));
-        r.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+        r.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+            .await;
         r
     }
 
@@ -168,7 +203,11 @@ async fn every_raw_line_gets_an_answer_and_the_session_goes_on() {
         r.send(&line).await;
         let a = r.next().await;
         assert_eq!(a["error"]["code"], json!(code), "case {i}: {a}");
-        assert_eq!(a.get("id").cloned().unwrap_or(json!(null)), id, "case {i}: {a}");
+        assert_eq!(
+            a.get("id").cloned().unwrap_or(json!(null)),
+            id,
+            "case {i}: {a}"
+        );
         assert!(!a["error"]["message"].as_str().unwrap_or("").is_empty());
         // The next request is answered as usual.
         let ping = 1000 + i as i64;
@@ -186,10 +225,26 @@ async fn a_nul_byte_or_an_integer_out_of_range_is_a_validation_error() {
     let c = crate::harness::Cairn::start().await;
     let p = c.project("Nul").await;
     for (tool, args, param) in [
-        ("query_graph", json!({"operation":"search","entityType":"atom","projectId":p,"query":"pay\u{0}ments"}), "query"),
-        ("search", json!({"projectId":p,"query":"retry\u{0}"}), "query"),
-        ("query", json!({"projectId":p,"semanticQuery":"a\u{0}b"}), "semanticQuery"),
-        ("manage_container", json!({"operation":"create","containerType":"task","title":"t","tags":"a\u{0}"}), "tags"),
+        (
+            "query_graph",
+            json!({"operation":"search","entityType":"atom","projectId":p,"query":"pay\u{0}ments"}),
+            "query",
+        ),
+        (
+            "search",
+            json!({"projectId":p,"query":"retry\u{0}"}),
+            "query",
+        ),
+        (
+            "query",
+            json!({"projectId":p,"semanticQuery":"a\u{0}b"}),
+            "semanticQuery",
+        ),
+        (
+            "manage_container",
+            json!({"operation":"create","containerType":"task","title":"t","tags":"a\u{0}"}),
+            "tags",
+        ),
     ] {
         let e = c.err(tool, args, "VALIDATION_ERROR").await;
         assert_eq!(e["details"]["parameter"], param, "{tool}: {e}");
@@ -268,13 +323,18 @@ async fn a_full_disk_answers_storage_full() {
         .is_ok_and(|o| o.status.success());
     if !mounted {
         // No tiny file system here: the size-limit test covers the code path.
-        eprintln!("a_full_disk_answers_storage_full: cannot mount a tmpfs here; covered by max_db_mib");
+        eprintln!(
+            "a_full_disk_answers_storage_full: cannot mount a tmpfs here; covered by max_db_mib"
+        );
         return;
     }
     struct Unmount(std::path::PathBuf);
     impl Drop for Unmount {
         fn drop(&mut self) {
-            let _ = std::process::Command::new("umount").arg("-l").arg(&self.0).status();
+            let _ = std::process::Command::new("umount")
+                .arg("-l")
+                .arg(&self.0)
+                .status();
         }
     }
     let _guard = Unmount(mnt.clone());
@@ -295,11 +355,20 @@ async fn a_lock_held_past_the_busy_timeout_answers_storage_busy_then_the_retry_s
     let c = crate::harness::Cairn::on(&db, &["--config", &cfg]).await;
     let p = c.project("Busy").await;
     // Another process's writer, holding the lock.
-    let mut other = SqliteConnectOptions::new().filename(&db).connect().await.unwrap();
+    let mut other = SqliteConnectOptions::new()
+        .filename(&db)
+        .connect()
+        .await
+        .unwrap();
     let mut held = other.begin_with("BEGIN IMMEDIATE").await.unwrap();
-    sqlx::query("UPDATE projects SET name = name").execute(&mut *held).await.unwrap();
+    sqlx::query("UPDATE projects SET name = name")
+        .execute(&mut *held)
+        .await
+        .unwrap();
     let args = json!({"operation":"create","containerType":"task","title":"t","projectId":p});
-    let e = c.err("manage_container", args.clone(), "STORAGE_BUSY").await;
+    let e = c
+        .err("manage_container", args.clone(), "STORAGE_BUSY")
+        .await;
     assert_eq!(e["details"]["retryable"], json!(true), "{e}");
     assert!(e["message"].as_str().unwrap().contains("retry"), "{e}");
     held.rollback().await.unwrap();
@@ -312,7 +381,8 @@ async fn a_lock_held_past_the_busy_timeout_answers_storage_busy_then_the_retry_s
 fn call_as_user(db: &Path, tool: &str, args: &str) -> std::process::Output {
     let mut cmd = if running_as_root() {
         let mut c = std::process::Command::new("setpriv");
-        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]).arg(crate::harness::BIN);
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(crate::harness::BIN);
         c
     } else {
         std::process::Command::new(crate::harness::BIN)
@@ -350,7 +420,10 @@ async fn opening_failures_name_the_path_and_the_cause() {
     let out = call_as_user(&locked.join("cairn.db"), "list_tags", "{}");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(err.contains("permission denied") && err.contains(&*locked.to_string_lossy()), "{err}");
+    assert!(
+        err.contains("permission denied") && err.contains(&*locked.to_string_lossy()),
+        "{err}"
+    );
     assert!(!err.contains("code: 14"), "{err}");
     // A read-only database file in a writable directory: reads work, a write says why
     // it cannot be made.
@@ -375,7 +448,10 @@ async fn opening_failures_name_the_path_and_the_cause() {
     let out = call_as_user(&ro, "list_tags", "{}");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(err.contains("permission denied") && err.contains("read-only"), "{err}");
+    assert!(
+        err.contains("permission denied") && err.contains("read-only"),
+        "{err}"
+    );
     assert!(!err.contains("1544") && !err.contains("code:"), "{err}");
     // A database migrated by a newer Cairn.
     let newer = dir.path().join("newer.db");
@@ -383,7 +459,11 @@ async fn opening_failures_name_the_path_and_the_cause() {
     {
         use sqlx::sqlite::SqliteConnectOptions;
         use sqlx::ConnectOptions;
-        let mut c = SqliteConnectOptions::new().filename(&newer).connect().await.unwrap();
+        let mut c = SqliteConnectOptions::new()
+            .filename(&newer)
+            .connect()
+            .await
+            .unwrap();
         sqlx::query(
             "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
              VALUES (9999, 'from the future', 1, x'00', 0)",
@@ -395,5 +475,8 @@ async fn opening_failures_name_the_path_and_the_cause() {
     let out = crate::harness::cli(&newer, &["call", "list_tags", "{}"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(err.contains("newer Cairn") && err.contains("9999") && err.contains("up to"), "{err}");
+    assert!(
+        err.contains("newer Cairn") && err.contains("9999") && err.contains("up to"),
+        "{err}"
+    );
 }

@@ -556,35 +556,65 @@ async fn a_blocked_item_says_so_on_get_search_and_overview(t: Transport) {
     let a = id_of(&c.task(json!({"title":"a","featureId":f})).await);
     let b = id_of(&c.task(json!({"title":"b","featureId":f})).await);
     let n = id_of(&c.task(json!({"title":"n","featureId":f})).await);
-    c.ok("block", json!({"containerType":"task","id":b,"version":1,"blockedBy":[a]}))
-        .await;
-    c.ok("manage_dependency", json!({"operation":"create","fromId":a,"toId":n,"type":"BLOCKS"}))
-        .await;
+    c.ok(
+        "block",
+        json!({"containerType":"task","id":b,"version":1,"blockedBy":[a]}),
+    )
+    .await;
+    c.ok(
+        "manage_dependency",
+        json!({"operation":"create","fromId":a,"toId":n,"type":"BLOCKS"}),
+    )
+    .await;
     let v = c.version("task", &n).await;
     c.ok("block", json!({"containerType":"task","id":n,"version":v,"blockedBy":"NO_OP","blockedReason":"vendor key"}))
         .await;
     assert_eq!(c.get("task", &b).await["blockedBy"], json!([a]));
-    let mut on_n: Vec<String> = serde_json::from_value(c.get("task", &n).await["blockedBy"].clone()).unwrap();
+    let mut on_n: Vec<String> =
+        serde_json::from_value(c.get("task", &n).await["blockedBy"].clone()).unwrap();
     on_n.sort();
     let mut want = vec![a.clone(), "NO_OP".to_string()];
     want.sort();
     assert_eq!(on_n, want);
     assert!(c.get("task", &a).await.get("blockedBy").is_none());
     let rows = c
-        .ok("query_container", json!({"operation":"search","containerType":"task","projectId":p}))
+        .ok(
+            "query_container",
+            json!({"operation":"search","containerType":"task","projectId":p}),
+        )
         .await;
-    let row = |id: &str| rows["items"].as_array().unwrap().iter().find(|r| r["id"] == json!(id)).unwrap().clone();
+    let row = |id: &str| {
+        rows["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == json!(id))
+            .unwrap()
+            .clone()
+    };
     assert_eq!(row(&b)["blockedBy"], json!([a]));
     assert!(row(&a).get("blockedBy").is_none());
     let ov = c
-        .ok("query_container", json!({"operation":"overview","containerType":"feature","id":f}))
+        .ok(
+            "query_container",
+            json!({"operation":"overview","containerType":"feature","id":f}),
+        )
         .await;
-    let t = ov["tasks"].as_array().unwrap().iter().find(|r| r["id"] == json!(b)).unwrap().clone();
+    let t = ov["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == json!(b))
+        .unwrap()
+        .clone();
     assert_eq!(t["blockedBy"], json!([a]));
     // Features too.
     let g = c.feature(&p, "G").await;
-    c.ok("block", json!({"containerType":"feature","id":g,"version":1,"blockedBy":[f]}))
-        .await;
+    c.ok(
+        "block",
+        json!({"containerType":"feature","id":g,"version":1,"blockedBy":[f]}),
+    )
+    .await;
     assert_eq!(c.get("feature", &g).await["blockedBy"], json!([f]));
     // The blocker closing releases b; n keeps its NO_OP.
     c.advance("task", &a).await;
@@ -604,17 +634,25 @@ async fn a_write_answers_the_versions_it_bumped_elsewhere(t: Transport) {
     let a = id_of(&c.task(json!({"title":"a","featureId":f})).await);
     let b = id_of(&c.task(json!({"title":"b","featureId":f})).await);
     let d = c
-        .ok("manage_dependency", json!({"operation":"create","fromId":a,"toId":b,"type":"BLOCKS"}))
+        .ok(
+            "manage_dependency",
+            json!({"operation":"create","fromId":a,"toId":b,"type":"BLOCKS"}),
+        )
         .await;
     assert_eq!(d["updated"][0]["id"], json!(b));
     assert_eq!(d["updated"][0]["entity"], "task");
     let v = d["updated"][0]["version"].as_i64().unwrap();
     let up = c
-        .ok("manage_container", json!({"operation":"update","containerType":"task","id":b,"version":v,"summary":"now"}))
+        .ok(
+            "manage_container",
+            json!({"operation":"update","containerType":"task","id":b,"version":v,"summary":"now"}),
+        )
         .await;
     let dep = d["dependency"]["id"].as_str().unwrap().to_string();
     let v = up["task"]["version"].as_i64().unwrap();
-    let del = c.ok("manage_dependency", json!({"operation":"delete","id":dep})).await;
+    let del = c
+        .ok("manage_dependency", json!({"operation":"delete","id":dep}))
+        .await;
     assert_eq!(del["updated"][0]["version"], json!(v + 1));
     c.ok("manage_container", json!({"operation":"update","containerType":"task","id":b,"version":v + 1,"summary":"later"}))
         .await;
@@ -631,17 +669,26 @@ async fn a_write_answers_the_versions_it_bumped_elsewhere(t: Transport) {
     }
     // A template's section answers the template's version.
     let tpl = c
-        .ok("manage_template", json!({"operation":"create","name":"Mine","targetEntityType":"TASK"}))
+        .ok(
+            "manage_template",
+            json!({"operation":"create","name":"Mine","targetEntityType":"TASK"}),
+        )
         .await["template"]["id"]
         .as_str()
         .unwrap()
         .to_string();
     let s = c
-        .ok("manage_template", json!({"operation":"addSection","id":tpl,"title":"Notes"}))
+        .ok(
+            "manage_template",
+            json!({"operation":"addSection","id":tpl,"title":"Notes"}),
+        )
         .await;
     let tv = s["templateVersion"].as_i64().unwrap();
-    c.ok("manage_template", json!({"operation":"update","id":tpl,"version":tv,"description":"d"}))
-        .await;
+    c.ok(
+        "manage_template",
+        json!({"operation":"update","id":tpl,"version":tv,"description":"d"}),
+    )
+    .await;
     c.stop().await;
 }
 
@@ -651,19 +698,50 @@ async fn conflict_and_blocked_messages_name_the_items(t: Transport) {
     let a = id_of(&c.task(json!({"title":"Write the parser"})).await);
     let b = id_of(&c.task(json!({"title":"Ship the release"})).await);
     let e = c
-        .err("manage_container", json!({"operation":"update","containerType":"task","id":a,"version":7,"summary":"x"}), "CONFLICT")
+        .err(
+            "manage_container",
+            json!({"operation":"update","containerType":"task","id":a,"version":7,"summary":"x"}),
+            "CONFLICT",
+        )
         .await;
-    assert!(e["message"].as_str().unwrap().contains("\"Write the parser\""), "{e}");
-    c.ok("block", json!({"containerType":"task","id":b,"version":1,"blockedBy":[a]})).await;
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("\"Write the parser\""),
+        "{e}"
+    );
+    c.ok(
+        "block",
+        json!({"containerType":"task","id":b,"version":1,"blockedBy":[a]}),
+    )
+    .await;
     let e = c
-        .err("advance", json!({"containerType":"task","id":b,"version":2}), "BLOCKED")
+        .err(
+            "advance",
+            json!({"containerType":"task","id":b,"version":2}),
+            "BLOCKED",
+        )
         .await;
     let m = e["message"].as_str().unwrap();
-    assert!(m.contains("\"Ship the release\"") && m.contains("\"Write the parser\""), "{m}");
+    assert!(
+        m.contains("\"Ship the release\"") && m.contains("\"Write the parser\""),
+        "{m}"
+    );
     let e = c
-        .err("advance", json!({"containerType":"task","id":b,"version":1}), "CONFLICT")
+        .err(
+            "advance",
+            json!({"containerType":"task","id":b,"version":1}),
+            "CONFLICT",
+        )
         .await;
-    assert!(e["message"].as_str().unwrap().contains("\"Ship the release\""), "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("\"Ship the release\""),
+        "{e}"
+    );
     c.stop().await;
 }
 

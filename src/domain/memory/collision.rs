@@ -29,16 +29,24 @@ use super::model::{
 use super::promotion::{reach, EvidenceFacts, Reach, Standing};
 use super::wire::format_time;
 
+/// The collision rule as a literal, so `manage_memory`'s description (built with
+/// `concat!`) quotes it rather than a copy that could drift.
+#[macro_export]
+macro_rules! memory_collision_rule {
+    () => {
+        "One ACTIVE atom per claim key (type, predicate, about, context). \
+A new atom on a held key: the same value (ignoring case and spaces) adds its references to the \
+existing atom as SUPPORTS. A different value: stronger evidence wins (ADR, policy, PR, commit, \
+release notes, meeting note > doc, url, ticket > chat, diary > none; an atom's strongest \
+reference counts), then the later validFrom (none is earliest), then the higher confidence at \
+last validation (to 0.01); the winner SUPERSEDES the loser, new or old, now SUPERSEDED. All equal: both \
+CONTESTED and CONTRADICTS-linked until an accepted Decision on that predicate, subject and \
+context, or resolve, supersedes one."
+    };
+}
+
 /// The collision rule, as the tool description states it.
-pub const RULE: &str = "One ACTIVE atom per claim key (type, predicate, about, context). \
-A new atom whose key already has one: the same value (compared case- and space-insensitively) \
-is not a new atom: its references are added to the existing one as SUPPORTS. \
-A different value: stronger evidence wins (ADR, policy, PR, commit, release notes, meeting note \
-> doc, url, ticket > chat, diary > none; an atom counts its strongest reference), then the later \
-validFrom (a missing one counts as earliest), then the higher confidence at last validation \
-(to 0.01). The winner is ACTIVE and SUPERSEDES the loser, which becomes SUPERSEDED, whichever of \
-the two is new. Equal on all three: both CONTESTED, linked CONTRADICTS, until an accepted \
-Decision on the same predicate, subject and context, or an explicit choice, supersedes the loser.";
+pub const RULE: &str = memory_collision_rule!();
 
 /// How a claim ranks against another on its key: evidence, then validity start,
 /// then confidence in hundredths. Compared field by field.

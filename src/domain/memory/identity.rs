@@ -253,7 +253,90 @@ fn canon_node(n: NodeRef, map: &HashMap<SubjectId, SubjectId>) -> NodeRef {
 /// itself, is dropped. Atoms and edges still naming a subject merged in an earlier
 /// run are moved too.
 pub fn merge_plan(subjects: &[Subject], atoms: &[MemoryAtom], edges: &[MemoryEdge]) -> Vec<Action> {
-    let map = survivors(subjects);
+    plan_with(survivors(subjects), subjects, atoms, edges)
+}
+
+/// Why an explicit merge was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MergeError {
+    /// A subject is not among those given.
+    Unknown(SubjectId),
+    /// A subject cannot be merged into itself (or into one merged into it).
+    Same(SubjectId),
+    /// Subjects of different kinds are never one.
+    Kinds(SubjectKind, SubjectKind),
+    /// The subject was merged already.
+    Merged(SubjectId, SubjectId),
+}
+
+impl std::fmt::Display for MergeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MergeError::Unknown(s) => write!(f, "no subject {s}"),
+            MergeError::Same(s) => write!(f, "subject {s} cannot be merged into itself"),
+            MergeError::Kinds(a, b) => write!(
+                f,
+                "a {a} and a {b} are never one subject: merge subjects of one kind"
+            ),
+            MergeError::Merged(s, into) => write!(
+                f,
+                "subject {s} was merged into {into} already: merge into {into}, or name another"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for MergeError {}
+
+/// The plan for an explicit merge of `from` into `into` (two subjects of one kind
+/// whose names do not fold to one form, e.g. `zod.dev` and `zod`): the same changes
+/// as an identity merge, `from`'s names becoming `into`'s aliases. `subjects` must
+/// hold both (followed to their survivors), `atoms` and `edges` at least those that
+/// name `from`.
+pub fn merge_plan_for(
+    from: SubjectId,
+    into: SubjectId,
+    subjects: &[Subject],
+    atoms: &[MemoryAtom],
+    edges: &[MemoryEdge],
+) -> Result<Vec<Action>, MergeError> {
+    let find = |id: SubjectId| {
+        subjects
+            .iter()
+            .find(|s| s.id == id)
+            .ok_or(MergeError::Unknown(id))
+    };
+    let (f, i) = (find(from)?, find(into)?);
+    if let Some(m) = f.merged_into {
+        return Err(MergeError::Merged(from, m));
+    }
+    if let Some(m) = i.merged_into {
+        return Err(MergeError::Merged(into, m));
+    }
+    if from == into {
+        return Err(MergeError::Same(from));
+    }
+    if f.kind != i.kind {
+        return Err(MergeError::Kinds(f.kind, i.kind));
+    }
+    let mut map: HashMap<SubjectId, SubjectId> = subjects
+        .iter()
+        .filter_map(|s| s.merged_into.map(|m| (s.id, m)))
+        .collect();
+    map.insert(from, into);
+    let keys: Vec<SubjectId> = map.keys().copied().collect();
+    let map: HashMap<SubjectId, SubjectId> =
+        keys.iter().map(|k| (*k, canonical(*k, &map))).collect();
+    Ok(plan_with(map, subjects, atoms, edges))
+}
+
+/// The changes that carry out `map` (merged subject → survivor).
+fn plan_with(
+    map: HashMap<SubjectId, SubjectId>,
+    subjects: &[Subject],
+    atoms: &[MemoryAtom],
+    edges: &[MemoryEdge],
+) -> Vec<Action> {
     if map.is_empty() {
         return Vec::new();
     }

@@ -1259,6 +1259,137 @@ pub fn diary_entry(
     }
 }
 
+/// Reads back the type-specific fields of a stored atom (as [`detail_fields`] wrote
+/// them): the same checks as on input, except that the subjects and atoms they name
+/// are taken as they are (they existed when the atom was recorded; a subject merged
+/// since still resolves through its survivor). `decision_status`, which moves, is the
+/// stored column's, not the fields'.
+pub fn stored_details(
+    t: MemoryAtomType,
+    about: Option<SubjectId>,
+    fields: &[(String, Raw)],
+    decision_status: Option<DecisionStatus>,
+) -> Result<AtomDetails, ValidationErrors> {
+    let any_subject = |_: SubjectId| Some(SubjectKind::Person);
+    let any_atom = |_: AtomId| true;
+    let known = Known {
+        subject: &any_subject,
+        atom: &any_atom,
+    };
+    let mut f = Fields::new(fields, a_or_an(t));
+    // An identity atom's `about` is checked against its kind on input only.
+    let about = about.or(Some(SubjectId(0)));
+    let d = details(&mut f, t, about, &known);
+    let errors = f.finish(type_fields(t));
+    match d {
+        Some(mut d) if errors.is_empty() => {
+            if let (AtomDetails::Decision(x), Some(s)) = (&mut d, decision_status) {
+                x.decision_status = s;
+            }
+            Ok(d)
+        }
+        _ => Err(ValidationErrors(errors)),
+    }
+}
+
+/// Writes a subject's kind-specific fields as wire-named raw values, the form
+/// [`subject`] reads.
+pub fn subject_detail_fields(d: &SubjectDetails) -> Vec<(&'static str, Raw)> {
+    use super::wire::format_time;
+    let mut v: Vec<(&'static str, Raw)> = Vec::new();
+    let text = |v: &mut Vec<(&'static str, Raw)>, k: &'static str, s: &Option<String>| {
+        if let Some(s) = s {
+            v.push((k, Raw::text(s)));
+        }
+    };
+    let list = |v: &mut Vec<(&'static str, Raw)>, k: &'static str, l: &[String]| {
+        if !l.is_empty() {
+            v.push((k, Raw::texts(l)));
+        }
+    };
+    let time = |v: &mut Vec<(&'static str, Raw)>, k: &'static str, t: &Option<OffsetDateTime>| {
+        if let Some(t) = t {
+            v.push((k, Raw::Text(format_time(*t))));
+        }
+    };
+    let id = |v: &mut Vec<(&'static str, Raw)>, k: &'static str, s: &Option<SubjectId>| {
+        if let Some(s) = s {
+            v.push((k, Raw::Text(s.to_string())));
+        }
+    };
+    match d {
+        SubjectDetails::None => {}
+        SubjectDetails::Org(x) => {
+            text(&mut v, "domain", &x.domain);
+            list(&mut v, "units", &x.units);
+            text(&mut v, "policiesIndex", &x.policies_index);
+        }
+        SubjectDetails::Project(x) => {
+            if let Some(s) = x.status {
+                v.push(("status", Raw::text(s.as_wire())));
+            }
+            time(&mut v, "startDate", &x.start_date);
+            time(&mut v, "endDate", &x.end_date);
+            id(&mut v, "org", &x.org);
+            list(&mut v, "repoLinks", &x.repo_links);
+            list(&mut v, "docsLinks", &x.docs_links);
+            text(&mut v, "domain", &x.domain);
+            if let Some(p) = x.orchestrator_project {
+                v.push(("orchestratorProject", Raw::Text(SubjectId(p).to_string())));
+            }
+        }
+        SubjectDetails::Person(x) => {
+            list(&mut v, "roles", &x.roles);
+            id(&mut v, "org", &x.org);
+            list(&mut v, "teams", &x.teams);
+            list(&mut v, "handles", &x.handles);
+            text(&mut v, "timezone", &x.timezone);
+        }
+        SubjectDetails::Artifact(x) => {
+            text(&mut v, "ecosystem", &x.ecosystem);
+            text(&mut v, "category", &x.category);
+            text(&mut v, "repo", &x.repo);
+            text(&mut v, "homepage", &x.homepage);
+        }
+        SubjectDetails::Stack(x) => {
+            text(&mut v, "description", &x.description);
+            if let Some(s) = x.scope {
+                v.push(("scope", Raw::text(s.as_wire())));
+            }
+        }
+        SubjectDetails::Template(x) => {
+            text(&mut v, "purpose", &x.purpose);
+            text(&mut v, "location", &x.location);
+            list(&mut v, "inputs", &x.inputs);
+            list(&mut v, "outputs", &x.outputs);
+            text(&mut v, "version", &x.version);
+            id(&mut v, "maintainer", &x.maintainer);
+        }
+    }
+    v
+}
+
+/// Reads back a stored subject's kind-specific fields (as [`subject_detail_fields`]
+/// wrote them), taking the subjects they name as they are.
+pub fn stored_subject_details(
+    kind: SubjectKind,
+    fields: &[(String, Raw)],
+) -> Result<SubjectDetails, ValidationErrors> {
+    let any_subject = |_: SubjectId| Some(SubjectKind::Org);
+    let any_atom = |_: AtomId| true;
+    let known = Known {
+        subject: &any_subject,
+        atom: &any_atom,
+    };
+    let mut input: Vec<(String, Raw)> = vec![
+        ("kind".into(), Raw::text(kind.as_wire())),
+        ("name".into(), Raw::text("stored")),
+    ];
+    input.extend(fields.iter().cloned());
+    let epoch = OffsetDateTime::UNIX_EPOCH;
+    subject(&input, SubjectId(0), &known, epoch).map(|s| s.details)
+}
+
 /// Writes an atom's type-specific fields back as wire-named raw values, the form
 /// [`atom`] reads: the store can keep them in one column and the tools can answer
 /// them as they were sent.

@@ -50,7 +50,10 @@ pub struct Origin {
 impl Origin {
     /// An origin at `file:line`.
     pub fn new(file: impl Into<String>, line: usize) -> Self {
-        Origin { file: file.into(), line }
+        Origin {
+            file: file.into(),
+            line,
+        }
     }
 }
 
@@ -103,12 +106,14 @@ impl Axiom {
             p
         }
         match self {
-            Axiom::EquivalentClasses(xs) if xs.len() > 2 || needs_order(&xs) => {
-                pairs(xs, false).into_iter().map(Axiom::EquivalentClasses).collect()
-            }
-            Axiom::DisjointClasses(xs) if xs.len() > 2 || needs_order(&xs) => {
-                pairs(xs, true).into_iter().map(Axiom::DisjointClasses).collect()
-            }
+            Axiom::EquivalentClasses(xs) if xs.len() > 2 || needs_order(&xs) => pairs(xs, false)
+                .into_iter()
+                .map(Axiom::EquivalentClasses)
+                .collect(),
+            Axiom::DisjointClasses(xs) if xs.len() > 2 || needs_order(&xs) => pairs(xs, true)
+                .into_iter()
+                .map(Axiom::DisjointClasses)
+                .collect(),
             a => vec![a],
         }
     }
@@ -207,7 +212,10 @@ mod tests {
     fn nary_axioms_become_pairs_with_a_named_class_first() {
         let some = ClassExpr::some("p:r", c("p:B"));
         let eq = Axiom::EquivalentClasses(vec![some.clone(), c("p:A")]).canonical();
-        assert_eq!(eq, vec![Axiom::EquivalentClasses(vec![c("p:A"), some.clone()])]);
+        assert_eq!(
+            eq,
+            vec![Axiom::EquivalentClasses(vec![c("p:A"), some.clone()])]
+        );
         let eq3 = Axiom::EquivalentClasses(vec![c("p:A"), c("p:B"), c("p:C")]).canonical();
         assert_eq!(eq3.len(), 2);
         let d = Axiom::DisjointClasses(vec![c("p:A"), c("p:B"), c("p:C")]).canonical();

@@ -66,7 +66,11 @@ fn backtrack(trace: &[Vec<usize>], n: usize, m: usize) -> Vec<Op> {
         // Diagonal k is at k + d in this step's slice.
         let idx = |k: isize| (k + d_i) as usize;
         let k = x - y;
-        let prev_k = if k == -d_i || (k != d_i && v[idx(k - 1)] < v[idx(k + 1)]) { k + 1 } else { k - 1 };
+        let prev_k = if k == -d_i || (k != d_i && v[idx(k - 1)] < v[idx(k + 1)]) {
+            k + 1
+        } else {
+            k - 1
+        };
         let prev_x = v[idx(prev_k)] as isize;
         let prev_y = prev_x - prev_k;
         while x > prev_x && y > prev_y {
@@ -102,7 +106,13 @@ fn lines(s: &str) -> (Vec<&str>, bool) {
 /// file names in the `---`/`+++` header), or an empty string when they are equal. A
 /// last line without a line break is marked `\ No newline at end of file`, as git
 /// does.
-pub fn unified_diff(old: &str, new: &str, old_name: &str, new_name: &str, context: usize) -> String {
+pub fn unified_diff(
+    old: &str,
+    new: &str,
+    old_name: &str,
+    new_name: &str,
+    context: usize,
+) -> String {
     if old == new {
         return String::new();
     }
@@ -113,7 +123,13 @@ pub fn unified_diff(old: &str, new: &str, old_name: &str, new_name: &str, contex
     let tag = |v: &[&str], nl: bool| -> Vec<String> {
         v.iter()
             .enumerate()
-            .map(|(i, l)| if i + 1 == v.len() && !nl { format!("{l}\u{0}") } else { l.to_string() })
+            .map(|(i, l)| {
+                if i + 1 == v.len() && !nl {
+                    format!("{l}\u{0}")
+                } else {
+                    l.to_string()
+                }
+            })
             .collect()
     };
     let (ta, tb) = (tag(&a, a_nl), tag(&b, b_nl));
@@ -196,7 +212,15 @@ mod tests {
         for l in diff.lines().skip(2) {
             if let Some(h) = l.strip_prefix("@@ -") {
                 let start: usize = h.split([',', ' ']).next().unwrap().parse().unwrap();
-                let count: usize = h.split(',').nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+                let count: usize = h
+                    .split(',')
+                    .nth(1)
+                    .unwrap()
+                    .split(' ')
+                    .next()
+                    .unwrap()
+                    .parse()
+                    .unwrap();
                 let to = if count == 0 { start } else { start - 1 };
                 while i < to {
                     out.push(old_line(i));
@@ -238,7 +262,10 @@ mod tests {
         let old = "a\nb\nc\nd\ne\nf\ng\nh\n";
         let new = "a\nb\nc\nD\ne\nf\ng\nh\ni\n";
         let d = unified_diff(old, new, "a/x.md", "b/x.md", 1);
-        assert_eq!(d, "--- a/x.md\n+++ b/x.md\n@@ -3,3 +3,3 @@\n c\n-d\n+D\n e\n@@ -8,1 +8,2 @@\n h\n+i\n");
+        assert_eq!(
+            d,
+            "--- a/x.md\n+++ b/x.md\n@@ -3,3 +3,3 @@\n c\n-d\n+D\n e\n@@ -8,1 +8,2 @@\n h\n+i\n"
+        );
         assert_eq!(apply(old, &d), new);
         assert_eq!(unified_diff(old, old, "a", "b", 3), "");
     }
@@ -248,14 +275,19 @@ mod tests {
         let d = unified_diff("", "x\ny\n", "/dev/null", "b/n.md", 3);
         assert_eq!(d, "--- /dev/null\n+++ b/n.md\n@@ -0,0 +1,2 @@\n+x\n+y\n");
         let d = unified_diff("x\ny", "x\ny\n", "a", "b", 3);
-        assert_eq!(d, "--- a\n+++ b\n@@ -1,2 +1,2 @@\n x\n-y\n\\ No newline at end of file\n+y\n");
+        assert_eq!(
+            d,
+            "--- a\n+++ b\n@@ -1,2 +1,2 @@\n x\n-y\n\\ No newline at end of file\n+y\n"
+        );
     }
 
     #[test]
     fn random_edits_apply_back() {
         let mut s: u64 = 7;
         let mut next = |n: u64| {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (s >> 33) % n
         };
         for _ in 0..300 {

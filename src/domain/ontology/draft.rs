@@ -47,7 +47,11 @@ pub struct ClassDraft {
 
 /// `[[a]], [[b]]`.
 pub fn links(targets: &[String]) -> String {
-    targets.iter().map(|t| format!("[[{}]]", t.trim())).collect::<Vec<_>>().join(", ")
+    targets
+        .iter()
+        .map(|t| format!("[[{}]]", t.trim()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl ClassDraft {
@@ -127,13 +131,19 @@ pub fn items(value: &str) -> Vec<String> {
         }
     }
     out.push(cur);
-    out.into_iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
+    out.into_iter()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
 }
 
 /// The name an item refers to, compared as Logseq compares page names.
 fn item_key(item: &str) -> String {
     let t = item.trim();
-    let t = t.strip_prefix("[[").and_then(|x| x.strip_suffix("]]")).unwrap_or(t);
+    let t = t
+        .strip_prefix("[[")
+        .and_then(|x| x.strip_suffix("]]"))
+        .unwrap_or(t);
     t.trim().to_lowercase()
 }
 
@@ -152,7 +162,9 @@ pub fn add_link(page: &mut Page, key: &str, target: &str) -> bool {
 /// Removes a target from a list property (the property goes when it empties);
 /// returns false when it was not there.
 pub fn remove_link(page: &mut Page, key: &str, target: &str) -> bool {
-    let Some(value) = page.get(key) else { return false };
+    let Some(value) = page.get(key) else {
+        return false;
+    };
     let mut list = items(value);
     let before = list.len();
     list.retain(|i| item_key(i) != item_key(target));
@@ -192,7 +204,10 @@ mod tests {
             parents: vec!["Transformer".into(), "ai:VisionModel".into()],
             authority_score: 0.5,
             maturity: "draft".into(),
-            relationships: vec![("has-part".into(), vec!["Patch Embedding".into()]), ("requires".into(), vec!["GPU Accelerator".into()])],
+            relationships: vec![
+                ("has-part".into(), vec!["Patch Embedding".into()]),
+                ("requires".into(), vec!["GPU Accelerator".into()]),
+            ],
             alt_terms: vec!["ViT".into()],
         }
     }
@@ -221,7 +236,11 @@ mod tests {
         assert!(add_link(&mut p, "enables", "Image Classification"));
         assert!(remove_link(&mut p, "requires", "GPU Accelerator"));
         assert!(!remove_link(&mut p, "requires", "GPU Accelerator"));
-        set_field(&mut p, "definition", "A transformer that reads an image as patches.");
+        set_field(
+            &mut p,
+            "definition",
+            "A transformer that reads an image as patches.",
+        );
         let text = p.write();
         assert!(text.contains("    - has-part:: [[Patch Embedding]], [[Position Embedding]]\n    - enables:: [[Image Classification]]\n    - alt-terms:: ViT\n- ## Notes\n"), "{text}");
         assert!(!text.contains("requires::"));

@@ -7,7 +7,9 @@
 //! files, prefixes or the reasoner.
 
 use super::axiom::EntityKind;
-use super::expr::{parse_chain, parse_expr, parse_expr_list, parse_name_pairs, ClassExpr, ExprError, Name};
+use super::expr::{
+    parse_chain, parse_expr, parse_expr_list, parse_name_pairs, ClassExpr, ExprError, Name,
+};
 use super::page::{Page, PageError};
 
 /// Property keys of the block, as written in pages.
@@ -89,11 +91,17 @@ pub const RELATIONSHIPS: [(&str, &str); 5] = [
 
 /// The relationship key for a shared property IRI, or the IRI for a key.
 pub fn relationship_key(iri: &str) -> Option<&'static str> {
-    RELATIONSHIPS.iter().find(|(_, i)| *i == iri).map(|(k, _)| *k)
+    RELATIONSHIPS
+        .iter()
+        .find(|(_, i)| *i == iri)
+        .map(|(k, _)| *k)
 }
 
 fn relationship_iri(key: &str) -> Option<&'static str> {
-    RELATIONSHIPS.iter().find(|(k, _)| *k == key).map(|(_, i)| *i)
+    RELATIONSHIPS
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, i)| *i)
 }
 
 /// The order keys are written in (the spec's template, then the EL extensions);
@@ -101,12 +109,42 @@ fn relationship_iri(key: &str) -> Option<&'static str> {
 pub fn key_rank(key: &str) -> usize {
     use keys::*;
     const ORDER: [&str; 36] = [
-        ONTOLOGY, TERM_ID, PREFERRED_TERM, SOURCE_DOMAIN, STATUS, PUBLIC_ACCESS, LAST_UPDATED,
-        DEFINITION, COMMENT, OWL_CLASS, OWL_OBJECT_PROPERTY, OWL_INDIVIDUAL, PHYSICALITY, ROLE,
-        RDF_TYPE, IS_SUBCLASS_OF, SUB_PROPERTY_OF, TRANSITIVE, REFLEXIVE, DOMAIN, RANGE,
-        PROPERTY_CHAIN, QUALITY_SCORE, AUTHORITY_SCORE, MATURITY, "has-part", "requires",
-        "enables", "bridges-to", "relates-to", FACTS, ALT_TERMS, SUB_CLASS_OF, EQUIVALENT_CLASS,
-        DISJOINT_WITH, AXIOM,
+        ONTOLOGY,
+        TERM_ID,
+        PREFERRED_TERM,
+        SOURCE_DOMAIN,
+        STATUS,
+        PUBLIC_ACCESS,
+        LAST_UPDATED,
+        DEFINITION,
+        COMMENT,
+        OWL_CLASS,
+        OWL_OBJECT_PROPERTY,
+        OWL_INDIVIDUAL,
+        PHYSICALITY,
+        ROLE,
+        RDF_TYPE,
+        IS_SUBCLASS_OF,
+        SUB_PROPERTY_OF,
+        TRANSITIVE,
+        REFLEXIVE,
+        DOMAIN,
+        RANGE,
+        PROPERTY_CHAIN,
+        QUALITY_SCORE,
+        AUTHORITY_SCORE,
+        MATURITY,
+        "has-part",
+        "requires",
+        "enables",
+        "bridges-to",
+        "relates-to",
+        FACTS,
+        ALT_TERMS,
+        SUB_CLASS_OF,
+        EQUIVALENT_CLASS,
+        DISJOINT_WITH,
+        AXIOM,
     ];
     ORDER.iter().position(|k| *k == key).unwrap_or(usize::MAX)
 }
@@ -122,7 +160,10 @@ pub struct Meta {
 impl Meta {
     /// The first value of `key`.
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.props.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+        self.props
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
 
     /// Sets `key` (the first occurrence in place; a new key is appended).
@@ -156,12 +197,14 @@ impl Meta {
 
     /// A 0..1 score of the page (`quality-score`), when it reads as a number.
     pub fn quality_score(&self) -> Option<f32> {
-        self.get(keys::QUALITY_SCORE).and_then(|s| s.trim().parse().ok())
+        self.get(keys::QUALITY_SCORE)
+            .and_then(|s| s.trim().parse().ok())
     }
 
     /// `authority-score` as a number.
     pub fn authority_score(&self) -> Option<f32> {
-        self.get(keys::AUTHORITY_SCORE).and_then(|s| s.trim().parse().ok())
+        self.get(keys::AUTHORITY_SCORE)
+            .and_then(|s| s.trim().parse().ok())
     }
 }
 
@@ -185,7 +228,10 @@ pub fn split_terms(s: &str) -> Vec<String> {
         }
     }
     out.push(cur);
-    out.into_iter().map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect()
+    out.into_iter()
+        .map(|t| t.trim().to_string())
+        .filter(|t| !t.is_empty())
+        .collect()
 }
 
 /// The kind of a general axiom written with `owl:axiom::`.
@@ -277,19 +323,37 @@ fn allowed(kind: EntityKind, key: &str) -> bool {
     let rel = relationship_iri(key).is_some();
     match kind {
         EntityKind::Class => {
-            rel || [IS_SUBCLASS_OF, SUB_CLASS_OF, EQUIVALENT_CLASS, DISJOINT_WITH, AXIOM].contains(&key)
+            rel || [
+                IS_SUBCLASS_OF,
+                SUB_CLASS_OF,
+                EQUIVALENT_CLASS,
+                DISJOINT_WITH,
+                AXIOM,
+            ]
+            .contains(&key)
         }
-        EntityKind::ObjectProperty => {
-            [SUB_PROPERTY_OF, PROPERTY_CHAIN, TRANSITIVE, REFLEXIVE, DOMAIN, RANGE, AXIOM].contains(&key)
-        }
+        EntityKind::ObjectProperty => [
+            SUB_PROPERTY_OF,
+            PROPERTY_CHAIN,
+            TRANSITIVE,
+            REFLEXIVE,
+            DOMAIN,
+            RANGE,
+            AXIOM,
+        ]
+        .contains(&key),
         EntityKind::Individual => rel || [RDF_TYPE, FACTS, AXIOM].contains(&key),
     }
 }
 
 fn is_logical(key: &str) -> bool {
-    [EntityKind::Class, EntityKind::ObjectProperty, EntityKind::Individual]
-        .iter()
-        .any(|k| allowed(*k, key))
+    [
+        EntityKind::Class,
+        EntityKind::ObjectProperty,
+        EntityKind::Individual,
+    ]
+    .iter()
+    .any(|k| allowed(*k, key))
 }
 
 /// Splits `X SubClassOf Y` at its keyword (outside parentheses and wiki links).
@@ -303,14 +367,22 @@ fn split_general(text: &str) -> Option<(GciKind, &str, &str)> {
         } else if bytes[i..].starts_with(b"]]") || bytes[i] == b')' {
             depth -= 1;
         } else if depth == 0 && bytes[i] == b' ' {
-            for k in [GciKind::SubClassOf, GciKind::EquivalentTo, GciKind::DisjointWith] {
+            for k in [
+                GciKind::SubClassOf,
+                GciKind::EquivalentTo,
+                GciKind::DisjointWith,
+            ] {
                 let kw = format!(" {} ", k.keyword());
                 if bytes[i..].starts_with(kw.as_bytes()) {
                     return Some((k, &text[..i], &text[i + kw.len()..]));
                 }
             }
         }
-        i += if bytes[i..].starts_with(b"[[") || bytes[i..].starts_with(b"]]") { 2 } else { 1 };
+        i += if bytes[i..].starts_with(b"[[") || bytes[i..].starts_with(b"]]") {
+            2
+        } else {
+            1
+        };
     }
     None
 }
@@ -334,10 +406,14 @@ pub fn read_entry(page: &Page) -> Result<Entry, PageError> {
             )));
         }
         if !super::expr::looks_like_iri(&p.value) {
-            return Err(err(p.line, value_column(p), format!(
-                "`{}` is not an IRI; write it as prefix:LocalName (e.g. ai:VisionTransformer)",
-                p.value
-            )));
+            return Err(err(
+                p.line,
+                value_column(p),
+                format!(
+                    "`{}` is not an IRI; write it as prefix:LocalName (e.g. ai:VisionTransformer)",
+                    p.value
+                ),
+            ));
         }
         ident = Some((kind, p.value.clone(), p.line));
     }
@@ -364,29 +440,57 @@ pub fn read_entry(page: &Page) -> Result<Entry, PageError> {
             continue;
         }
         if !allowed(kind, key) {
-            return Err(err(p.line, 0, format!("`{key}::` does not apply to an {kind} page")));
+            return Err(err(
+                p.line,
+                0,
+                format!("`{key}::` does not apply to an {kind} page"),
+            ));
         }
         let col = value_column(p);
         let at = |e: ExprError| err(p.line, col + e.column - 1, e.message);
-        let mut push = |stmt: Stmt| statements.push(Statement { line: p.line, key: p.key.clone(), stmt });
+        let mut push = |stmt: Stmt| {
+            statements.push(Statement {
+                line: p.line,
+                key: p.key.clone(),
+                stmt,
+            })
+        };
         match key {
-            IS_SUBCLASS_OF | SUB_CLASS_OF => {
-                parse_expr_list(&p.value).map_err(at)?.into_iter().for_each(|x| push(Stmt::SubClassOf(x)))
-            }
-            EQUIVALENT_CLASS => {
-                parse_expr_list(&p.value).map_err(at)?.into_iter().for_each(|x| push(Stmt::EquivalentTo(x)))
-            }
-            DISJOINT_WITH => {
-                parse_expr_list(&p.value).map_err(at)?.into_iter().for_each(|x| push(Stmt::DisjointWith(x)))
-            }
-            DOMAIN => parse_expr_list(&p.value).map_err(at)?.into_iter().for_each(|x| push(Stmt::Domain(x))),
-            RANGE => parse_expr_list(&p.value).map_err(at)?.into_iter().for_each(|x| push(Stmt::Range(x))),
-            RDF_TYPE => parse_expr_list(&p.value).map_err(at)?.into_iter().for_each(|x| push(Stmt::Type(x))),
+            IS_SUBCLASS_OF | SUB_CLASS_OF => parse_expr_list(&p.value)
+                .map_err(at)?
+                .into_iter()
+                .for_each(|x| push(Stmt::SubClassOf(x))),
+            EQUIVALENT_CLASS => parse_expr_list(&p.value)
+                .map_err(at)?
+                .into_iter()
+                .for_each(|x| push(Stmt::EquivalentTo(x))),
+            DISJOINT_WITH => parse_expr_list(&p.value)
+                .map_err(at)?
+                .into_iter()
+                .for_each(|x| push(Stmt::DisjointWith(x))),
+            DOMAIN => parse_expr_list(&p.value)
+                .map_err(at)?
+                .into_iter()
+                .for_each(|x| push(Stmt::Domain(x))),
+            RANGE => parse_expr_list(&p.value)
+                .map_err(at)?
+                .into_iter()
+                .for_each(|x| push(Stmt::Range(x))),
+            RDF_TYPE => parse_expr_list(&p.value)
+                .map_err(at)?
+                .into_iter()
+                .for_each(|x| push(Stmt::Type(x))),
             SUB_PROPERTY_OF => {
                 for x in parse_expr_list(&p.value).map_err(at)? {
                     match x {
                         ClassExpr::Class(n) => push(Stmt::SubPropertyOf(n)),
-                        _ => return Err(err(p.line, col, "a super-property is one property name".into())),
+                        _ => {
+                            return Err(err(
+                                p.line,
+                                col,
+                                "a super-property is one property name".into(),
+                            ))
+                        }
                     }
                 }
             }
@@ -394,13 +498,21 @@ pub fn read_entry(page: &Page) -> Result<Entry, PageError> {
                 for part in split_terms_keep(&p.value) {
                     let chain = parse_chain(part).map_err(at)?;
                     if chain.len() < 2 {
-                        return Err(err(p.line, col, "a chain joins two or more properties with ` o `".into()));
+                        return Err(err(
+                            p.line,
+                            col,
+                            "a chain joins two or more properties with ` o `".into(),
+                        ));
                     }
                     push(Stmt::Chain(chain));
                 }
             }
             TRANSITIVE | REFLEXIVE => match p.value.trim() {
-                "true" => push(if key == TRANSITIVE { Stmt::Transitive } else { Stmt::Reflexive }),
+                "true" => push(if key == TRANSITIVE {
+                    Stmt::Transitive
+                } else {
+                    Stmt::Reflexive
+                }),
                 "false" | "" => {}
                 v => return Err(err(p.line, col, format!("`{v}`: expected true or false"))),
             },
@@ -410,7 +522,12 @@ pub fn read_entry(page: &Page) -> Result<Entry, PageError> {
                 .for_each(|(a, b)| push(Stmt::Fact(a, b))),
             AXIOM => {
                 let Some((k, l, r)) = split_general(&p.value) else {
-                    return Err(err(p.line, col, "expected `X SubClassOf Y`, `X EquivalentTo Y` or `X DisjointWith Y`".into()));
+                    return Err(err(
+                        p.line,
+                        col,
+                        "expected `X SubClassOf Y`, `X EquivalentTo Y` or `X DisjointWith Y`"
+                            .into(),
+                    ));
                 };
                 let lx = parse_expr(l).map_err(at)?;
                 let rcol = col + p.value[..p.value.len() - r.len()].chars().count();
@@ -426,7 +543,14 @@ pub fn read_entry(page: &Page) -> Result<Entry, PageError> {
             }
         }
     }
-    Ok(Entry { kind, iri, line, title: page.title().map(str::to_string), meta, statements })
+    Ok(Entry {
+        kind,
+        iri,
+        line,
+        title: page.title().map(str::to_string),
+        meta,
+        statements,
+    })
 }
 
 /// Splits chains at top-level commas (no parentheses in chains).
@@ -461,7 +585,12 @@ fn value_column(p: &super::page::Prop) -> usize {
 }
 
 fn err(line: usize, column: usize, message: String) -> PageError {
-    PageError { line, column, message, no_block: false }
+    PageError {
+        line,
+        column,
+        message,
+        no_block: false,
+    }
 }
 
 #[cfg(test)]
@@ -485,8 +614,17 @@ mod tests {
         assert_eq!(e.meta.get("custom"), Some("x"));
         assert_eq!(e.meta.alt_terms(), vec!["ViT", "Visual Transformer"]);
         assert_eq!(e.statements.len(), 5);
-        assert_eq!(e.statements[2].stmt, Stmt::Related("core:hasPart".into(), ClassExpr::Class(Name::Link("Patch Embedding".into()))));
-        assert!(matches!(e.statements[4].stmt, Stmt::General(GciKind::SubClassOf, ClassExpr::And(_), ClassExpr::Class(_))));
+        assert_eq!(
+            e.statements[2].stmt,
+            Stmt::Related(
+                "core:hasPart".into(),
+                ClassExpr::Class(Name::Link("Patch Embedding".into()))
+            )
+        );
+        assert!(matches!(
+            e.statements[4].stmt,
+            Stmt::General(GciKind::SubClassOf, ClassExpr::And(_), ClassExpr::Class(_))
+        ));
         assert_eq!(e.statements[4].line, 9);
     }
 
@@ -504,15 +642,24 @@ mod tests {
     fn errors_point_at_the_line_and_column() {
         let e = entry("- A\n  - ### OntologyBlock\n    - owl:class:: ai:A\n    - is-subclass-of:: [[B]] or [[C]]\n").unwrap_err();
         assert_eq!((e.line, e.column), (4, 30));
-        let e = entry("- A\n  - ### OntologyBlock\n    - owl:class:: Vision Transformer\n").unwrap_err();
+        let e = entry("- A\n  - ### OntologyBlock\n    - owl:class:: Vision Transformer\n")
+            .unwrap_err();
         assert_eq!((e.line, e.column), (3, 19));
         let e = entry("- A\n  - ### OntologyBlock\n    - definition:: x\n").unwrap_err();
         assert_eq!(e.line, 2);
-        let e = entry("- A\n  - ### OntologyBlock\n    - owl:class:: ai:A\n    - transitive:: true\n").unwrap_err();
+        let e =
+            entry("- A\n  - ### OntologyBlock\n    - owl:class:: ai:A\n    - transitive:: true\n")
+                .unwrap_err();
         assert_eq!(e.line, 4);
-        let e = entry("- A\n  - ### OntologyBlock\n    - owl:class:: ai:A\n    - owl:individual:: ai:B\n").unwrap_err();
+        let e = entry(
+            "- A\n  - ### OntologyBlock\n    - owl:class:: ai:A\n    - owl:individual:: ai:B\n",
+        )
+        .unwrap_err();
         assert_eq!(e.line, 4);
-        let e = entry("- A\n  - ### OntologyBlock\n    - owl:objectProperty:: ai:p\n    - transitive:: yes\n").unwrap_err();
+        let e = entry(
+            "- A\n  - ### OntologyBlock\n    - owl:objectProperty:: ai:p\n    - transitive:: yes\n",
+        )
+        .unwrap_err();
         assert_eq!((e.line, e.column), (4, 20));
     }
 

@@ -49,7 +49,10 @@ impl<N> ClassExpr<N> {
 
     /// True for a named class, `owl:Thing` and `owl:Nothing`.
     pub fn is_atomic(&self) -> bool {
-        matches!(self, ClassExpr::Class(_) | ClassExpr::Thing | ClassExpr::Nothing)
+        matches!(
+            self,
+            ClassExpr::Class(_) | ClassExpr::Thing | ClassExpr::Nothing
+        )
     }
 
     /// The same expression with every name (class or property) mapped by `f`; the
@@ -194,12 +197,18 @@ fn tokenize(text: &str) -> Result<Vec<(Tok, usize)>, ExprError> {
                 j += 1;
             }
             if j + 1 >= chars.len() {
-                return Err(ExprError { column: col, message: "unclosed [[wiki link]]".into() });
+                return Err(ExprError {
+                    column: col,
+                    message: "unclosed [[wiki link]]".into(),
+                });
             }
             let inner: String = chars[start..j].iter().collect();
             let inner = inner.trim().to_string();
             if inner.is_empty() {
-                return Err(ExprError { column: col, message: "empty [[wiki link]]".into() });
+                return Err(ExprError {
+                    column: col,
+                    message: "empty [[wiki link]]".into(),
+                });
             }
             out.push((Tok::Name(Name::Link(inner)), col));
             i = j + 2;
@@ -209,11 +218,17 @@ fn tokenize(text: &str) -> Result<Vec<(Tok, usize)>, ExprError> {
                 j += 1;
             }
             if j >= chars.len() {
-                return Err(ExprError { column: col, message: "unclosed <IRI>".into() });
+                return Err(ExprError {
+                    column: col,
+                    message: "unclosed <IRI>".into(),
+                });
             }
             let iri: String = chars[i..=j].iter().collect();
             if iri.contains(char::is_whitespace) || iri.len() < 3 {
-                return Err(ExprError { column: col, message: format!("malformed IRI {iri}") });
+                return Err(ExprError {
+                    column: col,
+                    message: format!("malformed IRI {iri}"),
+                });
             }
             out.push((Tok::Name(Name::Iri(iri)), col));
             i = j + 1;
@@ -266,7 +281,10 @@ impl Parser {
     }
 
     fn err<T>(&self, message: impl Into<String>) -> Result<T, ExprError> {
-        Err(ExprError { column: self.col(), message: message.into() })
+        Err(ExprError {
+            column: self.col(),
+            message: message.into(),
+        })
     }
 
     /// conj := operand ('and' operand)*
@@ -276,7 +294,11 @@ impl Parser {
             self.pos += 1;
             xs.push(self.operand()?);
         }
-        Ok(if xs.len() == 1 { xs.remove(0) } else { ClassExpr::And(xs) })
+        Ok(if xs.len() == 1 {
+            xs.remove(0)
+        } else {
+            ClassExpr::And(xs)
+        })
     }
 
     /// operand := name 'some' operand | primary
@@ -332,7 +354,10 @@ impl Parser {
 pub fn parse_expr(text: &str) -> Result<ClassExpr<Name>, ExprError> {
     let mut xs = parse_expr_list(text)?;
     if xs.len() != 1 {
-        return Err(ExprError { column: 1, message: "expected one class expression".into() });
+        return Err(ExprError {
+            column: 1,
+            message: "expected one class expression".into(),
+        });
     }
     Ok(xs.remove(0))
 }
@@ -341,7 +366,11 @@ pub fn parse_expr(text: &str) -> Result<ClassExpr<Name>, ExprError> {
 /// wiki links do not separate). An empty text is an empty list.
 pub fn parse_expr_list(text: &str) -> Result<Vec<ClassExpr<Name>>, ExprError> {
     let toks = tokenize(text)?;
-    let mut p = Parser { toks, pos: 0, end_col: text.chars().count() + 1 };
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        end_col: text.chars().count() + 1,
+    };
     let mut out = Vec::new();
     if p.peek().is_none() {
         return Ok(out);
@@ -362,7 +391,10 @@ pub fn parse_chain(text: &str) -> Result<Vec<Name>, ExprError> {
     let mut out = Vec::new();
     let mut col = 1;
     for (k, part) in split_chain(text).into_iter().enumerate() {
-        let toks = tokenize(part.trim()).map_err(|e| ExprError { column: col + e.column - 1, ..e })?;
+        let toks = tokenize(part.trim()).map_err(|e| ExprError {
+            column: col + e.column - 1,
+            ..e
+        })?;
         match toks.as_slice() {
             [(Tok::Name(n), _)] => out.push(n.clone()),
             _ => {
@@ -375,7 +407,10 @@ pub fn parse_chain(text: &str) -> Result<Vec<Name>, ExprError> {
         col += part.chars().count() + 3;
     }
     if out.is_empty() {
-        return Err(ExprError { column: 1, message: "an empty property chain".into() });
+        return Err(ExprError {
+            column: 1,
+            message: "an empty property chain".into(),
+        });
     }
     Ok(out)
 }
@@ -393,7 +428,10 @@ pub fn parse_name_pairs(text: &str) -> Result<Vec<(Name, Name)>, ExprError> {
                 i += 2;
             }
             (Some((_, col)), _) => {
-                return Err(ExprError { column: *col, message: "expected `property individual`".into() })
+                return Err(ExprError {
+                    column: *col,
+                    message: "expected `property individual`".into(),
+                })
             }
             (None, _) => break,
         }
@@ -401,7 +439,10 @@ pub fn parse_name_pairs(text: &str) -> Result<Vec<(Name, Name)>, ExprError> {
             None => break,
             Some((Tok::Comma, _)) => i += 1,
             Some((_, col)) => {
-                return Err(ExprError { column: *col, message: "expected `,` between assertions".into() })
+                return Err(ExprError {
+                    column: *col,
+                    message: "expected `,` between assertions".into(),
+                })
             }
         }
     }
@@ -519,13 +560,19 @@ mod tests {
             )
         );
         assert_eq!(parse_expr("owl:Nothing").unwrap(), ClassExpr::Nothing);
-        assert_eq!(parse_expr("ai:p some ai:q some ai:B").unwrap(),
-            ClassExpr::some(iri("ai:p"), ClassExpr::some(iri("ai:q"), ClassExpr::Class(iri("ai:B")))));
+        assert_eq!(
+            parse_expr("ai:p some ai:q some ai:B").unwrap(),
+            ClassExpr::some(
+                iri("ai:p"),
+                ClassExpr::some(iri("ai:q"), ClassExpr::Class(iri("ai:B")))
+            )
+        );
     }
 
     #[test]
     fn lists_split_at_top_level_commas_only() {
-        let xs = parse_expr_list("[[A, b]], ai:p some (ai:B and ai:C), <http://x.org/a#D>").unwrap();
+        let xs =
+            parse_expr_list("[[A, b]], ai:p some (ai:B and ai:C), <http://x.org/a#D>").unwrap();
         assert_eq!(xs.len(), 3);
         assert_eq!(xs[0], ClassExpr::Class(link("A, b")));
         assert_eq!(xs[2], ClassExpr::Class(iri("<http://x.org/a#D>")));
@@ -577,7 +624,8 @@ mod tests {
 
     #[test]
     fn name_pairs() {
-        let ps = parse_name_pairs("ai:developedBy [[OpenAI]], ai:trainedOn ai:CommonCrawl").unwrap();
+        let ps =
+            parse_name_pairs("ai:developedBy [[OpenAI]], ai:trainedOn ai:CommonCrawl").unwrap();
         assert_eq!(ps.len(), 2);
         assert_eq!(ps[0], (iri("ai:developedBy"), link("OpenAI")));
         assert_eq!(parse_name_pairs("ai:p").unwrap_err().column, 1);

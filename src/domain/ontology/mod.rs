@@ -99,4 +99,7 @@ pub use axiom::{Axiom, EntityKind, Iri, Origin, Sourced};
 pub use expr::ClassExpr;
 pub use model::{load_pages, Entity, Loaded, Ontology, Problem};
 pub use page::Page;
-pub use reasoner::{classify, diff as classification_diff, Classification, ClassificationDiff, Justification, Subsumption};
+pub use reasoner::{
+    classify, diff as classification_diff, Classification, ClassificationDiff, Justification,
+    Subsumption,
+};

@@ -7,7 +7,9 @@
 //! knows nothing of the reasoner or OWL functional syntax.
 
 use super::axiom::{Axiom, EntityKind, Iri, Origin, Sourced};
-use super::entity::{self, keys, read_entry, relationship_key, Entry, GciKind, Meta, Stmt, RELATIONSHIPS};
+use super::entity::{
+    self, keys, read_entry, relationship_key, Entry, GciKind, Meta, Stmt, RELATIONSHIPS,
+};
 use super::expr::{looks_like_iri, write_expr, ClassExpr, Name, NameRole};
 use super::page::{file_name, title_from_file, Page};
 use std::collections::{BTreeMap, HashMap};
@@ -41,7 +43,11 @@ pub struct Problem {
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.column > 0 {
-            write!(f, "{}:{}:{}: {}", self.file, self.line, self.column, self.message)
+            write!(
+                f,
+                "{}:{}:{}: {}",
+                self.file, self.line, self.column, self.message
+            )
         } else {
             write!(f, "{}:{}: {}", self.file, self.line, self.message)
         }
@@ -118,7 +124,12 @@ pub fn load_pages<'a>(sources: impl IntoIterator<Item = (&'a str, &'a str)>) -> 
                 continue;
             }
             Err(e) => {
-                problems.push(Problem { file: file.into(), line: e.line, column: e.column, message: e.message });
+                problems.push(Problem {
+                    file: file.into(),
+                    line: e.line,
+                    column: e.column,
+                    message: e.message,
+                });
                 continue;
             }
         };
@@ -129,15 +140,29 @@ pub fn load_pages<'a>(sources: impl IntoIterator<Item = (&'a str, &'a str)>) -> 
                 Some(iri)
             }
             Err(e) => {
-                problems.push(Problem { file: file.into(), line: e.line, column: e.column, message: e.message });
+                problems.push(Problem {
+                    file: file.into(),
+                    line: e.line,
+                    column: e.column,
+                    message: e.message,
+                });
                 None
             }
         };
-        pages.push(LoadedPage { file: file.to_string(), page, iri });
+        pages.push(LoadedPage {
+            file: file.to_string(),
+            page,
+            iri,
+        });
     }
     let (ontology, more) = Ontology::resolve(entries);
     problems.extend(more);
-    Loaded { ontology, pages, problems, skipped }
+    Loaded {
+        ontology,
+        pages,
+        problems,
+        skipped,
+    }
 }
 
 /// Page names that lead to entities: exact IRIs first, then page names (file names,
@@ -167,10 +192,11 @@ impl Ontology {
     /// Declares an entity (keeping metadata already there); an IRI already declared as
     /// another kind is refused with a message.
     pub fn declare(&mut self, iri: &str, kind: EntityKind) -> Result<&mut Entity, String> {
-        let e = self
-            .entities
-            .entry(iri.to_string())
-            .or_insert(Entity { kind, meta: Meta::default(), origin: None });
+        let e = self.entities.entry(iri.to_string()).or_insert(Entity {
+            kind,
+            meta: Meta::default(),
+            origin: None,
+        });
         if e.kind != kind {
             return Err(format!("{iri} is a {}, not a {kind}", e.kind));
         }
@@ -192,7 +218,10 @@ impl Ontology {
             self.declare(&iri, kind)?;
         }
         for a in axiom.canonical() {
-            self.axioms.push(Sourced { axiom: a, origin: origin.clone() });
+            self.axioms.push(Sourced {
+                axiom: a,
+                origin: origin.clone(),
+            });
         }
         Ok(())
     }
@@ -204,14 +233,20 @@ impl Ontology {
 
     /// IRIs of entities of one kind, sorted.
     pub fn iris(&self, kind: EntityKind) -> impl Iterator<Item = &Iri> {
-        self.entities.iter().filter(move |(_, e)| e.kind == kind).map(|(i, _)| i)
+        self.entities
+            .iter()
+            .filter(move |(_, e)| e.kind == kind)
+            .map(|(i, _)| i)
     }
 
     /// True when both hold the same entities (kind and metadata) and the same axioms
     /// (as a multiset), whatever their order and origins.
     pub fn same_content(&self, o: &Ontology) -> bool {
         let ents = |x: &Ontology| -> Vec<(Iri, EntityKind, Meta)> {
-            x.entities.iter().map(|(i, e)| (i.clone(), e.kind, e.meta.clone())).collect()
+            x.entities
+                .iter()
+                .map(|(i, e)| (i.clone(), e.kind, e.meta.clone()))
+                .collect()
         };
         fn axs(x: &Ontology) -> Vec<&Axiom> {
             let mut v: Vec<&Axiom> = x.axioms.iter().map(|s| &s.axiom).collect();
@@ -249,7 +284,11 @@ impl Ontology {
     pub fn resolve(entries: Vec<(String, Entry)>) -> (Ontology, Vec<Problem>) {
         let mut o = Ontology::new();
         let mut problems = Vec::new();
-        let mut names = Names { by_page: HashMap::new(), by_term: HashMap::new(), extra: None };
+        let mut names = Names {
+            by_page: HashMap::new(),
+            by_term: HashMap::new(),
+            extra: None,
+        };
         let mut kept = Vec::new();
         for (file, entry) in entries {
             if let Some(e) = o.entities.get(&entry.iri) {
@@ -258,13 +297,20 @@ impl Ontology {
                     file: file.clone(),
                     line: entry.line,
                     column: 0,
-                    message: format!("{} is already described by {first}; this page is skipped", entry.iri),
+                    message: format!(
+                        "{} is already described by {first}; this page is skipped",
+                        entry.iri
+                    ),
                 });
                 continue;
             }
             o.entities.insert(
                 entry.iri.clone(),
-                Entity { kind: entry.kind, meta: entry.meta.clone(), origin: Some(Origin::new(&file, entry.line)) },
+                Entity {
+                    kind: entry.kind,
+                    meta: entry.meta.clone(),
+                    origin: Some(Origin::new(&file, entry.line)),
+                },
             );
             Names::add(&mut names.by_page, &title_from_file(&file), &entry.iri);
             if let Some(t) = &entry.title {
@@ -276,13 +322,21 @@ impl Ontology {
             kept.push((file, entry));
         }
         // The shared relationship properties exist without pages.
-        let used_rel = |e: &Entry| e.statements.iter().any(|s| matches!(s.stmt, Stmt::Related(..)));
+        let used_rel = |e: &Entry| {
+            e.statements
+                .iter()
+                .any(|s| matches!(s.stmt, Stmt::Related(..)))
+        };
         if kept.iter().any(|(_, e)| used_rel(e)) {
             for (_, iri) in RELATIONSHIPS {
                 if !o.entities.contains_key(iri) {
                     o.entities.insert(
                         iri.to_string(),
-                        Entity { kind: EntityKind::ObjectProperty, meta: Meta::default(), origin: None },
+                        Entity {
+                            kind: EntityKind::ObjectProperty,
+                            meta: Meta::default(),
+                            origin: None,
+                        },
                     );
                 }
             }
@@ -293,7 +347,12 @@ impl Ontology {
                 match o.statement_axiom(&names, &entry.iri, entry.kind, &st.stmt) {
                     Ok(ax) => {
                         if let Err(m) = o.add(ax, origin) {
-                            problems.push(Problem { file: file.clone(), line: st.line, column: 0, message: m });
+                            problems.push(Problem {
+                                file: file.clone(),
+                                line: st.line,
+                                column: 0,
+                                message: m,
+                            });
                         }
                     }
                     Err(m) => problems.push(Problem {
@@ -308,7 +367,10 @@ impl Ontology {
         // Relationship properties that ended up unused are not kept.
         for (_, iri) in RELATIONSHIPS {
             let unused = o.entities.get(iri).is_some_and(|e| e.origin.is_none())
-                && !o.axioms.iter().any(|a| a.axiom.signature().iter().any(|(i, _)| i == iri));
+                && !o
+                    .axioms
+                    .iter()
+                    .any(|a| a.axiom.signature().iter().any(|(i, _)| i == iri));
             if unused {
                 o.entities.remove(iri);
             }
@@ -321,20 +383,31 @@ impl Ontology {
             Name::Iri(s) | Name::Link(s) => s.as_str(),
         };
         let kind_of = |iri: &str| -> Option<EntityKind> {
-            self.entities
-                .get(iri)
-                .map(|e| e.kind)
-                .or_else(|| names.extra.as_ref().filter(|(i, _)| i == iri).map(|(_, k)| *k))
+            self.entities.get(iri).map(|e| e.kind).or_else(|| {
+                names
+                    .extra
+                    .as_ref()
+                    .filter(|(i, _)| i == iri)
+                    .map(|(_, k)| *k)
+            })
         };
         let found = if let Some(k) = kind_of(text) {
             Some((text.to_string(), k))
         } else if let Name::Link(t) = n {
             let key = t.trim().to_lowercase();
-            let hits = names.by_page.get(&key).filter(|v| !v.is_empty()).or_else(|| names.by_term.get(&key));
+            let hits = names
+                .by_page
+                .get(&key)
+                .filter(|v| !v.is_empty())
+                .or_else(|| names.by_term.get(&key));
             match hits.map(|v| v.as_slice()) {
                 Some([one]) => kind_of(one).map(|k| (one.clone(), k)),
                 Some(many) if many.len() > 1 => {
-                    return Err(format!("{n} names {} pages ({}); write the IRI instead", many.len(), many.join(", ")))
+                    return Err(format!(
+                        "{n} names {} pages ({}); write the IRI instead",
+                        many.len(),
+                        many.join(", ")
+                    ))
                 }
                 _ => None,
             }
@@ -343,7 +416,9 @@ impl Ontology {
         };
         match found {
             Some((iri, kind)) if kind == want => Ok(iri),
-            Some((iri, kind)) => Err(format!("{n} is {iri}, an {kind}, where an {want} is expected")),
+            Some((iri, kind)) => Err(format!(
+                "{n} is {iri}, an {kind}, where an {want} is expected"
+            )),
             None if looks_like_iri(text) => Err(format!("{n}: no page declares the IRI {text}")),
             None => Err(format!("{n} names no page")),
         }
@@ -360,7 +435,13 @@ impl Ontology {
     }
 
     /// The axiom one statement of the page of `this` makes.
-    fn statement_axiom(&self, names: &Names, this: &str, kind: EntityKind, st: &Stmt) -> Result<Axiom, String> {
+    fn statement_axiom(
+        &self,
+        names: &Names,
+        this: &str,
+        kind: EntityKind,
+        st: &Stmt,
+    ) -> Result<Axiom, String> {
         let me = || ClassExpr::Class(this.to_string());
         Ok(match st {
             Stmt::SubClassOf(x) => Axiom::SubClassOf(me(), self.expr(names, x)?),
@@ -377,14 +458,22 @@ impl Ontology {
             Stmt::Related(p, x) if kind == EntityKind::Individual => {
                 if let ClassExpr::Class(n) = x {
                     if let Ok(b) = self.lookup(names, n, EntityKind::Individual) {
-                        return Ok(Axiom::ObjectPropertyAssertion(p.clone(), this.to_string(), b));
+                        return Ok(Axiom::ObjectPropertyAssertion(
+                            p.clone(),
+                            this.to_string(),
+                            b,
+                        ));
                     }
                 }
-                Axiom::ClassAssertion(ClassExpr::Some(p.clone(), Box::new(self.expr(names, x)?)), this.to_string())
+                Axiom::ClassAssertion(
+                    ClassExpr::Some(p.clone(), Box::new(self.expr(names, x)?)),
+                    this.to_string(),
+                )
             }
-            Stmt::Related(p, x) => {
-                Axiom::SubClassOf(me(), ClassExpr::Some(p.clone(), Box::new(self.expr(names, x)?)))
-            }
+            Stmt::Related(p, x) => Axiom::SubClassOf(
+                me(),
+                ClassExpr::Some(p.clone(), Box::new(self.expr(names, x)?)),
+            ),
             Stmt::SubPropertyOf(n) => Axiom::SubObjectPropertyOf(
                 vec![this.to_string()],
                 self.lookup(names, n, EntityKind::ObjectProperty)?,
@@ -414,7 +503,11 @@ impl Ontology {
     /// entities' page files and preferred terms; a statement that does not resolve is
     /// reported and the others still give axioms.
     pub fn page_axioms(&self, file: &str, entry: &Entry) -> (Vec<Sourced>, Vec<Problem>) {
-        let mut names = Names { by_page: HashMap::new(), by_term: HashMap::new(), extra: None };
+        let mut names = Names {
+            by_page: HashMap::new(),
+            by_term: HashMap::new(),
+            extra: None,
+        };
         for (iri, e) in &self.entities {
             if let Some(o) = &e.origin {
                 Names::add(&mut names.by_page, &title_from_file(&o.file), iri);
@@ -427,25 +520,38 @@ impl Ontology {
         match self.entities.get(&entry.iri) {
             Some(e) if e.kind != entry.kind => {
                 let message = format!("{} is a {}, not a {}", entry.iri, e.kind, entry.kind);
-                problems.push(Problem { file: file.to_string(), line: entry.line, column: 0, message });
+                problems.push(Problem {
+                    file: file.to_string(),
+                    line: entry.line,
+                    column: 0,
+                    message,
+                });
                 return (Vec::new(), problems);
             }
             Some(_) => {}
             None => names.extra = Some((entry.iri.clone(), entry.kind)),
         }
         // The page's own names lead to its entity first.
-        for key in [Some(title_from_file(file)), entry.title.clone()].into_iter().flatten() {
-            names.by_page.insert(key.trim().to_lowercase(), vec![entry.iri.clone()]);
+        for key in [Some(title_from_file(file)), entry.title.clone()]
+            .into_iter()
+            .flatten()
+        {
+            names
+                .by_page
+                .insert(key.trim().to_lowercase(), vec![entry.iri.clone()]);
         }
         if let Some(t) = entry.meta.preferred_term() {
-            names.by_term.insert(t.trim().to_lowercase(), vec![entry.iri.clone()]);
+            names
+                .by_term
+                .insert(t.trim().to_lowercase(), vec![entry.iri.clone()]);
         }
         let mut out = Vec::new();
         for st in &entry.statements {
             match self.statement_axiom(&names, &entry.iri, entry.kind, &st.stmt) {
-                Ok(ax) => out.extend(
-                    ax.canonical().into_iter().map(|axiom| Sourced { axiom, origin: Origin::new(file, st.line) }),
-                ),
+                Ok(ax) => out.extend(ax.canonical().into_iter().map(|axiom| Sourced {
+                    axiom,
+                    origin: Origin::new(file, st.line),
+                })),
                 Err(m) => problems.push(Problem {
                     file: file.to_string(),
                     line: st.line,
@@ -464,7 +570,11 @@ impl Ontology {
         let mut taken: HashMap<String, ()> = HashMap::new();
         let mut out = BTreeMap::new();
         let usable = |t: &str| {
-            !t.trim().is_empty() && t.trim() == t && !t.contains("[[") && !t.contains("]]") && !t.contains('\n')
+            !t.trim().is_empty()
+                && t.trim() == t
+                && !t.contains("[[")
+                && !t.contains("]]")
+                && !t.contains('\n')
         };
         // Preferred terms first, so a term never loses its page to another's local name.
         for pass in 0..3 {
@@ -509,34 +619,59 @@ impl Ontology {
         let first = self.entities.keys().next();
         for s in &self.axioms {
             let (home, key, value): (Option<&Iri>, &'static str, String) = match &s.axiom {
-                Axiom::SubClassOf(ClassExpr::Class(a), ClassExpr::Class(b)) => (Some(a), keys::IS_SUBCLASS_OF, name(b)),
+                Axiom::SubClassOf(ClassExpr::Class(a), ClassExpr::Class(b)) => {
+                    (Some(a), keys::IS_SUBCLASS_OF, name(b))
+                }
                 Axiom::SubClassOf(ClassExpr::Class(a), ClassExpr::Some(p, f))
                     if relationship_key(p).is_some() && matches!(**f, ClassExpr::Class(_)) =>
                 {
-                    (Some(a), relationship_key(p).unwrap_or(keys::SUB_CLASS_OF), x(f))
+                    (
+                        Some(a),
+                        relationship_key(p).unwrap_or(keys::SUB_CLASS_OF),
+                        x(f),
+                    )
                 }
-                Axiom::SubClassOf(ClassExpr::Class(a), sup) => (Some(a), keys::SUB_CLASS_OF, x(sup)),
+                Axiom::SubClassOf(ClassExpr::Class(a), sup) => {
+                    (Some(a), keys::SUB_CLASS_OF, x(sup))
+                }
                 Axiom::EquivalentClasses(v) if v.len() == 2 && v[0].as_class().is_some() => {
                     (v[0].as_class(), keys::EQUIVALENT_CLASS, x(&v[1]))
                 }
                 Axiom::DisjointClasses(v) if v.len() == 2 && v[0].as_class().is_some() => {
                     (v[0].as_class(), keys::DISJOINT_WITH, x(&v[1]))
                 }
-                Axiom::SubClassOf(l, r) => (self.home(&s.axiom).or(first), keys::AXIOM, format!("{} SubClassOf {}", x(l), x(r))),
+                Axiom::SubClassOf(l, r) => (
+                    self.home(&s.axiom).or(first),
+                    keys::AXIOM,
+                    format!("{} SubClassOf {}", x(l), x(r)),
+                ),
                 Axiom::EquivalentClasses(v) | Axiom::DisjointClasses(v) => {
-                    let kw = if matches!(s.axiom, Axiom::EquivalentClasses(_)) { "EquivalentTo" } else { "DisjointWith" };
+                    let kw = if matches!(s.axiom, Axiom::EquivalentClasses(_)) {
+                        "EquivalentTo"
+                    } else {
+                        "DisjointWith"
+                    };
                     // Canonical axioms are pairs; a longer one is written pair by pair.
                     for w in v.windows(2).skip(1) {
                         if let Some(h) = self.home(&s.axiom).or(first) {
-                            placed.entry(h).or_default().push((keys::AXIOM, format!("{} {kw} {}", x(&w[0]), x(&w[1]))));
+                            placed
+                                .entry(h)
+                                .or_default()
+                                .push((keys::AXIOM, format!("{} {kw} {}", x(&w[0]), x(&w[1]))));
                         }
                     }
                     match v.as_slice() {
-                        [a, b, ..] => (self.home(&s.axiom).or(first), keys::AXIOM, format!("{} {kw} {}", x(a), x(b))),
+                        [a, b, ..] => (
+                            self.home(&s.axiom).or(first),
+                            keys::AXIOM,
+                            format!("{} {kw} {}", x(a), x(b)),
+                        ),
                         _ => continue,
                     }
                 }
-                Axiom::SubObjectPropertyOf(ch, q) if ch.len() == 1 => (ch.first(), keys::SUB_PROPERTY_OF, name(q)),
+                Axiom::SubObjectPropertyOf(ch, q) if ch.len() == 1 => {
+                    (ch.first(), keys::SUB_PROPERTY_OF, name(q))
+                }
                 Axiom::SubObjectPropertyOf(ch, q) => (
                     Some(q),
                     keys::PROPERTY_CHAIN,
@@ -568,7 +703,11 @@ impl Ontology {
             // (rank, key, value): values of one key are joined on one line, except
             // `owl:axiom::` (one axiom per line); unknown keys keep their order last.
             let mut lines: Vec<(usize, String, String)> = vec![
-                (entity::key_rank(keys::ONTOLOGY), keys::ONTOLOGY.into(), "true".into()),
+                (
+                    entity::key_rank(keys::ONTOLOGY),
+                    keys::ONTOLOGY.into(),
+                    "true".into(),
+                ),
                 (entity::key_rank(id_key), id_key.into(), iri.clone()),
             ];
             for (k, v) in &e.meta.props {
@@ -576,13 +715,20 @@ impl Ontology {
             }
             let mut grouped: Vec<(&'static str, Vec<String>)> = Vec::new();
             for (k, v) in placed.get(iri).map(|v| v.as_slice()).unwrap_or(&[]) {
-                match grouped.iter_mut().find(|(g, _)| g == k && *k != keys::AXIOM) {
+                match grouped
+                    .iter_mut()
+                    .find(|(g, _)| g == k && *k != keys::AXIOM)
+                {
                     Some((_, vs)) => vs.push(v.clone()),
                     None => grouped.push((k, vec![v.clone()])),
                 }
             }
             for (k, vs) in grouped {
-                let v = if k == keys::TRANSITIVE || k == keys::REFLEXIVE { "true".to_string() } else { vs.join(", ") };
+                let v = if k == keys::TRANSITIVE || k == keys::REFLEXIVE {
+                    "true".to_string()
+                } else {
+                    vs.join(", ")
+                };
                 lines.push((entity::key_rank(k), k.to_string(), v));
             }
             lines.sort_by_key(|l| l.0);
@@ -632,15 +778,34 @@ mod tests {
     fn links_resolve_by_page_name_term_or_iri() {
         let vit = "- Vision Transformer\n  - ### OntologyBlock\n    - ontology:: true\n    - owl:class:: ai:VisionTransformer\n    - is-subclass-of:: [[transformer]], [[ai:AttentionMechanism]]\n    - owl:subClassOf:: [[has part]] some [[Attention Mechanism]]\n";
         let prop = "- has part\n  - ### OntologyBlock\n    - owl:objectProperty:: core:hasPart\n    - transitive:: true\n";
-        let l = load(&[("pages/Transformer.md", TRANSFORMER), ("pages/Attention Mechanism.md", ATTENTION), ("pages/Vision Transformer.md", vit), ("pages/has part.md", prop)]);
+        let l = load(&[
+            ("pages/Transformer.md", TRANSFORMER),
+            ("pages/Attention Mechanism.md", ATTENTION),
+            ("pages/Vision Transformer.md", vit),
+            ("pages/has part.md", prop),
+        ]);
         assert!(l.problems.is_empty(), "{:?}", l.problems);
         let axs: Vec<&Axiom> = l.ontology.axioms.iter().map(|s| &s.axiom).collect();
         let c = |s: &str| ClassExpr::Class(s.to_string());
-        assert!(axs.contains(&&Axiom::SubClassOf(c("ai:Transformer"), ClassExpr::some("core:hasPart", c("ai:AttentionMechanism")))));
-        assert!(axs.contains(&&Axiom::SubClassOf(c("ai:VisionTransformer"), c("ai:Transformer"))));
-        assert!(axs.contains(&&Axiom::SubClassOf(c("ai:VisionTransformer"), c("ai:AttentionMechanism"))));
+        assert!(axs.contains(&&Axiom::SubClassOf(
+            c("ai:Transformer"),
+            ClassExpr::some("core:hasPart", c("ai:AttentionMechanism"))
+        )));
+        assert!(axs.contains(&&Axiom::SubClassOf(
+            c("ai:VisionTransformer"),
+            c("ai:Transformer")
+        )));
+        assert!(axs.contains(&&Axiom::SubClassOf(
+            c("ai:VisionTransformer"),
+            c("ai:AttentionMechanism")
+        )));
         assert!(axs.contains(&&Axiom::TransitiveObjectProperty("core:hasPart".into())));
-        let sub = l.ontology.axioms.iter().find(|s| s.axiom == Axiom::SubClassOf(c("ai:VisionTransformer"), c("ai:Transformer"))).unwrap();
+        let sub = l
+            .ontology
+            .axioms
+            .iter()
+            .find(|s| s.axiom == Axiom::SubClassOf(c("ai:VisionTransformer"), c("ai:Transformer")))
+            .unwrap();
         assert_eq!(sub.origin, Origin::new("pages/Vision Transformer.md", 5));
         assert!(l.ontology.entity("core:hasPart").unwrap().origin.is_some());
         assert!(l.ontology.entity("core:requires").is_none());
@@ -649,28 +814,70 @@ mod tests {
     #[test]
     fn unknown_names_are_reported_with_file_and_line() {
         let bad = "- X\n  - ### OntologyBlock\n    - owl:class:: ai:X\n    - is-subclass-of:: [[Transformer]], [[Nonexistent Thing]]\n    - requires:: ai:Nope\n";
-        let l = load(&[("Transformer.md", TRANSFORMER), ("X.md", bad), ("Broken.md", "- B\n  - ### OntologyBlock\n    - owl:class:: not an iri\n"), ("Plain.md", "- hello\n")]);
+        let l = load(&[
+            ("Transformer.md", TRANSFORMER),
+            ("X.md", bad),
+            (
+                "Broken.md",
+                "- B\n  - ### OntologyBlock\n    - owl:class:: not an iri\n",
+            ),
+            ("Plain.md", "- hello\n"),
+        ]);
         let msgs: Vec<String> = l.problems.iter().map(|p| p.to_string()).collect();
-        assert!(msgs.iter().any(|m| m.starts_with("X.md:4: [[Nonexistent Thing]] names no page")), "{msgs:?}");
-        assert!(msgs.iter().any(|m| m.starts_with("X.md:5: ai:Nope: no page declares")), "{msgs:?}");
-        assert!(msgs.iter().any(|m| m.starts_with("Broken.md:3:")), "{msgs:?}");
+        assert!(
+            msgs.iter()
+                .any(|m| m.starts_with("X.md:4: [[Nonexistent Thing]] names no page")),
+            "{msgs:?}"
+        );
+        assert!(
+            msgs.iter()
+                .any(|m| m.starts_with("X.md:5: ai:Nope: no page declares")),
+            "{msgs:?}"
+        );
+        assert!(
+            msgs.iter().any(|m| m.starts_with("Broken.md:3:")),
+            "{msgs:?}"
+        );
         // The unknown link on Transformer's page is reported too (its target page is absent).
-        assert!(msgs.iter().any(|m| m.starts_with("Transformer.md:6:")), "{msgs:?}");
+        assert!(
+            msgs.iter().any(|m| m.starts_with("Transformer.md:6:")),
+            "{msgs:?}"
+        );
         assert_eq!(l.skipped, vec!["Plain.md"]);
         // The good part of X's page is imported.
-        assert!(l.ontology.axioms.iter().any(|s| s.axiom == Axiom::SubClassOf(ClassExpr::class("ai:X"), ClassExpr::class("ai:Transformer"))));
+        assert!(l.ontology.axioms.iter().any(|s| s.axiom
+            == Axiom::SubClassOf(ClassExpr::class("ai:X"), ClassExpr::class("ai:Transformer"))));
     }
 
     #[test]
     fn kinds_are_checked_and_individual_relationships_become_assertions() {
         let gpt = "- GPT-4\n  - ### OntologyBlock\n    - owl:individual:: ai:GPT4\n    - rdf:type:: [[Transformer]]\n    - has-part:: [[Attention Mechanism]], [[Some Head]]\n    - relates-to:: [[Transformer]] and [[GPT-4]]\n";
         let head = "- Some Head\n  - ### OntologyBlock\n    - owl:individual:: ai:SomeHead\n";
-        let l = load(&[("Transformer.md", TRANSFORMER), ("Attention Mechanism.md", ATTENTION), ("GPT-4.md", gpt), ("Some Head.md", head)]);
+        let l = load(&[
+            ("Transformer.md", TRANSFORMER),
+            ("Attention Mechanism.md", ATTENTION),
+            ("GPT-4.md", gpt),
+            ("Some Head.md", head),
+        ]);
         let axs: Vec<&Axiom> = l.ontology.axioms.iter().map(|s| &s.axiom).collect();
-        assert!(axs.contains(&&Axiom::ObjectPropertyAssertion("core:hasPart".into(), "ai:GPT4".into(), "ai:SomeHead".into())));
-        assert!(axs.contains(&&Axiom::ClassAssertion(ClassExpr::some("core:hasPart", ClassExpr::class("ai:AttentionMechanism")), "ai:GPT4".into())));
+        assert!(axs.contains(&&Axiom::ObjectPropertyAssertion(
+            "core:hasPart".into(),
+            "ai:GPT4".into(),
+            "ai:SomeHead".into()
+        )));
+        assert!(axs.contains(&&Axiom::ClassAssertion(
+            ClassExpr::some("core:hasPart", ClassExpr::class("ai:AttentionMechanism")),
+            "ai:GPT4".into()
+        )));
         assert_eq!(l.problems.len(), 1, "{:?}", l.problems);
-        assert!(l.problems[0].message.contains("an individual, where an class is expected") || l.problems[0].message.contains("individual"), "{:?}", l.problems);
+        assert!(
+            l.problems[0]
+                .message
+                .contains("an individual, where an class is expected")
+                || l.problems[0].message.contains("individual"),
+            "{:?}",
+            l.problems
+        );
     }
 
     #[test]
@@ -679,31 +886,61 @@ mod tests {
         let t1 = "- Token\n  - ### OntologyBlock\n    - preferred-term:: Token\n    - owl:class:: ai:Token\n";
         let t2 = "- Token\n  - ### OntologyBlock\n    - preferred-term:: Token\n    - owl:class:: bc:Token\n";
         let user = "- U\n  - ### OntologyBlock\n    - owl:class:: ai:U\n    - is-subclass-of:: [[Token]]\n";
-        let l = load(&[("Attention Mechanism.md", ATTENTION), ("Attention.md", a2), ("AI Token.md", t1), ("BC Token.md", t2), ("U.md", user)]);
+        let l = load(&[
+            ("Attention Mechanism.md", ATTENTION),
+            ("Attention.md", a2),
+            ("AI Token.md", t1),
+            ("BC Token.md", t2),
+            ("U.md", user),
+        ]);
         let msgs: Vec<String> = l.problems.iter().map(|p| p.to_string()).collect();
         assert!(msgs.iter().any(|m| m.starts_with("Attention.md:3: ai:AttentionMechanism is already described by Attention Mechanism.md:4")), "{msgs:?}");
-        assert!(msgs.iter().any(|m| m.contains("[[Token]] names 2 pages")), "{msgs:?}");
+        assert!(
+            msgs.iter().any(|m| m.contains("[[Token]] names 2 pages")),
+            "{msgs:?}"
+        );
     }
 
     #[test]
     fn an_ontology_written_as_pages_reads_back_the_same() {
         let mut o = Ontology::new();
         let c = |s: &str| ClassExpr::Class(s.to_string());
-        o.declare("ai:A", EntityKind::Class).unwrap().meta.set("preferred-term", "Alpha");
-        o.declare("ai:B", EntityKind::Class).unwrap().meta.set("definition", "A b, with a comma.");
-        o.declare("bc:A", EntityKind::Class).unwrap().meta.set("preferred-term", "alpha");
+        o.declare("ai:A", EntityKind::Class)
+            .unwrap()
+            .meta
+            .set("preferred-term", "Alpha");
+        o.declare("ai:B", EntityKind::Class)
+            .unwrap()
+            .meta
+            .set("definition", "A b, with a comma.");
+        o.declare("bc:A", EntityKind::Class)
+            .unwrap()
+            .meta
+            .set("preferred-term", "alpha");
         o.declare("ai:p", EntityKind::ObjectProperty).unwrap();
         let axioms = vec![
             Axiom::SubClassOf(c("ai:A"), c("ai:B")),
             Axiom::SubClassOf(c("ai:A"), ClassExpr::some("core:hasPart", c("bc:A"))),
-            Axiom::SubClassOf(c("ai:B"), ClassExpr::some("ai:p", ClassExpr::And(vec![c("bc:A"), ClassExpr::Thing]))),
-            Axiom::SubClassOf(ClassExpr::And(vec![c("ai:A"), c("bc:A")]), ClassExpr::Nothing),
+            Axiom::SubClassOf(
+                c("ai:B"),
+                ClassExpr::some("ai:p", ClassExpr::And(vec![c("bc:A"), ClassExpr::Thing])),
+            ),
+            Axiom::SubClassOf(
+                ClassExpr::And(vec![c("ai:A"), c("bc:A")]),
+                ClassExpr::Nothing,
+            ),
             Axiom::SubClassOf(ClassExpr::Thing, ClassExpr::Nothing),
             Axiom::EquivalentClasses(vec![ClassExpr::some("ai:p", c("ai:A")), c("ai:B")]),
             Axiom::DisjointClasses(vec![c("ai:A"), c("ai:B"), c("bc:A")]),
-            Axiom::EquivalentClasses(vec![ClassExpr::some("ai:p", c("ai:A")), ClassExpr::some("ai:p", c("ai:B"))]),
+            Axiom::EquivalentClasses(vec![
+                ClassExpr::some("ai:p", c("ai:A")),
+                ClassExpr::some("ai:p", c("ai:B")),
+            ]),
             Axiom::SubObjectPropertyOf(vec!["ai:p".into()], "core:hasPart".into()),
-            Axiom::SubObjectPropertyOf(vec!["ai:p".into(), "core:hasPart".into(), "ai:p".into()], "ai:p".into()),
+            Axiom::SubObjectPropertyOf(
+                vec!["ai:p".into(), "core:hasPart".into(), "ai:p".into()],
+                "ai:p".into(),
+            ),
             Axiom::TransitiveObjectProperty("core:hasPart".into()),
             Axiom::ReflexiveObjectProperty("ai:p".into()),
             Axiom::ObjectPropertyDomain("ai:p".into(), c("ai:A")),
@@ -717,13 +954,24 @@ mod tests {
             o.add(a, Origin::default()).unwrap();
         }
         let pages = o.to_pages();
-        let texts: Vec<(String, String)> = pages.iter().map(|(f, p)| (f.clone(), p.write())).collect();
+        let texts: Vec<(String, String)> =
+            pages.iter().map(|(f, p)| (f.clone(), p.write())).collect();
         for ((_, p), (_, t)) in pages.iter().zip(&texts) {
             assert_eq!(&Page::parse(t).unwrap(), p);
         }
         let back = load_pages(texts.iter().map(|(f, t)| (f.as_str(), t.as_str())));
-        assert!(back.problems.is_empty(), "{:?}\n{}", back.problems, texts.iter().map(|t| t.1.clone()).collect::<String>());
-        assert!(back.ontology.same_content(&o), "{:#?}\nvs\n{:#?}", back.ontology.axioms, o.axioms);
+        assert!(
+            back.problems.is_empty(),
+            "{:?}\n{}",
+            back.problems,
+            texts.iter().map(|t| t.1.clone()).collect::<String>()
+        );
+        assert!(
+            back.ontology.same_content(&o),
+            "{:#?}\nvs\n{:#?}",
+            back.ontology.axioms,
+            o.axioms
+        );
         let alpha = texts.iter().find(|(f, _)| f == "Alpha.md").unwrap();
         assert!(alpha.1.contains("is-subclass-of:: [[B]]"), "{}", alpha.1);
         assert!(alpha.1.contains("has-part:: [[A]]"), "{}", alpha.1);

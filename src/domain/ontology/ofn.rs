@@ -86,7 +86,11 @@ struct Err1 {
 }
 
 fn err<T>(line: usize, col: usize, message: impl Into<String>) -> Result<T, Err1> {
-    Err(Err1 { line, col, message: message.into() })
+    Err(Err1 {
+        line,
+        col,
+        message: message.into(),
+    })
 }
 
 fn tokenize(text: &str) -> Result<Vec<Token>, Err1> {
@@ -108,15 +112,27 @@ fn tokenize(text: &str) -> Result<Vec<Token>, Err1> {
                 }
             }
             '(' => {
-                out.push(Token { tok: Tok::Open, line, col });
+                out.push(Token {
+                    tok: Tok::Open,
+                    line,
+                    col,
+                });
                 i += 1;
             }
             ')' => {
-                out.push(Token { tok: Tok::Close, line, col });
+                out.push(Token {
+                    tok: Tok::Close,
+                    line,
+                    col,
+                });
                 i += 1;
             }
             '=' => {
-                out.push(Token { tok: Tok::Eq, line, col });
+                out.push(Token {
+                    tok: Tok::Eq,
+                    line,
+                    col,
+                });
                 i += 1;
             }
             '<' => {
@@ -128,7 +144,11 @@ fn tokenize(text: &str) -> Result<Vec<Token>, Err1> {
                 if chars.get(j) != Some(&'>') {
                     return err(line, col, "an IRI `<...>` is not closed on its line");
                 }
-                out.push(Token { tok: Tok::Full(chars[start..j].iter().collect()), line, col });
+                out.push(Token {
+                    tok: Tok::Full(chars[start..j].iter().collect()),
+                    line,
+                    col,
+                });
                 i = j + 1;
             }
             '"' => {
@@ -172,21 +192,33 @@ fn tokenize(text: &str) -> Result<Vec<Token>, Err1> {
                         }
                         j += 1;
                     } else {
-                        while j < chars.len() && !chars[j].is_whitespace() && !"()".contains(chars[j]) {
+                        while j < chars.len()
+                            && !chars[j].is_whitespace()
+                            && !"()".contains(chars[j])
+                        {
                             j += 1;
                         }
                     }
                 }
-                out.push(Token { tok: Tok::Lit(s), line: l0, col: c0 });
+                out.push(Token {
+                    tok: Tok::Lit(s),
+                    line: l0,
+                    col: c0,
+                });
                 i = j;
             }
             _ => {
                 // At least one character, so a stray `>` cannot stall the lexer.
                 let mut j = i + 1;
-                while j < chars.len() && !chars[j].is_whitespace() && !"()<>\"=#".contains(chars[j]) {
+                while j < chars.len() && !chars[j].is_whitespace() && !"()<>\"=#".contains(chars[j])
+                {
                     j += 1;
                 }
-                out.push(Token { tok: Tok::Word(chars[i..j].iter().collect()), line, col });
+                out.push(Token {
+                    tok: Tok::Word(chars[i..j].iter().collect()),
+                    line,
+                    col,
+                });
                 i = j;
             }
         }
@@ -197,7 +229,9 @@ fn tokenize(text: &str) -> Result<Vec<Token>, Err1> {
 /// Reads the tokens into trees: `Word ( ... )` is a list, anything else an atom.
 fn trees(toks: &[Token]) -> Result<Vec<Node>, Err1> {
     fn one(toks: &[Token], i: &mut usize) -> Result<Node, Err1> {
-        let Some(t) = toks.get(*i) else { return err(0, 0, "unexpected end") };
+        let Some(t) = toks.get(*i) else {
+            return err(0, 0, "unexpected end");
+        };
         *i += 1;
         if let Tok::Word(w) = &t.tok {
             if toks.get(*i).map(|n| &n.tok) == Some(&Tok::Open) {
@@ -263,7 +297,12 @@ fn unsupported(name: &str) -> String {
 
 impl Reader<'_> {
     fn problem(&mut self, line: usize, col: usize, message: String) {
-        self.problems.push(Problem { file: self.file.to_string(), line, column: col, message });
+        self.problems.push(Problem {
+            file: self.file.to_string(),
+            line,
+            column: col,
+            message,
+        });
     }
 
     /// The full IRI of a name token.
@@ -293,7 +332,11 @@ impl Reader<'_> {
     /// namespace that leaves a plain local name, else `<full>`.
     fn short(&self, full: &str) -> String {
         let mut best: Option<(&str, &str)> = None;
-        let all = self.prefixes.iter().map(|(p, n)| (p.as_str(), n.as_str())).chain(STANDARD_PREFIXES.iter().copied());
+        let all = self
+            .prefixes
+            .iter()
+            .map(|(p, n)| (p.as_str(), n.as_str()))
+            .chain(STANDARD_PREFIXES.iter().copied());
         for (p, ns) in all {
             if let Some(local) = full.strip_prefix(ns) {
                 let candidate = format!("{p}:{local}");
@@ -320,9 +363,18 @@ impl Reader<'_> {
     }
 
     fn individual(&self, n: &Node) -> Result<String, Err1> {
-        if let Node::Atom(Token { tok: Tok::Word(w), line, col }) = n {
+        if let Node::Atom(Token {
+            tok: Tok::Word(w),
+            line,
+            col,
+        }) = n
+        {
             if w.starts_with("_:") {
-                return err(*line, *col, "anonymous individuals are not supported by Cairn's reasoner");
+                return err(
+                    *line,
+                    *col,
+                    "anonymous individuals are not supported by Cairn's reasoner",
+                );
             }
         }
         self.name(n)
@@ -343,7 +395,11 @@ impl Reader<'_> {
                     if args.len() < 2 {
                         return err(*l, *c, "ObjectIntersectionOf needs two or more classes");
                     }
-                    Ok(ClassExpr::And(args.iter().map(|a| self.class(a)).collect::<Result<_, _>>()?))
+                    Ok(ClassExpr::And(
+                        args.iter()
+                            .map(|a| self.class(a))
+                            .collect::<Result<_, _>>()?,
+                    ))
                 }
                 "ObjectSomeValuesFrom" => match args.as_slice() {
                     [p, f] => Ok(ClassExpr::Some(self.property(p)?, Box::new(self.class(f)?))),
@@ -356,7 +412,10 @@ impl Reader<'_> {
 
     /// The axiom's arguments without its leading `Annotation(...)`s.
     fn args<'n>(&self, args: &'n [Node]) -> &'n [Node] {
-        let k = args.iter().take_while(|a| matches!(a, Node::List(n, ..) if n == "Annotation")).count();
+        let k = args
+            .iter()
+            .take_while(|a| matches!(a, Node::List(n, ..) if n == "Annotation"))
+            .count();
         &args[k..]
     }
 
@@ -379,11 +438,21 @@ impl Reader<'_> {
         };
         let (line, col) = (*line, *col);
         let args = self.args(all);
-        let bad = || err(line, col, format!("{name} has the wrong number of arguments"));
+        let bad = || {
+            err(
+                line,
+                col,
+                format!("{name} has the wrong number of arguments"),
+            )
+        };
         match name.as_str() {
             "Declaration" => {
-                let Some(Node::List(kind, inner, l, c)) = args.first() else { return bad() };
-                let Some(what) = inner.first() else { return bad() };
+                let Some(Node::List(kind, inner, l, c)) = args.first() else {
+                    return bad();
+                };
+                let Some(what) = inner.first() else {
+                    return bad();
+                };
                 match kind.as_str() {
                     "Class" => {
                         let iri = self.name(what)?;
@@ -400,7 +469,13 @@ impl Reader<'_> {
                         self.declare(iri, EntityKind::Individual, *l, *c);
                     }
                     "AnnotationProperty" => {}
-                    other => return err(*l, *c, format!("{} ({other} declaration)", unsupported("DataProperty"))),
+                    other => {
+                        return err(
+                            *l,
+                            *c,
+                            format!("{} ({other} declaration)", unsupported("DataProperty")),
+                        )
+                    }
                 }
             }
             "SubClassOf" => match args {
@@ -414,8 +489,15 @@ impl Reader<'_> {
                 if args.len() < 2 {
                     return bad();
                 }
-                let xs: Vec<ClassExpr> = args.iter().map(|a| self.class(a)).collect::<Result<_, _>>()?;
-                let a = if name == "EquivalentClasses" { Axiom::EquivalentClasses(xs) } else { Axiom::DisjointClasses(xs) };
+                let xs: Vec<ClassExpr> = args
+                    .iter()
+                    .map(|a| self.class(a))
+                    .collect::<Result<_, _>>()?;
+                let a = if name == "EquivalentClasses" {
+                    Axiom::EquivalentClasses(xs)
+                } else {
+                    Axiom::DisjointClasses(xs)
+                };
                 self.add(a, line, col);
             }
             "SubObjectPropertyOf" => match args {
@@ -423,21 +505,36 @@ impl Reader<'_> {
                     if ps.len() < 2 {
                         return err(*l, *c, "ObjectPropertyChain needs two or more properties");
                     }
-                    let chain = ps.iter().map(|p| self.property(p)).collect::<Result<_, _>>()?;
+                    let chain = ps
+                        .iter()
+                        .map(|p| self.property(p))
+                        .collect::<Result<_, _>>()?;
                     let a = Axiom::SubObjectPropertyOf(chain, self.property(sup)?);
                     self.add(a, line, col);
                 }
                 [sub, sup] => {
-                    let a = Axiom::SubObjectPropertyOf(vec![self.property(sub)?], self.property(sup)?);
+                    let a =
+                        Axiom::SubObjectPropertyOf(vec![self.property(sub)?], self.property(sup)?);
                     self.add(a, line, col);
                 }
                 _ => return bad(),
             },
             "EquivalentObjectProperties" => {
-                let ps: Vec<String> = args.iter().map(|p| self.property(p)).collect::<Result<_, _>>()?;
+                let ps: Vec<String> = args
+                    .iter()
+                    .map(|p| self.property(p))
+                    .collect::<Result<_, _>>()?;
                 for w in ps.windows(2) {
-                    self.add(Axiom::SubObjectPropertyOf(vec![w[0].clone()], w[1].clone()), line, col);
-                    self.add(Axiom::SubObjectPropertyOf(vec![w[1].clone()], w[0].clone()), line, col);
+                    self.add(
+                        Axiom::SubObjectPropertyOf(vec![w[0].clone()], w[1].clone()),
+                        line,
+                        col,
+                    );
+                    self.add(
+                        Axiom::SubObjectPropertyOf(vec![w[1].clone()], w[0].clone()),
+                        line,
+                        col,
+                    );
                 }
             }
             "TransitiveObjectProperty" | "ReflexiveObjectProperty" => match args {
@@ -473,13 +570,19 @@ impl Reader<'_> {
             },
             "ObjectPropertyAssertion" => match args {
                 [p, a, b] => {
-                    let ax = Axiom::ObjectPropertyAssertion(self.property(p)?, self.individual(a)?, self.individual(b)?);
+                    let ax = Axiom::ObjectPropertyAssertion(
+                        self.property(p)?,
+                        self.individual(a)?,
+                        self.individual(b)?,
+                    );
                     self.add(ax, line, col);
                 }
                 _ => return bad(),
             },
             "AnnotationAssertion" => match args {
-                [p, s, Node::Atom(Token { tok: Tok::Lit(v), .. })] => {
+                [p, s, Node::Atom(Token {
+                    tok: Tok::Lit(v), ..
+                })] => {
                     let (p, s) = (self.name(p)?, self.name(s)?);
                     self.notes.push((s, p, v.clone(), line));
                 }
@@ -496,7 +599,11 @@ impl Reader<'_> {
     fn apply_notes(&mut self) {
         for (s, p, v, line) in std::mem::take(&mut self.notes) {
             let Some(e) = self.o.entities.get_mut(&s) else {
-                self.problem(line, 0, format!("an annotation of {s}, which nothing declares, is skipped"));
+                self.problem(
+                    line,
+                    0,
+                    format!("an annotation of {s}, which nothing declares, is skipped"),
+                );
                 continue;
             };
             let meta = &mut e.meta;
@@ -512,13 +619,19 @@ impl Reader<'_> {
                 }
                 PAGE_PROPERTY => {
                     match v.split_once("::") {
-                        Some((k, val)) if !k.trim().is_empty() => meta.props.push((k.trim().to_string(), val.trim().to_string())),
+                        Some((k, val)) if !k.trim().is_empty() => meta
+                            .props
+                            .push((k.trim().to_string(), val.trim().to_string())),
                         _ => self.problem(line, 0, format!("`{v}` is not `key:: value`; skipped")),
                     }
                     continue;
                 }
                 other => {
-                    self.problem(line, 0, format!("the annotation property {other} is not kept"));
+                    self.problem(
+                        line,
+                        0,
+                        format!("the annotation property {other} is not kept"),
+                    );
                     continue;
                 }
             };
@@ -537,20 +650,31 @@ impl Reader<'_> {
 /// Reads an OFN document (`file` names it in origins and problems). What cannot be
 /// read is reported with its line; everything else is imported.
 pub fn read_ofn(text: &str, file: &str) -> OfnImport {
-    let mut r = Reader { file, prefixes: Vec::new(), o: Ontology::new(), problems: Vec::new(), notes: Vec::new() };
+    let mut r = Reader {
+        file,
+        prefixes: Vec::new(),
+        o: Ontology::new(),
+        problems: Vec::new(),
+        notes: Vec::new(),
+    };
     let nodes = match tokenize(text).and_then(|t| trees(&t)) {
         Ok(n) => n,
         Err(e) => {
             r.problem(e.line, e.col, e.message);
-            return OfnImport { ontology: r.o, problems: r.problems };
+            return OfnImport {
+                ontology: r.o,
+                problems: r.problems,
+            };
         }
     };
     for n in &nodes {
         match n {
             Node::List(name, args, l, c) if name == "Prefix" => match args.as_slice() {
-                [Node::Atom(Token { tok: Tok::Word(p), .. }), Node::Atom(Token { tok: Tok::Eq, .. }), Node::Atom(Token { tok: Tok::Full(ns), .. })]
-                    if p.ends_with(':') =>
-                {
+                [Node::Atom(Token {
+                    tok: Tok::Word(p), ..
+                }), Node::Atom(Token { tok: Tok::Eq, .. }), Node::Atom(Token {
+                    tok: Tok::Full(ns), ..
+                })] if p.ends_with(':') => {
                     let p = p.trim_end_matches(':').to_string();
                     r.prefixes.retain(|(q, _)| *q != p);
                     r.prefixes.push((p, ns.clone()));
@@ -559,11 +683,18 @@ pub fn read_ofn(text: &str, file: &str) -> OfnImport {
             },
             Node::List(name, args, ..) if name == "Ontology" => {
                 let mut rest = args.as_slice();
-                if let Some(Node::Atom(Token { tok: Tok::Full(iri), .. })) = rest.first() {
+                if let Some(Node::Atom(Token {
+                    tok: Tok::Full(iri),
+                    ..
+                })) = rest.first()
+                {
                     r.o.iri = Some(iri.clone());
                     rest = &rest[1..];
                     // A version IRI may follow.
-                    if let Some(Node::Atom(Token { tok: Tok::Full(_), .. })) = rest.first() {
+                    if let Some(Node::Atom(Token {
+                        tok: Tok::Full(_), ..
+                    })) = rest.first()
+                    {
                         rest = &rest[1..];
                     }
                 }
@@ -579,12 +710,19 @@ pub fn read_ofn(text: &str, file: &str) -> OfnImport {
                     }
                 }
             }
-            other => r.problem(other.line(), other.col(), "expected Prefix(...) or Ontology(...)".into()),
+            other => r.problem(
+                other.line(),
+                other.col(),
+                "expected Prefix(...) or Ontology(...)".into(),
+            ),
         }
     }
     r.apply_notes();
     r.o.prefixes = r.prefixes.clone();
-    OfnImport { ontology: r.o, problems: r.problems }
+    OfnImport {
+        ontology: r.o,
+        problems: r.problems,
+    }
 }
 
 /// True when `local` can follow `prefix:` in OFN (a plain local name).
@@ -592,7 +730,9 @@ fn plain_local(local: &str) -> bool {
     !local.is_empty()
         && !local.ends_with('.')
         && !local.starts_with(['.', '-'])
-        && local.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.')
+        && local
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.')
 }
 
 fn escape(s: &str) -> String {
@@ -640,7 +780,12 @@ pub fn write_ofn(o: &Ontology) -> String {
             };
             props.insert(p);
             for v in vals {
-                let _ = writeln!(notes, "AnnotationAssertion({p} {} \"{}\")", name(iri), escape(&v));
+                let _ = writeln!(
+                    notes,
+                    "AnnotationAssertion({p} {} \"{}\")",
+                    name(iri),
+                    escape(&v)
+                );
             }
         }
     }
@@ -662,7 +807,11 @@ pub fn write_ofn(o: &Ontology) -> String {
     used.extend(["owl", "rdf", "rdfs", "xsd"].map(String::from));
     let mut out = String::new();
     for p in used.iter() {
-        let ns = if p == "cairn" { CAIRN_NAMESPACE.to_string() } else { o.namespace(p) };
+        let ns = if p == "cairn" {
+            CAIRN_NAMESPACE.to_string()
+        } else {
+            o.namespace(p)
+        };
         let _ = writeln!(out, "Prefix({p}:=<{ns}>)");
     }
     out.push('\n');
@@ -697,17 +846,26 @@ fn class_text(x: &ClassExpr, name: &mut impl FnMut(&str) -> String) -> String {
                 _ => format!("ObjectIntersectionOf({})", parts.join(" ")),
             }
         }
-        ClassExpr::Some(p, f) => format!("ObjectSomeValuesFrom({} {})", name(p), class_text(f, name)),
+        ClassExpr::Some(p, f) => {
+            format!("ObjectSomeValuesFrom({} {})", name(p), class_text(f, name))
+        }
     }
 }
 
 fn axiom_text(a: &Axiom, name: &mut impl FnMut(&str) -> String) -> String {
     let list = |xs: &[ClassExpr], name: &mut dyn FnMut(&str) -> String| -> String {
         let mut f = |s: &str| name(s);
-        xs.iter().map(|x| class_text(x, &mut f)).collect::<Vec<_>>().join(" ")
+        xs.iter()
+            .map(|x| class_text(x, &mut f))
+            .collect::<Vec<_>>()
+            .join(" ")
     };
     match a {
-        Axiom::SubClassOf(l, r) => format!("SubClassOf({} {})", class_text(l, name), class_text(r, name)),
+        Axiom::SubClassOf(l, r) => format!(
+            "SubClassOf({} {})",
+            class_text(l, name),
+            class_text(r, name)
+        ),
         Axiom::EquivalentClasses(xs) => format!("EquivalentClasses({})", list(xs, name)),
         Axiom::DisjointClasses(xs) => format!("DisjointClasses({})", list(xs, name)),
         Axiom::SubObjectPropertyOf(ch, s) if ch.len() == 1 => {
@@ -715,7 +873,11 @@ fn axiom_text(a: &Axiom, name: &mut impl FnMut(&str) -> String) -> String {
         }
         Axiom::SubObjectPropertyOf(ch, s) => {
             let ps: Vec<String> = ch.iter().map(|p| name(p)).collect();
-            format!("SubObjectPropertyOf(ObjectPropertyChain({}) {})", ps.join(" "), name(s))
+            format!(
+                "SubObjectPropertyOf(ObjectPropertyChain({}) {})",
+                ps.join(" "),
+                name(s)
+            )
         }
         Axiom::TransitiveObjectProperty(p) => format!("TransitiveObjectProperty({})", name(p)),
         Axiom::ReflexiveObjectProperty(p) => format!("ReflexiveObjectProperty({})", name(p)),
@@ -732,15 +894,20 @@ fn axiom_text(a: &Axiom, name: &mut impl FnMut(&str) -> String) -> String {
             format!("ClassAssertion({c} {})", name(i))
         }
         Axiom::ObjectPropertyAssertion(p, a, b) => {
-            format!("ObjectPropertyAssertion({} {} {})", name(p), name(a), name(b))
+            format!(
+                "ObjectPropertyAssertion({} {} {})",
+                name(p),
+                name(a),
+                name(b)
+            )
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use super::super::model::load_pages;
+    use super::*;
 
     const DOC: &str = r#"Prefix(:=<http://example.org/onto#>)
 Prefix(owl:=<http://www.w3.org/2002/07/owl#>)
@@ -778,10 +945,17 @@ AnnotationAssertion(rdfs:seeAlso ai:Model "x")
     #[test]
     fn reads_the_el_part_and_reports_the_rest_with_lines() {
         let r = read_ofn(DOC, "doc.ofn");
-        let lines: Vec<(usize, &str)> = r.problems.iter().map(|p| (p.line, p.message.as_str())).collect();
+        let lines: Vec<(usize, &str)> = r
+            .problems
+            .iter()
+            .map(|p| (p.line, p.message.as_str()))
+            .collect();
         let at = |l: usize, what: &str| lines.iter().any(|(x, m)| *x == l && m.contains(what));
         assert!(at(19, "ObjectUnionOf is outside OWL 2 EL"), "{lines:?}");
-        assert!(at(20, "ObjectAllValuesFrom is outside OWL 2 EL"), "{lines:?}");
+        assert!(
+            at(20, "ObjectAllValuesFrom is outside OWL 2 EL"),
+            "{lines:?}"
+        );
         assert!(at(22, "FunctionalObjectProperty"), "{lines:?}");
         assert!(at(24, "ObjectMinCardinality"), "{lines:?}");
         assert!(at(25, "data properties"), "{lines:?}");
@@ -796,12 +970,31 @@ AnnotationAssertion(rdfs:seeAlso ai:Model "x")
         assert_eq!(t.meta.preferred_term(), Some("Transformer"));
         assert_eq!(t.meta.alt_terms(), vec!["Transformer model"]);
         assert_eq!(t.meta.definition(), Some("A model built on \"attention\"."));
-        assert!(o.entity("ai:Attention").is_some(), "full IRIs are abbreviated");
+        assert!(
+            o.entity("ai:Attention").is_some(),
+            "full IRIs are abbreviated"
+        );
         let axs: Vec<&Axiom> = o.axioms.iter().map(|s| &s.axiom).collect();
         assert_eq!(axs.len(), 5, "{axs:?}");
-        assert!(axs.contains(&&Axiom::SubClassOf(ClassExpr::class("ai:Transformer"), ClassExpr::some("ai:hasPart", ClassExpr::class("ai:Attention")))));
-        assert!(axs.contains(&&Axiom::ClassAssertion(ClassExpr::class("ai:Transformer"), "ai:GPT4".into())));
-        let sub = o.axioms.iter().find(|s| s.axiom == Axiom::SubClassOf(ClassExpr::class("ai:Transformer"), ClassExpr::class("ai:Model"))).unwrap();
+        assert!(axs.contains(&&Axiom::SubClassOf(
+            ClassExpr::class("ai:Transformer"),
+            ClassExpr::some("ai:hasPart", ClassExpr::class("ai:Attention"))
+        )));
+        assert!(axs.contains(&&Axiom::ClassAssertion(
+            ClassExpr::class("ai:Transformer"),
+            "ai:GPT4".into()
+        )));
+        let sub = o
+            .axioms
+            .iter()
+            .find(|s| {
+                s.axiom
+                    == Axiom::SubClassOf(
+                        ClassExpr::class("ai:Transformer"),
+                        ClassExpr::class("ai:Model"),
+                    )
+            })
+            .unwrap();
         assert_eq!(sub.origin, Origin::new("doc.ofn", 17));
     }
 
@@ -814,7 +1007,10 @@ AnnotationAssertion(rdfs:seeAlso ai:Model "x")
 
     #[test]
     fn syntax_errors_have_lines() {
-        let r = read_ofn("Prefix(a:=<x:>)\nOntology(\nSubClassOf(a:B a:C\n", "bad.ofn");
+        let r = read_ofn(
+            "Prefix(a:=<x:>)\nOntology(\nSubClassOf(a:B a:C\n",
+            "bad.ofn",
+        );
         assert_eq!(r.problems.len(), 1);
         assert_eq!(r.problems[0].line, 3);
         let r = read_ofn("Ontology(\nSubClassOf(a:B \"open\n)", "bad.ofn");
@@ -828,8 +1024,16 @@ AnnotationAssertion(rdfs:seeAlso ai:Model "x")
         let back = read_ofn(&text, "out.ofn");
         assert!(back.problems.is_empty(), "{:?}\n{text}", back.problems);
         assert!(back.ontology.same_content(&r.ontology), "{text}");
-        assert!(text.contains("SubClassOf(ai:Transformer ObjectSomeValuesFrom(ai:hasPart ai:Attention))"), "{text}");
-        assert!(text.contains("Prefix(ai:=<http://example.org/ai#>)"), "{text}");
+        assert!(
+            text.contains(
+                "SubClassOf(ai:Transformer ObjectSomeValuesFrom(ai:hasPart ai:Attention))"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("Prefix(ai:=<http://example.org/ai#>)"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -843,6 +1047,11 @@ AnnotationAssertion(rdfs:seeAlso ai:Model "x")
         assert!(back.problems.is_empty(), "{:?}", back.problems);
         assert!(back.ontology.same_content(&l.ontology), "{text}");
         assert!(text.contains("Prefix(ai:=<urn:cairn:ai:>)"), "{text}");
-        assert!(text.contains("AnnotationAssertion(cairn:pageProperty ai:Alpha \"quality-score:: 0.8\")"), "{text}");
+        assert!(
+            text.contains(
+                "AnnotationAssertion(cairn:pageProperty ai:Alpha \"quality-score:: 0.8\")"
+            ),
+            "{text}"
+        );
     }
 }

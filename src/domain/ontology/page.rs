@@ -29,7 +29,10 @@ pub struct Prop {
 
 impl PartialEq for Prop {
     fn eq(&self, o: &Prop) -> bool {
-        self.key == o.key && self.value == o.value && self.indent == o.indent && self.extra == o.extra
+        self.key == o.key
+            && self.value == o.value
+            && self.indent == o.indent
+            && self.extra == o.extra
     }
 }
 
@@ -72,7 +75,11 @@ pub struct PageError {
 impl fmt::Display for PageError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.column > 0 {
-            write!(f, "line {}, column {}: {}", self.line, self.column, self.message)
+            write!(
+                f,
+                "line {}, column {}: {}",
+                self.line, self.column, self.message
+            )
         } else {
             write!(f, "line {}: {}", self.line, self.message)
         }
@@ -138,7 +145,11 @@ impl Page {
         let crlf = text.contains("\r\n");
         let final_newline = text.ends_with('\n');
         let body = text.strip_suffix('\n').unwrap_or(text);
-        let body = if crlf { body.strip_suffix('\r').unwrap_or(body) } else { body };
+        let body = if crlf {
+            body.strip_suffix('\r').unwrap_or(body)
+        } else {
+            body
+        };
         let lines: Vec<&str> = if body.is_empty() && !final_newline {
             Vec::new()
         } else if crlf {
@@ -233,12 +244,17 @@ impl Page {
     /// The text of the first top-level bullet before the block (the preferred term in
     /// Cairn's layout).
     pub fn title(&self) -> Option<&str> {
-        self.head.iter().find_map(|l| l.strip_prefix("- ").map(str::trim))
+        self.head
+            .iter()
+            .find_map(|l| l.strip_prefix("- ").map(str::trim))
     }
 
     /// The first value of `key`.
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.props.iter().find(|p| p.key == key).map(|p| p.value.as_str())
+        self.props
+            .iter()
+            .find(|p| p.key == key)
+            .map(|p| p.value.as_str())
     }
 
     /// The first property named `key`.
@@ -275,7 +291,11 @@ impl Page {
             return;
         }
         let rank = order(key);
-        let at = self.props.iter().position(|p| order(&p.key) > rank).unwrap_or(self.props.len());
+        let at = self
+            .props
+            .iter()
+            .position(|p| order(&p.key) > rank)
+            .unwrap_or(self.props.len());
         let prop = Prop {
             key: key.to_string(),
             value: value.to_string(),
@@ -394,7 +414,10 @@ mod tests {
         assert_eq!(p.heading_extra, vec!["    id:: 65a1"]);
         assert_eq!(p.get("term-id"), Some("AI-0851"));
         assert_eq!(p.prop("owl:class").unwrap().line, 6);
-        assert_eq!(p.prop("owl:class").unwrap().extra, vec!["      - a note under the class"]);
+        assert_eq!(
+            p.prop("owl:class").unwrap().extra,
+            vec!["      - a note under the class"]
+        );
         assert_eq!(p.get("custom-thing"), Some("kept as is"));
         assert_eq!(p.get("empty"), Some(""));
         assert_eq!(p.tail.len(), 2);
@@ -436,7 +459,17 @@ mod tests {
         p.set("term-id", "AI-0852", &rank);
         p.set("definition", "An image model.", &rank);
         let keys: Vec<&str> = p.props.iter().map(|p| p.key.as_str()).collect();
-        assert_eq!(keys, ["ontology", "term-id", "definition", "owl:class", "custom-thing", "empty"]);
+        assert_eq!(
+            keys,
+            [
+                "ontology",
+                "term-id",
+                "definition",
+                "owl:class",
+                "custom-thing",
+                "empty"
+            ]
+        );
         assert_eq!(p.get("term-id"), Some("AI-0852"));
         assert_eq!(p.remove("owl:class"), 1);
         // The note that hung under the removed line stays in the page.

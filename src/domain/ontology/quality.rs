@@ -64,9 +64,18 @@ pub struct Refusal {
 
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "quality {:.2} is below the minimum {:.2}; missing", self.score, self.min)?;
+        write!(
+            f,
+            "quality {:.2} is below the minimum {:.2}; missing",
+            self.score, self.min
+        )?;
         for t in 1..=3u8 {
-            let fields: Vec<&str> = self.missing.iter().filter(|(k, _)| *k == t).map(|(_, s)| s.as_str()).collect();
+            let fields: Vec<&str> = self
+                .missing
+                .iter()
+                .filter(|(k, _)| *k == t)
+                .map(|(_, s)| s.as_str())
+                .collect();
             if !fields.is_empty() {
                 write!(f, " tier {t}: {};", fields.join(", "))?;
             }
@@ -78,7 +87,11 @@ impl fmt::Display for Refusal {
 impl QualityReport {
     /// The spec's "Tier Coverage" line: `10/10 · 3/5 · 1/4`.
     pub fn coverage(&self) -> String {
-        let t: Vec<String> = self.tiers.iter().map(|t| format!("{}/{}", t.present, t.total)).collect();
+        let t: Vec<String> = self
+            .tiers
+            .iter()
+            .map(|t| format!("{}/{}", t.present, t.total))
+            .collect();
         t.join(" · ")
     }
 
@@ -87,13 +100,23 @@ impl QualityReport {
         if self.score + f32::EPSILON >= min {
             return Ok(());
         }
-        let missing = self.tiers.iter().flat_map(|t| t.missing.iter().map(move |m| (t.tier, m.clone()))).collect();
-        Err(Refusal { score: self.score, min, missing })
+        let missing = self
+            .tiers
+            .iter()
+            .flat_map(|t| t.missing.iter().map(move |m| (t.tier, m.clone())))
+            .collect();
+        Err(Refusal {
+            score: self.score,
+            min,
+            missing,
+        })
     }
 }
 
 fn filled(p: &Page, key: &str) -> bool {
-    p.props.iter().any(|x| x.key == key && !x.value.trim().is_empty())
+    p.props
+        .iter()
+        .any(|x| x.key == key && !x.value.trim().is_empty())
 }
 
 fn term_id_ok(v: &str) -> bool {
@@ -113,29 +136,51 @@ fn date_ok(v: &str) -> bool {
     b.len() == 10
         && b[4] == b'-'
         && b[7] == b'-'
-        && b.iter().enumerate().all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
 }
 
 /// A field check: name shown when missing, and whether the page fills it.
 type Check = (&'static str, Box<dyn Fn(&Page) -> Result<(), String>>);
 
 fn key(k: &'static str) -> Check {
-    (k, Box::new(move |p: &Page| if filled(p, k) { Ok(()) } else { Err(k.to_string()) }))
+    (
+        k,
+        Box::new(move |p: &Page| {
+            if filled(p, k) {
+                Ok(())
+            } else {
+                Err(k.to_string())
+            }
+        }),
+    )
 }
 
 fn shaped(k: &'static str, ok: fn(&str) -> bool, shape: &'static str) -> Check {
     (
         k,
-        Box::new(move |p: &Page| match p.get(k).map(str::trim).filter(|v| !v.is_empty()) {
-            None => Err(k.to_string()),
-            Some(v) if ok(v) => Ok(()),
-            Some(_) => Err(format!("{k} (expected {shape})")),
-        }),
+        Box::new(
+            move |p: &Page| match p.get(k).map(str::trim).filter(|v| !v.is_empty()) {
+                None => Err(k.to_string()),
+                Some(v) if ok(v) => Ok(()),
+                Some(_) => Err(format!("{k} (expected {shape})")),
+            },
+        ),
     )
 }
 
 fn any_of(name: &'static str, ks: &'static [&'static str]) -> Check {
-    (name, Box::new(move |p: &Page| if ks.iter().any(|k| filled(p, k)) { Ok(()) } else { Err(name.to_string()) }))
+    (
+        name,
+        Box::new(move |p: &Page| {
+            if ks.iter().any(|k| filled(p, k)) {
+                Ok(())
+            } else {
+                Err(name.to_string())
+            }
+        }),
+    )
 }
 
 fn tiers() -> [Vec<Check>; 3] {
@@ -148,33 +193,73 @@ fn tiers() -> [Vec<Check>; 3] {
             key(STATUS),
             shaped(LAST_UPDATED, date_ok, "a date like 2026-02-11"),
             key(DEFINITION),
-            shaped(OWL_CLASS, looks_like_iri, "an IRI like ai:VisionTransformer"),
+            shaped(
+                OWL_CLASS,
+                looks_like_iri,
+                "an IRI like ai:VisionTransformer",
+            ),
             key(PHYSICALITY),
             key(ROLE),
-            any_of("is-subclass-of", &[IS_SUBCLASS_OF, SUB_CLASS_OF, EQUIVALENT_CLASS]),
+            any_of(
+                "is-subclass-of",
+                &[IS_SUBCLASS_OF, SUB_CLASS_OF, EQUIVALENT_CLASS],
+            ),
         ],
         vec![
             key(PUBLIC_ACCESS),
             key(ALT_TERMS),
             key(MATURITY),
-            shaped(AUTHORITY_SCORE, |v| v.parse::<f32>().is_ok_and(|x| (0.0..=1.0).contains(&x)), "a number in 0..1"),
-            any_of("a relationship (has-part, requires, enables, bridges-to or relates-to)", &["has-part", "requires", "enables", "bridges-to", "relates-to"]),
+            shaped(
+                AUTHORITY_SCORE,
+                |v| v.parse::<f32>().is_ok_and(|x| (0.0..=1.0).contains(&x)),
+                "a number in 0..1",
+            ),
+            any_of(
+                "a relationship (has-part, requires, enables, bridges-to or relates-to)",
+                &[
+                    "has-part",
+                    "requires",
+                    "enables",
+                    "bridges-to",
+                    "relates-to",
+                ],
+            ),
         ],
-        vec![key("source"), key("version"), key("example"), any_of("bridges-to", &["bridges-to"])],
+        vec![
+            key("source"),
+            key("version"),
+            key("example"),
+            any_of("bridges-to", &["bridges-to"]),
+        ],
     ]
 }
 
 fn tier(n: u8, checks: &[Check], page: &Page) -> TierReport {
-    let missing: Vec<String> = checks.iter().filter_map(|(_, check)| check(page).err()).collect();
-    TierReport { tier: n, present: checks.len() - missing.len(), total: checks.len(), missing }
+    let missing: Vec<String> = checks
+        .iter()
+        .filter_map(|(_, check)| check(page).err())
+        .collect();
+    TierReport {
+        tier: n,
+        present: checks.len() - missing.len(),
+        total: checks.len(),
+        missing,
+    }
 }
 
 /// Scores a class page.
 pub fn assess(page: &Page) -> QualityReport {
     let [t1, t2, t3] = tiers();
     let tiers = [tier(1, &t1, page), tier(2, &t2, page), tier(3, &t3, page)];
-    let score: f32 = tiers.iter().zip(WEIGHTS).map(|(t, w)| w * t.present as f32 / t.total as f32).sum();
-    QualityReport { score: (score * 100.0).round() / 100.0, tiers }
+    let score: f32 = tiers
+        .iter()
+        .zip(WEIGHTS)
+        .map(|(t, w)| w * t.present as f32 / t.total as f32)
+        .sum();
+    QualityReport {
+        score: (score * 100.0).round() / 100.0,
+        tiers,
+    }
 }
 
 #[cfg(test)]
@@ -192,29 +277,58 @@ mod tests {
         assert!(q.check(0.5).is_ok());
         let r = q.check(0.7).unwrap_err();
         assert!(r.missing.iter().all(|(t, _)| *t > 1));
-        assert!(r.to_string().contains("tier 2: public-access, alt-terms"), "{r}");
+        assert!(
+            r.to_string().contains("tier 2: public-access, alt-terms"),
+            "{r}"
+        );
     }
 
     #[test]
     fn missing_and_malformed_fields_are_named() {
-        let text = FULL_TIER_1.replace("AI-0851", "ai-851").replace("    - owl:role:: Artifact\n", "").replace("2026-02-11", "yesterday");
+        let text = FULL_TIER_1
+            .replace("AI-0851", "ai-851")
+            .replace("    - owl:role:: Artifact\n", "")
+            .replace("2026-02-11", "yesterday");
         let mut p = Page::parse(&text).unwrap();
         p.push("alt-terms", "ViT");
         p.push("has-part", "[[Patch Embedding]]");
         p.push("authority-score", "1.5");
         let q = assess(&p);
-        assert_eq!(q.tiers[0].missing, vec!["term-id (expected like AI-0851)", "last-updated (expected a date like 2026-02-11)", "owl:role"]);
+        assert_eq!(
+            q.tiers[0].missing,
+            vec![
+                "term-id (expected like AI-0851)",
+                "last-updated (expected a date like 2026-02-11)",
+                "owl:role"
+            ]
+        );
         assert_eq!(q.tiers[1].present, 2);
-        assert_eq!(q.score, ((0.6 * 7.0 / 10.0 + 0.3 * 2.0 / 5.0) * 100.0f32).round() / 100.0);
+        assert_eq!(
+            q.score,
+            ((0.6 * 7.0 / 10.0 + 0.3 * 2.0 / 5.0) * 100.0f32).round() / 100.0
+        );
         assert_eq!(q.score, 0.54);
         let r = q.check(0.6).unwrap_err();
-        assert!(r.to_string().starts_with("quality 0.54 is below the minimum 0.60; missing tier 1: term-id"), "{r}");
+        assert!(
+            r.to_string()
+                .starts_with("quality 0.54 is below the minimum 0.60; missing tier 1: term-id"),
+            "{r}"
+        );
     }
 
     #[test]
     fn everything_scores_one() {
         let mut p = Page::parse(FULL_TIER_1).unwrap();
-        for (k, v) in [("public-access", "true"), ("alt-terms", "ViT"), ("maturity", "draft"), ("authority-score", "0.5"), ("bridges-to", "[[Image]]"), ("source", "Dosovitskiy et al. 2020"), ("version", "1"), ("example", "ViT-B/16")] {
+        for (k, v) in [
+            ("public-access", "true"),
+            ("alt-terms", "ViT"),
+            ("maturity", "draft"),
+            ("authority-score", "0.5"),
+            ("bridges-to", "[[Image]]"),
+            ("source", "Dosovitskiy et al. 2020"),
+            ("version", "1"),
+            ("example", "ViT-B/16"),
+        ] {
             p.push(k, v);
         }
         assert_eq!(assess(&p).score, 1.0);

@@ -25,10 +25,10 @@ mod taxonomy;
 #[cfg(test)]
 mod tests;
 
+use super::axiom::EntityKind;
 use super::axiom::{Axiom, Sourced};
 use super::expr::{ClassExpr, THING};
 use super::model::Ontology;
-use super::axiom::EntityKind;
 use engine::{Engine, NoTrace};
 use idset::Fx;
 use normalize::{Kind, Normalizer, Symbols, Tbox, BOTTOM, TOP};
@@ -150,7 +150,16 @@ fn finish(
     let tax = Taxonomy::build(&engine, &sym);
     let consistent = !engine.unsat(TOP) && sym.individual_ids.iter().all(|&a| !engine.unsat(a));
     let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    Classification { sym: Arc::new(sym), engine, axioms, told: Arc::new(told), tax, consistent, id, parent }
+    Classification {
+        sym: Arc::new(sym),
+        engine,
+        axioms,
+        told: Arc::new(told),
+        tax,
+        consistent,
+        id,
+        parent,
+    }
 }
 
 fn note_told(sym: &mut Symbols, told: &mut FxSet<(u32, u32)>, a: &Axiom) {
@@ -160,7 +169,11 @@ fn note_told(sym: &mut Symbols, told: &mut FxSet<(u32, u32)>, a: &Axiom) {
             told.insert((x, y));
         }
         Axiom::EquivalentClasses(xs) => {
-            let named: Vec<u32> = xs.iter().filter_map(|x| x.as_class()).map(|n| sym.class(n)).collect();
+            let named: Vec<u32> = xs
+                .iter()
+                .filter_map(|x| x.as_class())
+                .map(|n| sym.class(n))
+                .collect();
             for &x in &named {
                 for &y in &named {
                     if x != y {
@@ -188,7 +201,11 @@ impl Classification {
     }
 
     fn class_name(&self, idx: u32) -> &str {
-        self.sym.class_names.get(idx as usize).map(|s| s.as_str()).unwrap_or("")
+        self.sym
+            .class_names
+            .get(idx as usize)
+            .map(|s| s.as_str())
+            .unwrap_or("")
     }
 
     fn node_names(&self, nd: u32) -> Vec<&str> {
@@ -240,7 +257,9 @@ impl Classification {
     /// The classes in the direct parent nodes of a class (`owl:Thing` for a top-level
     /// class), sorted; empty for an unknown or unsatisfiable class.
     pub fn direct_parents(&self, iri: &str) -> Vec<&str> {
-        let Some(nd) = self.node(iri).filter(|&n| n != BOTTOM_NODE) else { return Vec::new() };
+        let Some(nd) = self.node(iri).filter(|&n| n != BOTTOM_NODE) else {
+            return Vec::new();
+        };
         let mut v: Vec<&str> = self
             .tax
             .nodes
@@ -253,12 +272,19 @@ impl Classification {
 
     /// The classes in the direct child nodes of a class (or of `owl:Thing`), sorted.
     pub fn direct_children(&self, iri: &str) -> Vec<&str> {
-        let Some(nd) = self.node(iri).filter(|&n| n != BOTTOM_NODE) else { return Vec::new() };
+        let Some(nd) = self.node(iri).filter(|&n| n != BOTTOM_NODE) else {
+            return Vec::new();
+        };
         let mut v: Vec<&str> = self
             .tax
             .nodes
             .get(nd as usize)
-            .map(|n| n.children.iter().flat_map(|&p| self.node_names(p)).collect())
+            .map(|n| {
+                n.children
+                    .iter()
+                    .flat_map(|&p| self.node_names(p))
+                    .collect()
+            })
             .unwrap_or_default();
         v.sort_unstable();
         v
@@ -266,8 +292,14 @@ impl Classification {
 
     /// The other classes equivalent to this one, sorted.
     pub fn equivalents(&self, iri: &str) -> Vec<&str> {
-        let Some(nd) = self.node(iri) else { return Vec::new() };
-        let mut v: Vec<&str> = self.node_names(nd).into_iter().filter(|n| *n != iri).collect();
+        let Some(nd) = self.node(iri) else {
+            return Vec::new();
+        };
+        let mut v: Vec<&str> = self
+            .node_names(nd)
+            .into_iter()
+            .filter(|n| *n != iri)
+            .collect();
         v.sort_unstable();
         v
     }
@@ -276,13 +308,27 @@ impl Classification {
     /// `owl:Thing` (equivalent classes included), each flagged asserted or inferred,
     /// sorted by superclass.
     pub fn superclasses(&self, iri: &str) -> Vec<Subsumption<'_>> {
-        let Some(c) = self.class_id(iri) else { return Vec::new() };
+        let Some(c) = self.class_id(iri) else {
+            return Vec::new();
+        };
         if self.engine.unsat(c) || c == TOP {
             return Vec::new();
         }
-        let idx = self.tax.class_of.get(c as usize).copied().unwrap_or(u32::MAX);
+        let idx = self
+            .tax
+            .class_of
+            .get(c as usize)
+            .copied()
+            .unwrap_or(u32::MAX);
         let sub = self.class_name(idx);
-        let mut v: Vec<Subsumption<'_>> = self.sups_of(c).map(|(d, sup)| Subsumption { sub, sup, asserted: self.told.contains(&(c, d)) }).collect();
+        let mut v: Vec<Subsumption<'_>> = self
+            .sups_of(c)
+            .map(|(d, sup)| Subsumption {
+                sub,
+                sup,
+                asserted: self.told.contains(&(c, d)),
+            })
+            .collect();
         v.sort_unstable();
         v
     }
@@ -310,7 +356,11 @@ impl Classification {
                 continue;
             }
             let sub = self.class_name(i as u32);
-            out.extend(self.sups_of(c).map(|(d, sup)| Subsumption { sub, sup, asserted: self.told.contains(&(c, d)) }));
+            out.extend(self.sups_of(c).map(|(d, sup)| Subsumption {
+                sub,
+                sup,
+                asserted: self.told.contains(&(c, d)),
+            }));
         }
         out
     }
@@ -322,7 +372,9 @@ impl Classification {
 
     /// The named classes an individual belongs to (satisfiable ones), sorted.
     pub fn types(&self, individual: &str) -> Vec<&str> {
-        let Some(&a) = self.sym.individuals.get(individual) else { return Vec::new() };
+        let Some(&a) = self.sym.individuals.get(individual) else {
+            return Vec::new();
+        };
         let mut v: Vec<&str> = self.sups_of(a).map(|(_, n)| n).collect();
         v.sort_unstable();
         v
@@ -330,8 +382,12 @@ impl Classification {
 
     /// The most specific named classes an individual belongs to, sorted.
     pub fn direct_types(&self, individual: &str) -> Vec<&str> {
-        let Some(&a) = self.sym.individuals.get(individual) else { return Vec::new() };
-        let Some(k) = self.engine.ctx.get(a as usize) else { return Vec::new() };
+        let Some(&a) = self.sym.individuals.get(individual) else {
+            return Vec::new();
+        };
+        let Some(k) = self.engine.ctx.get(a as usize) else {
+            return Vec::new();
+        };
         let mut marks = taxonomy::Marks::new(self.tax.nodes.len());
         let nodes = self.tax.reduce(&self.engine, &k.subs, u32::MAX, &mut marks);
         let mut v: Vec<&str> = nodes.into_iter().flat_map(|n| self.node_names(n)).collect();
@@ -368,7 +424,10 @@ impl Classification {
 
     fn justification(&self, c: u32, x: u32, also: &[u32]) -> Option<Justification> {
         let ids = explain::justify(&self.engine.tbox, self.sym.kind.len(), c, x, also)?;
-        let axioms = ids.into_iter().filter_map(|i| self.axiom(i as usize).cloned()).collect();
+        let axioms = ids
+            .into_iter()
+            .filter_map(|i| self.axiom(i as usize).cloned())
+            .collect();
         Some(Justification { axioms })
     }
 
@@ -404,7 +463,12 @@ impl Classification {
         if self.engine.unsat(TOP) {
             return self.justification(TOP, BOTTOM, &all);
         }
-        let a = self.sym.individual_ids.iter().copied().find(|&a| self.engine.unsat(a))?;
+        let a = self
+            .sym
+            .individual_ids
+            .iter()
+            .copied()
+            .find(|&a| self.engine.unsat(a))?;
         self.justification(a, BOTTOM, &all)
     }
 
@@ -444,8 +508,13 @@ impl Classification {
     /// removals are not monotone, so this classifies the rest from scratch.
     pub fn without_axioms(&self, removed: &[Axiom]) -> Classification {
         let gone: HashSet<&Axiom> = removed.iter().collect();
-        let kept: Vec<Sourced> =
-            self.axioms.iter().flat_map(|s| s.iter()).filter(|s| !gone.contains(&s.axiom)).cloned().collect();
+        let kept: Vec<Sourced> = self
+            .axioms
+            .iter()
+            .flat_map(|s| s.iter())
+            .filter(|s| !gone.contains(&s.axiom))
+            .cloned()
+            .collect();
         build(self.base_symbols(), vec![Arc::new(kept)])
     }
 
@@ -495,7 +564,8 @@ fn one_way(a: &Classification, b: &Classification) -> Vec<(String, String)> {
     let related = b.parent == Some(a.id) || a.parent == Some(b.id);
     let same = |c: u32| {
         related
-            && a.engine.ctx.get(c as usize).map(|k| k.subs.len()) == b.engine.ctx.get(c as usize).map(|k| k.subs.len())
+            && a.engine.ctx.get(c as usize).map(|k| k.subs.len())
+                == b.engine.ctx.get(c as usize).map(|k| k.subs.len())
             && a.engine.unsat(c) == b.engine.unsat(c)
     };
     // The concept id in `a` of each class of `b`, by position when the names line up.
@@ -520,7 +590,9 @@ fn one_way(a: &Classification, b: &Classification) -> Vec<(String, String)> {
             continue;
         }
         for (d, name) in b.sups_of(c) {
-            let Some(j) = b.tax.class_of.get(d as usize).copied() else { continue };
+            let Some(j) = b.tax.class_of.get(d as usize).copied() else {
+                continue;
+            };
             let held = match (ca, in_a(j)) {
                 (Some(x), Some(y)) => !a.engine.unsat(y) && a.engine.has(x, y),
                 _ => false,
@@ -532,4 +604,3 @@ fn one_way(a: &Classification, b: &Classification) -> Vec<(String, String)> {
     }
     out
 }
-

@@ -5,9 +5,9 @@
 use serde_json::{Map, Value};
 
 use crate::domain::code::{valid_anchor, RefKind, LINK_TYPES};
-use crate::mcp::code::repo_path;
 use crate::error::{Error, Result};
 use crate::mcp::args::{Args, NAME_MAX, TEXT_MAX};
+use crate::mcp::code::repo_path;
 use crate::mcp::schema::{Shape, Ty, P};
 use crate::service::code::entity::Command;
 use crate::service::code::refs::{NewRef, RefCommand, RefUpdate};
@@ -24,8 +24,16 @@ const ADD: &[P] = &[
     P("command", Ty::Str, ""),
     P("kind", Ty::Enum(&["code", "text"]), ""),
     P("documentPath", Ty::Str, ""),
-    P("lspSymbol", Ty::Str, "code: the symbol; its range comes from the language server"),
-    P("startLine", Ty::Int, "text; code only without a language server"),
+    P(
+        "lspSymbol",
+        Ty::Str,
+        "code: the symbol (the language server gives its range)",
+    ),
+    P(
+        "startLine",
+        Ty::Int,
+        "text; code only without a language server",
+    ),
     P("endLine", Ty::Int, ""),
     P("anchor", Ty::Str, "text: a markdown heading"),
     P("description", Ty::Str, ""),

@@ -18,7 +18,7 @@ use crate::service::App;
 
 const SCOPE: Ty = Ty::Enum(Scope::NAMES);
 const PROJECT: P = P("projectId", Ty::Id, "");
-const COMMANDS_DOC: &str = "Run in order; the first failure stops the run, what ran stays";
+const COMMANDS_DOC: &str = "In order; the first failure stops, what ran stays";
 
 /// A repository-relative path from parameter `k`, checked as text (`repo_fs::relative`).
 pub(crate) fn repo_path(k: &str, raw: &str) -> Result<String> {
@@ -28,13 +28,13 @@ pub(crate) fn repo_path(k: &str, raw: &str) -> Result<String> {
 pub const INIT_PROJECT: ToolDef = ToolDef {
     name: "init_project",
     toolset: "code",
-    description: "Attach a git repository to a project (created from name unless projectId names an existing one) and \
-                  seed the default categories of the five scopes. Call once per project.",
+    description: "Attach a git repository to a project (created from name, or projectId) and seed the default \
+                  categories of the five scopes. Once per project.",
     params: &[
-        P("name", Ty::Str, "Project name (ignored with projectId)"),
+        P("name", Ty::Str, "Without projectId"),
         P("repoPath", Ty::Str, "Absolute path of the git work tree"),
         P("description", Ty::Str, ""),
-        P("projectId", Ty::Id, "Existing project to attach the repository to"),
+        P("projectId", Ty::Id, "Existing project"),
     ],
     required: &["repoPath"],
     effect: Effect::Additive,
@@ -48,9 +48,9 @@ pub const PROJECT_OVERVIEW: ToolDef = ToolDef {
                   overview at that path inside the repository.",
     params: &[
         PROJECT,
-        P("outputPath", Ty::Str, "Repository-relative markdown file to write; an existing file only if an earlier overview wrote it"),
+        P("outputPath", Ty::Str, "Repository-relative markdown file; an existing one only if Cairn wrote it"),
         P("overwrite", Ty::Bool, "Replace an existing outputPath Cairn did not write"),
-        P("includeDescriptions", Ty::Bool, "Full descriptions (default: first 160 characters)"),
+        P("includeDescriptions", Ty::Bool, "Default: first 160 characters"),
     ],
     required: &["projectId"],
     effect: Effect::Additive,
@@ -75,9 +75,9 @@ pub const CREATE_CATEGORY: ToolDef = ToolDef {
 pub const CREATE_ENTITY: ToolDef = ToolDef {
     name: "create_entity",
     toolset: "code",
-    description: "Create an entity anchored to the code. Its scope is its categories' (one scope). parentIds: entities \
-                  of higher scopes (empty only for Domain). Needs an add command; Domain/Feature take text references, \
-                  Component/Unit code, Namespace either. Nothing is kept unless the first add succeeds.",
+    description: "Create an entity anchored to the code, at its categories' scope; parentIds: higher-scope entities (none \
+                  only for Domain). Needs an add: text for Domain/Feature, code for Component/Unit, either for Namespace; \
+                  nothing is kept unless the first add succeeds.",
     params: &[
         PROJECT,
         P("name", Ty::Str, ""),
@@ -98,7 +98,7 @@ pub const UPDATE_ENTITY: ToolDef = ToolDef {
                   at least one reference: unattach the last only after an add/attach in the same call.",
     params: &[
         P("entityId", Ty::Id, ""),
-        P("version", Ty::Int, "The version you read"),
+        P("version", Ty::Int, ""),
         P("name", Ty::Str, ""),
         P("description", Ty::Str, ""),
         P("categoryIds", Ty::StrOrList, "Ids or names"),
@@ -115,10 +115,7 @@ pub const DELETE_ENTITY: ToolDef = ToolDef {
     toolset: "code",
     description:
         "Delete an entity without children, its edges, and references no other entity holds.",
-    params: &[
-        P("entityId", Ty::Id, ""),
-        P("version", Ty::Int, "The version you read"),
-    ],
+    params: &[P("entityId", Ty::Id, ""), P("version", Ty::Int, "")],
     required: &["entityId", "version"],
     effect: Effect::Destructive,
     idempotent: false,
@@ -127,8 +124,8 @@ pub const DELETE_ENTITY: ToolDef = ToolDef {
 pub const ALTER_REFERENCES: ToolDef = ToolDef {
     name: "alter_references",
     toolset: "code",
-    description: "Fix or remove references, in order, stopping at the first failure: update re-anchors at HEAD and \
-                  the current file (code with a language server takes its range); delete refuses while attached.",
+    description: "Fix or remove references, stopping at the first failure: update re-anchors at HEAD and the current \
+                  file; delete refuses while attached.",
     params: &[PROJECT, P("commands", Ty::Objects(commands::REFERENCE_SHAPES), "")],
     required: &["projectId", "commands"],
     effect: Effect::Destructive,
@@ -189,9 +186,8 @@ pub const GET_CHANGED_FILES: ToolDef = ToolDef {
 pub const ANALYZE_DOCUMENT: ToolDef = ToolDef {
     name: "analyze_document",
     toolset: "code",
-    description: "A document's state: tracked references with isStale/staleReason (document_missing, symbol_missing, \
-                  anchor_missing, lines_changed), affectedHunks and suggestedRange; untracked language-server symbols; \
-                  entities; diff hunks. Fix with alter_references.",
+    description: "A document's state: tracked references with isStale/staleReason, affectedHunks and suggestedRange; \
+                  untracked language-server symbols; entities; diff hunks. Fix with alter_references.",
     params: &[
         PROJECT,
         P("documentPath", Ty::Str, ""),
@@ -207,8 +203,8 @@ pub const ANALYZE_DOCUMENT: ToolDef = ToolDef {
 pub const VALIDATE_GRAPH: ToolDef = ToolDef {
     name: "validate_graph",
     toolset: "code",
-    description: "Integrity checks (orphaned/dangling references, classification, parents, scope depth, cycles, commits \
-                  missing from git, entities without references), paged. fix=true deletes orphaned references.",
+    description: "Integrity checks (orphaned or dangling references, classification, parents, scope depth, cycles, \
+                  commits missing from git, entities without references), paged. fix=true deletes orphans.",
     params: &[
         PROJECT,
         P("fix", Ty::Bool, ""),

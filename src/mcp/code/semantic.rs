@@ -16,17 +16,16 @@ use crate::service::App;
 pub const SEARCH: ToolDef = ToolDef {
     name: "search",
     toolset: "code",
-    description: "Rank entities and/or references by meaning and words (hybrid: embeddings + BM25). Each hit has \
-                  score (0-1, the order; 1 = the entity's name is the query), vectorScore (cosine) and lexicalScore \
-                  (BM25, 0 = no word match).",
+    description: "Rank entities and/or references by meaning and words (embeddings + BM25). Each hit: score (0-1; 1 = \
+                  the entity's name is the query), vectorScore (cosine), lexicalScore (BM25, 0 = no word match).",
     params: &[
         P("projectId", Ty::Id, ""),
-        P("query", Ty::Str, "Natural language or identifiers, ≤ 1 KB"),
+        P("query", Ty::Str, "Words or identifiers, ≤ 1 KB"),
         P("target", Ty::Enum(Target::NAMES), "Default all"),
-        P("limit", Ty::Int, "Per target, default 20, max 100"),
-        P("minScore", Ty::Num, "Minimum cosine, default 0.3; exact names and all-words matches always pass"),
+        P("limit", Ty::Int, "Per target, default 20"),
+        P("minScore", Ty::Num, "Cosine floor, default 0.3; exact names always pass"),
         P("scope", Ty::Enum(Scope::NAMES), "Entities only"),
-        P("mode", Ty::Enum(Mode::NAMES), "Ranking, default hybrid (others for evaluation)"),
+        P("mode", Ty::Enum(Mode::NAMES), "Default hybrid"),
     ],
     required: &["projectId", "query"],
     effect: Effect::ReadOnly,
@@ -40,13 +39,13 @@ pub const QUERY: ToolDef = ToolDef {
                   semanticQuery; nodes (with references) by relevance, edges, stats.",
     params: &[
         P("entityId", Ty::Id, "Start here"),
-        P("semanticQuery", Ty::Str, "Relevance target (default: the start's description); alone, also picks the start"),
+        P("semanticQuery", Ty::Str, "Relevance target; alone, also picks the start"),
         P("projectId", Ty::Id, "Required with semanticQuery alone"),
         P("maxNodes", Ty::Int, "Default 50"),
         P("maxTokens", Ty::Int, "Default 4000"),
         P("minRelevance", Ty::Num, "Default 0.3"),
-        P("scoringStrategy", Ty::Enum(Strategy::NAMES), "global (default) or branch_penalty (breadth)"),
-        P("relationshipTypes", Ty::StrOrList, "Edges to follow, e.g. [BELONGS_TO, CALLS]; default all"),
+        P("scoringStrategy", Ty::Enum(Strategy::NAMES), "Default global"),
+        P("relationshipTypes", Ty::StrOrList, "Default all"),
     ],
     required: &[],
     effect: Effect::ReadOnly,

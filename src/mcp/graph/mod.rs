@@ -22,10 +22,9 @@ const NODE: Ty = Ty::Enum(&["atom", "molecule"]);
 pub const QUERY_GRAPH: ToolDef = ToolDef {
     name: "query_graph",
     toolset: "graph",
-    description: "Read the knowledge graph. context: the atoms and molecules whose glob patterns match the file paths you \
-                  will touch (projectId, paths), with matchedPaths, matchedBy, unmatchedPaths and nearMisses, within a token \
-                  budget (most specific first). get: one atom or molecule by id (molecules list their atoms). search: atoms or molecules \
-                  of a project by text, moleculeId or orphansOnly, paged.",
+    description: "Read the knowledge graph. context: the atoms and molecules whose globs match the paths you will touch, \
+                  most specific first within a token budget, with unmatchedPaths and nearMisses. get: one by id \
+                  (a molecule lists its atoms). search: by text, moleculeId or orphansOnly, paged.",
     params: &[
         P("operation", Ty::Enum(&["get", "search", "context"]), ""),
         P("entityType", NODE, "For get and search"),
@@ -36,10 +35,10 @@ pub const QUERY_GRAPH: ToolDef = ToolDef {
         P("moleculeId", Ty::Id, ""),
         P("orphansOnly", Ty::Bool, ""),
         P("includeChangelog", Ty::Bool, "Default true"),
-        P("changelogLimit", Ty::Int, "Newest entries per node, default 5"),
+        P("changelogLimit", Ty::Int, "Default 5"),
         P("limit", Ty::Int, "Default 20, max 500"),
         P("offset", Ty::Int, ""),
-        P("maxTokens", Ty::Int, "context: budget (characters/4; default 4000, 0 = everything); says what it left out"),
+        P("maxTokens", Ty::Int, "context: budget (characters/4; default 4000, 0 = all)"),
     ],
     required: &["operation"],
     effect: Effect::ReadOnly,
@@ -49,23 +48,22 @@ pub const QUERY_GRAPH: ToolDef = ToolDef {
 pub const MANAGE_GRAPH: ToolDef = ToolDef {
     name: "manage_graph",
     toolset: "graph",
-    description: "Create, update or delete atoms and molecules. An atom owns glob patterns (paths: JSON array, 1-20, relative; \
-                  * stays in a directory, ** crosses) and knowledge about those files. create needs projectId, name, \
-                  createdByTaskId (and paths for atoms); update and delete need the version you read; update needs lastTaskId. \
-                  knowledgeMode append adds a dated separator. Deleting a molecule orphans its atoms unless cascade=true. \
-                  Answers the entity with knowledgeBytes instead of the knowledge text (read it with query_graph get).",
+    description: "Create, update or delete atoms and molecules. An atom owns glob patterns (paths: 1-20, relative; * stays \
+                  in a directory, ** crosses) and knowledge about those files. create needs projectId, name, \
+                  createdByTaskId (and paths for atoms); update and delete need version; update needs lastTaskId. \
+                  Deleting a molecule orphans its atoms unless cascade=true. Answers knowledgeBytes, not the text.",
     params: &[
         P("operation", Ty::Enum(&["create", "update", "delete"]), ""),
         P("entityType", NODE, ""),
-        P("id", Ty::Id, "For update/delete"),
-        P("projectId", Ty::Id, "For create"),
+        P("id", Ty::Id, ""),
+        P("projectId", Ty::Id, ""),
         P("name", Ty::Str, ""),
-        P("paths", Ty::Json, "Atom: JSON array of glob patterns, e.g. [\"src/pay/**\",\"src/pay-*.ts\"]"),
+        P("paths", Ty::Json, "Atom: globs, e.g. [\"src/pay/**\",\"src/pay-*.ts\"]"),
         P("knowledge", Ty::Str, "At most 32 KB"),
         P("knowledgeMode", Ty::Enum(&["overwrite", "append"]), "Update: default overwrite"),
         P("moleculeId", Ty::Str, "Atom's molecule; \"\" to detach"),
-        P("relatedAtoms", Ty::Json, "JSON array of {atomId, reason}; replaces"),
-        P("relatedMolecules", Ty::Json, "JSON array of {moleculeId, reason}; replaces"),
+        P("relatedAtoms", Ty::Json, "[{atomId, reason}]; replaces"),
+        P("relatedMolecules", Ty::Json, "[{moleculeId, reason}]; replaces"),
         P("createdByTaskId", Ty::Id, ""),
         P("lastTaskId", Ty::Id, ""),
         P("version", Ty::Int, ""),

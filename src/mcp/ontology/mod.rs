@@ -23,7 +23,7 @@ const PROJECT: P = P("projectId", Ty::Id, "");
 const AGENT: P = P(
     "agentContext",
     Ty::Object,
-    "{agentType, taskDescription, agentId?, sessionId?, confidence 0..1}",
+    "{agentType, taskDescription, agentId?, sessionId?, confidence}",
 );
 const DIRECTIONS: &[&str] = &["outgoing", "incoming", "both"];
 const PROPOSE_OPS: &[&str] = &["create", "amend"];
@@ -40,13 +40,12 @@ const MANAGE_OPS: &[&str] = &[
 pub const DISCOVER: ToolDef = ToolDef {
     name: "ontology_discover",
     toolset: "ontology",
-    description: "Find classes before you name a concept. Matches preferred/alternative terms (and meaning, when the \
-                  words name no class), expands 3 levels up and down the reasoner's taxonomy and along \
-                  has-part/requires/enables/bridges-to/relates-to; score 0.4 keyword + 0.3 quality + 0.2 authority + \
-                  0.1 recency. whelkInferred: reached only through inferred subsumptions.",
+    description: "Find classes before you name a concept: terms (or meaning, when no term matches), expanded 3 levels \
+                  along the reasoner's taxonomy and the five relationships; score 0.4 keyword + 0.3 quality + 0.2 \
+                  authority + 0.1 recency. whelkInferred: reached only by inference.",
     params: &[
         PROJECT,
-        P("query", Ty::Str, "Words or a paraphrase, ≤ 1 KB"),
+        P("query", Ty::Str, "≤ 1 KB"),
         P("limit", Ty::Int, "Default 20"),
         P("domain", Ty::Str, "Only this domain (ai, bc, mv)"),
     ],
@@ -58,9 +57,8 @@ pub const DISCOVER: ToolDef = ToolDef {
 pub const READ: ToolDef = ToolDef {
     name: "ontology_read",
     toolset: "ontology",
-    description: "One class (or property, individual) in full: its page, metadata, asserted and inferred axioms (with the \
-                  asserted axioms each inference follows from), related notes both ways, and a schema context for \
-                  ontology_query.",
+    description: "One class, property or individual in full: page, metadata, asserted and inferred axioms (each with \
+                  its reasons), related notes both ways, a schema context for ontology_query.",
     params: &[PROJECT, P("iri", Ty::Str, "ai:VisionTransformer, a term id or a preferred term")],
     required: &["projectId", "iri"],
     effect: Effect::ReadOnly,
@@ -70,11 +68,10 @@ pub const READ: ToolDef = ToolDef {
 pub const QUERY: ToolDef = ToolDef {
     name: "ontology_query",
     toolset: "ontology",
-    description: "Read-only Cypher over the ontology: :OwlClass nodes also labelled with their own and every superclass's \
-                  IRI (:`ai:Transformer`, or Transformer when unambiguous), SUBCLASS_OF and INSTANCE_OF (inferred flag), \
-                  one type per property (HAS_PART). MATCH, WHERE, WITH, RETURN [DISTINCT], aggregates, ORDER BY, SKIP, \
-                  LIMIT, *1..3 paths. Unknown names: VALIDATION_ERROR with position and nearest names; clear \
-                  misspellings are repaired and reported. Writes are refused.",
+    description: "Read-only Cypher: :OwlClass nodes also labelled with every superclass's IRI (:`ai:Transformer`, or \
+                  Transformer when unambiguous), SUBCLASS_OF and INSTANCE_OF (inferred flag), one type per property \
+                  (HAS_PART). MATCH, WHERE, WITH, RETURN [DISTINCT], aggregates, ORDER BY, SKIP, LIMIT, *1..3. Unknown \
+                  names: VALIDATION_ERROR with the nearest; clear misspellings are repaired and reported.",
     params: &[PROJECT, P("cypher", Ty::Str, "≤ 1 KB")],
     required: &["projectId", "cypher"],
     effect: Effect::ReadOnly,
@@ -89,7 +86,7 @@ pub const TRAVERSE: ToolDef = ToolDef {
     params: &[
         PROJECT,
         P("startIri", Ty::Str, "IRI, term id or preferred term"),
-        P("depth", Ty::Int, "Default 2, at most max_traverse_depth (5)"),
+        P("depth", Ty::Int, "Default 2, max 5"),
         P("relationshipTypes", Ty::StrOrList, "e.g. [HAS_PART, SUBCLASS_OF]; default all"),
         P("direction", Ty::Enum(DIRECTIONS), "Default both"),
     ],
@@ -101,11 +98,10 @@ pub const TRAVERSE: ToolDef = ToolDef {
 pub const PROPOSE: ToolDef = ToolDef {
     name: "ontology_propose",
     toolset: "ontology",
-    description: "Propose a new class (create) or a change to a page (amend); discover first. Checked before staging: names \
-                  resolve, the reasoner finds no contradiction (refused with the clashing axioms), quality ≥ \
-                  min_proposal_quality (refused with what is missing). Staged as a commit on branch \
-                  ontology/{agentType}-{id} (plus a GitHub pull request when configured); pages change only when a human \
-                  merges it.",
+    description: "Propose a new class (create) or a page change (amend); discover first. Refused with the clashing \
+                  axioms if the reasoner finds a contradiction, or with what is missing below min_proposal_quality. \
+                  Staged as a commit on branch ontology/{agentType}-{id} (and a GitHub pull request when configured) \
+                  for a human to merge.",
     params: &[
         PROJECT,
         P("operation", Ty::Enum(PROPOSE_OPS), ""),
@@ -141,8 +137,7 @@ pub const VALIDATE: ToolDef = ToolDef {
             "axioms",
             Ty::Objects(&[]),
             "[{axiomType: SubClassOf|EquivalentClasses|DisjointClasses|SubObjectPropertyOf|ClassAssertion|has-part|\
-             requires|enables|bridges-to|relates-to, subject, object}]; IRIs, terms or expressions (ai:processes some \
-             ai:ImageData)",
+             requires|enables|bridges-to|relates-to, subject, object}]; IRIs, terms or expressions",
         ),
     ],
     required: &["projectId", "axioms"],
@@ -154,9 +149,8 @@ pub const MANAGE: ToolDef = ToolDef {
     name: "manage_ontology",
     toolset: "ontology",
     description: "The ontology's git repository. attach: repoPath, pagesDir (default pages), baseBranch, githubOwner + \
-                  githubName; version to change. sync: import the pages at the base branch's head, mark proposals \
-                  merged/rejected. status. export: OFN. import: OFN (ofn text or a repository path) as pages on a \
-                  proposal branch. proposals: list, by state. push: retry a proposal's GitHub pull request.",
+                  githubName. sync: read the base branch's pages, settle proposals. status. export: OFN. import: OFN \
+                  (ofn or path) as a proposal. proposals: by state. push: retry a proposal's pull request.",
     params: &[
         PROJECT,
         P("operation", Ty::Enum(MANAGE_OPS), ""),

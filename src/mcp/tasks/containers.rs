@@ -18,15 +18,15 @@ const CONTAINER: Ty = Ty::Enum(&["project", "feature", "task"]);
 pub const QUERY_CONTAINER: ToolDef = ToolDef {
     name: "query_container",
     toolset: "tasks",
-    description: "Read projects, features, tasks. get: one by id (includeSections for its sections). search: filter by \
+    description: "Read projects, features, tasks. get: one by id (includeSections). search: by \
                   query/status/priority/tags/projectId/featureId, paged. overview: a project's features with task counts, a \
-                  feature's tasks, or all projects when id is omitted.",
+                  feature's tasks, or all projects without id.",
     params: &[
         P("operation", Ty::Enum(&["get", "search", "overview"]), ""),
         P("containerType", CONTAINER, ""),
         P("id", Ty::Id, ""),
-        P("query", Ty::Str, "Text in name/title, summary or description"),
-        P("status", Ty::StrOrList, "Statuses; any matches"),
+        P("query", Ty::Str, "Words in name, summary or description"),
+        P("status", Ty::StrOrList, "Any matches"),
         P("priority", Ty::Str, "HIGH, MEDIUM or LOW"),
         P("tags", Ty::StrOrList, "Any matches"),
         P("projectId", Ty::Id, ""),
@@ -34,7 +34,8 @@ pub const QUERY_CONTAINER: ToolDef = ToolDef {
         P("limit", Ty::Int, "Default 20, max 500"),
         P("offset", Ty::Int, ""),
         P("includeSections", Ty::Bool, ""),
-        P("includeGraphContext", Ty::Bool, "Task get: knowledge-graph context for its Context Files section"),
+        P("includeGraphContext", Ty::Bool, "Task get: graph context for its Context Files"),
+        P("includeMemory", Ty::Bool, "Task get: the memory atoms that apply"),
     ],
     required: &["operation", "containerType"],
     effect: Effect::ReadOnly,
@@ -44,9 +45,9 @@ pub const QUERY_CONTAINER: ToolDef = ToolDef {
 pub const MANAGE_CONTAINER: ToolDef = ToolDef {
     name: "manage_container",
     toolset: "tasks",
-    description: "Create, update or delete a project, feature or task. Tasks take title (name also accepted), features \
-                  and projects name. update needs the version you read; delete checks it when given and needs cascade=true \
-                  to remove children. Status changes go through advance/revert/terminate.",
+    description: "Create, update or delete a project, feature or task (tasks take title, the others name). update needs \
+                  version; delete checks it when given and needs cascade=true to remove children. Status moves only \
+                  through advance/revert/terminate.",
     params: &[
         P("operation", Ty::Enum(&["create", "update", "delete"]), ""),
         P("containerType", CONTAINER, ""),
@@ -57,7 +58,7 @@ pub const MANAGE_CONTAINER: ToolDef = ToolDef {
         P("description", Ty::Str, ""),
         P("priority", Ty::Str, "HIGH, MEDIUM (default) or LOW"),
         P("projectId", Ty::Id, ""),
-        P("featureId", Ty::Id, "Task's feature; its project is implied"),
+        P("featureId", Ty::Id, "Task's feature"),
         P("complexity", Ty::Int, "Task 1-10, default 5"),
         P("tags", Ty::StrOrList, "Replaces on update"),
         P("relatedTo", Ty::StrOrList, "Ids to link with RELATES_TO"),
@@ -152,6 +153,22 @@ pub async fn query(app: &App, a: Args) -> Result<Reply> {
                 };
                 let tc = context::for_task(app, task, &opts).await?;
                 data["graphContext"] = views::task_context(&tc);
+            }
+            if a.bool("includeMemory")?.unwrap_or(false) {
+                match (&c, ct) {
+                    (Container::Item(task), ContainerType::Task)
+                        if app.config.toolsets.iter().any(|t| t == "memory") =>
+                    {
+                        data["memory"] = crate::mcp::memory::task_memory(app, task).await?;
+                    }
+                    (_, ContainerType::Task) => {
+                        return Err(Error::validation(
+                            "includeMemory",
+                            "needs the memory toolset, which this server does not serve",
+                        ))
+                    }
+                    _ => return Err(Error::validation("includeMemory", "applies to tasks only")),
+                }
             }
             if let Container::Item(it) = &c {
                 if ct == ContainerType::Feature {

@@ -36,9 +36,9 @@ pub const MANAGE_SECTIONS: ToolDef = ToolDef {
     name: "manage_sections",
     toolset: "tasks",
     description: "Write sections. add (entityType, entityId, title, content...); update / updateText (sectionId, version; \
-                  updateText replaces content only); delete (sectionId); reorder (entityType, entityId, orderedIds: every \
-                  section id once); bulkCreate (sections: JSON array of {title, content, usageDescription, contentFormat, \
-                  ordinal, tags}); bulkDelete (sectionIds). Bulk calls are all or nothing.",
+                  updateText: content only); delete (sectionId); reorder (entityType, entityId, orderedIds: every id \
+                  once); bulkCreate (sections: [{title, content, usageDescription, contentFormat, ordinal, tags}]); \
+                  bulkDelete (sectionIds). Bulk calls are all or nothing.",
     params: &[
         P("operation", Ty::Enum(&["add", "update", "updateText", "delete", "reorder", "bulkCreate", "bulkDelete"]), ""),
         P("entityType", ENTITY, ""),

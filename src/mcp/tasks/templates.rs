@@ -2,6 +2,7 @@
 
 use serde_json::{json, Value};
 
+use crate::domain::section::TemplateFilter as Filter;
 use crate::domain::{ContainerType, ContentFormat, TemplateSection};
 use crate::error::{Error, Result};
 use crate::mcp::args::{Args, CONTENT_MAX, SUMMARY_MAX, TEXT_MAX};
@@ -10,16 +11,14 @@ use crate::mcp::json;
 use crate::mcp::schema::{Effect, ToolDef, Ty, P};
 use crate::service::templates::{self, NewTemplate};
 use crate::service::{tags, App};
-use crate::domain::section::TemplateFilter as Filter;
 
 const TARGETS: [&str; 3] = ["PROJECT", "FEATURE", "TASK"];
 
 pub const QUERY_TEMPLATES: ToolDef = ToolDef {
     name: "query_templates",
     toolset: "tasks",
-    description: "Templates are section blueprints. get: one by id (includeSections). list (the default): filter by targetEntityType \
-                  (PROJECT/FEATURE/TASK), isBuiltIn, isEnabled, tags. Built in: 'Task Implementation' (with Context Files) \
-                  and 'Feature Plan'.",
+    description: "Templates are section blueprints. get: one by id (includeSections). list (default): by targetEntityType, \
+                  isBuiltIn, isEnabled, tags. Built in: 'Task Implementation' (with Context Files) and 'Feature Plan'.",
     params: &[
         P("operation", Ty::Enum(&["get", "list"]), "Default list"),
         P("id", Ty::Id, ""),
@@ -39,8 +38,8 @@ pub const QUERY_TEMPLATES: ToolDef = ToolDef {
 pub const MANAGE_TEMPLATE: ToolDef = ToolDef {
     name: "manage_template",
     toolset: "tasks",
-    description: "create (name, targetEntityType), update, delete, enable, disable (id), addSection (id, title, \
-                  contentSample...). Built-in and protected templates can be disabled but not deleted or changed.",
+    description: "create (name, targetEntityType), update, delete, enable, disable (id), addSection (id, title, usageDescription, \
+                  contentSample, contentFormat, isRequired, ordinal). Built-in and protected templates can be disabled but not deleted or changed.",
     params: &[
         P("operation", Ty::Enum(&["create", "update", "delete", "enable", "disable", "addSection"]), ""),
         P("id", Ty::Id, ""),
@@ -51,12 +50,12 @@ pub const MANAGE_TEMPLATE: ToolDef = ToolDef {
         P("isProtected", Ty::Bool, ""),
         P("createdBy", Ty::Str, ""),
         P("tags", Ty::StrOrList, ""),
-        P("title", Ty::Str, "addSection"),
-        P("usageDescription", Ty::Str, "addSection"),
-        P("contentSample", Ty::Str, "addSection"),
-        P("contentFormat", Ty::Str, "addSection"),
-        P("isRequired", Ty::Bool, "addSection"),
-        P("ordinal", Ty::Int, "addSection"),
+        P("title", Ty::Str, ""),
+        P("usageDescription", Ty::Str, ""),
+        P("contentSample", Ty::Str, ""),
+        P("contentFormat", Ty::Str, ""),
+        P("isRequired", Ty::Bool, ""),
+        P("ordinal", Ty::Int, ""),
         P("version", Ty::Int, "Checked when given"),
     ],
     required: &["operation"],
@@ -67,8 +66,8 @@ pub const MANAGE_TEMPLATE: ToolDef = ToolDef {
 pub const APPLY_TEMPLATE: ToolDef = ToolDef {
     name: "apply_template",
     toolset: "tasks",
-    description: "Add a template's sections to a container, after its existing sections; sections whose title it already \
-                  has are skipped (answered in skipped). The template must be enabled and target that entity type.",
+    description: "Add an enabled template's sections after a container's own (of the type it targets); titles the \
+                  container already has are skipped (answered in skipped).",
     params: &[P("templateId", Ty::Id, ""), P("entityType", Ty::Enum(&TARGETS), ""), P("entityId", Ty::Id, "")],
     required: &["templateId", "entityType", "entityId"],
     effect: Effect::Additive,

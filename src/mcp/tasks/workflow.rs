@@ -6,12 +6,12 @@ use serde_json::{json, Value};
 use crate::domain::ItemKind;
 use crate::error::{Error, Result};
 use crate::mcp::args::{Args, SUMMARY_MAX};
+use crate::mcp::envelope::blockers as blockers_json;
 use crate::mcp::envelope::Reply;
 use crate::mcp::graph::views;
 use crate::mcp::json;
 use crate::mcp::schema::{Effect, ToolDef, Ty, P};
 use crate::mcp::tasks::containers::priority;
-use crate::mcp::envelope::blockers as blockers_json;
 use crate::service::workflow::{self, Blocker, NextFilter, Transition};
 use crate::service::{context, dependencies, App};
 
@@ -414,6 +414,13 @@ pub async fn advance(app: &App, a: Args) -> Result<Reply> {
             Ok(Some(h)) => data["graphHints"] = views::hints(&h),
             Ok(None) => {}
             Err(e) => tracing::warn!(error = %e, task = %t.item.id, "graph hints unavailable"),
+        }
+    }
+    if app.config.toolsets.iter().any(|s| s == "memory") {
+        match crate::mcp::memory::closing_hints(app, &t.item).await {
+            Ok(Some(h)) => data["memoryHints"] = h,
+            Ok(None) => {}
+            Err(e) => tracing::warn!(error = %e, task = %t.item.id, "memory hints unavailable"),
         }
     }
     Ok(Reply::new(transition_message("advanced", &t), data))

@@ -6,7 +6,6 @@
 
 use std::collections::HashMap;
 
-
 use crate::domain::code::{Category, Entity, Reference, Scope};
 use crate::domain::id::new_id;
 use crate::domain::now;
@@ -112,7 +111,10 @@ async fn resolve_categories(
     for g in given {
         let found: Vec<&Category> = match crate::domain::id::parse("categoryIds", g) {
             Ok(id) => all.iter().filter(|c| c.id == id).collect(),
-            Err(_) => all.iter().filter(|c| c.name.eq_ignore_ascii_case(g.trim())).collect(),
+            Err(_) => all
+                .iter()
+                .filter(|c| c.name.eq_ignore_ascii_case(g.trim()))
+                .collect(),
         };
         match found.as_slice() {
             [one] => {
@@ -138,7 +140,10 @@ async fn resolve_categories(
                     .collect();
                 return Err(rule(
                     "categoryIds",
-                    format!("'{g}' names several categories ({}): give the id", which.join(", ")),
+                    format!(
+                        "'{g}' names several categories ({}): give the id",
+                        which.join(", ")
+                    ),
                 ));
             }
         }
@@ -455,7 +460,10 @@ pub async fn update(app: &App, ch: EntityChange, cmds: Vec<Command>) -> Result<O
         let (scope, category_ids) = match &ch.category_ids {
             Some(given) => {
                 let (scope, cats) = scope_of_categories(&mut conn, &project_id, given).await?;
-                (scope, Some(cats.into_iter().map(|c| c.id).collect::<Vec<_>>()))
+                (
+                    scope,
+                    Some(cats.into_iter().map(|c| c.id).collect::<Vec<_>>()),
+                )
             }
             None => (old.scope, None),
         };

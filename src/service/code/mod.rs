@@ -47,7 +47,11 @@ impl Ctx {
     /// exist; refused when it leaves the repository through a symbolic link or is not
     /// a regular file.
     pub fn file(&self, rel: &str) -> Result<Option<PathBuf>> {
-        let Some(real) = self.fs.resolve(rel).map_err(|e| path_error("documentPath", e))? else {
+        let Some(real) = self
+            .fs
+            .resolve(rel)
+            .map_err(|e| path_error("documentPath", e))?
+        else {
             return Ok(None);
         };
         if !real.is_file() {
@@ -61,7 +65,11 @@ impl Ctx {
 
     /// The text of a document that must exist.
     pub fn read(&self, rel: &str) -> Result<String> {
-        match self.fs.read(rel).map_err(|e| path_error("documentPath", e))? {
+        match self
+            .fs
+            .read(rel)
+            .map_err(|e| path_error("documentPath", e))?
+        {
             Some(bytes) => text_of(bytes, rel),
             None => Err(Error::NotFound {
                 entity: "document",

@@ -93,8 +93,7 @@ pub async fn overview(app: &App, project_id: &str, output: Option<&Output>) -> R
         } else {
             Replace::IfMarked(MARKER)
         };
-        c.fs
-            .write(&out.path, markdown(&o).as_bytes(), replace)
+        c.fs.write(&out.path, markdown(&o).as_bytes(), replace)
             .map_err(|e| path_error("outputPath", e))?;
         o.written = Some(out.path.clone());
         o.nodes.retain(|n| n.entity.scope <= Scope::Namespace);
@@ -104,7 +103,8 @@ pub async fn overview(app: &App, project_id: &str, output: Option<&Output>) -> R
 
 /// The last line of every overview Cairn writes: a later overview may replace a file
 /// that carries it; any other file is replaced only when the caller says so.
-pub const MARKER: &str = "<!-- written by cairn project_overview: calling it again replaces this file -->";
+pub const MARKER: &str =
+    "<!-- written by cairn project_overview: calling it again replaces this file -->";
 
 fn markdown(o: &Overview) -> String {
     let mut s = String::new();

@@ -2,7 +2,6 @@
 //! exists, the symbol exists per the language server, the anchor is a heading, the
 //! range fits) and `alter_references`, run command by command.
 
-
 use crate::domain::code::{content_type, find_heading, RefKind, Reference};
 use crate::domain::container::clip;
 use crate::domain::id::new_id;
@@ -222,9 +221,9 @@ pub async fn resolve_update(
             return Err(Error::InvalidOperation {
                 message: format!("anchor '{}' is not a heading in {path}", clip(a, 80)),
                 details: Some(Details::AnchorMissing {
-                            anchor: a.clone(),
-                            document_path: path.clone(),
-                        }),
+                    anchor: a.clone(),
+                    document_path: path.clone(),
+                }),
             });
         }
     }

@@ -45,7 +45,8 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
             limit: PAGE,
             offset,
         };
-        let Rows::Items(rows, total) = containers::search(app, ContainerType::Task, &q).await? else {
+        let Rows::Items(rows, total) = containers::search(app, ContainerType::Task, &q).await?
+        else {
             continue;
         };
         if total == 0 && !pipeline.contains(&s) {
@@ -84,7 +85,8 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
     }
     match &next {
         Some(t) => {
-            let _ = write!(
+            let _ =
+                write!(
                 b,
                 "<p id=\"next-task\"><span class=\"badge b-next\">Next</span><strong>{}</strong> \
                  <span class=\"mut\">{} priority{}</span></p>",
@@ -93,7 +95,9 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
                 t.complexity.map(|c| format!(", complexity {c}")).unwrap_or_default()
             );
         }
-        None => b.push_str("<p id=\"next-task\" class=\"mut\">No task to start: none is NEW and unblocked.</p>"),
+        None => b.push_str(
+            "<p id=\"next-task\" class=\"mut\">No task to start: none is NEW and unblocked.</p>",
+        ),
     }
 
     if !features.is_empty() {
@@ -123,7 +127,14 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
             );
         }
         b.push_str("</table>");
-        b.push_str(&pager(base, "features", foffset, PAGE, shown.len(), features.len() as i64));
+        b.push_str(&pager(
+            base,
+            "features",
+            foffset,
+            PAGE,
+            shown.len(),
+            features.len() as i64,
+        ));
     }
 
     b.push_str("<h2>Tasks</h2><input id=\"filter\" class=\"filter\" type=\"text\" placeholder=\"Filter the cards shown (press /)\" aria-label=\"Filter\">");
@@ -143,7 +154,11 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
             if is_next {
                 class.push_str(" next");
             }
-            let _ = write!(b, "<article class=\"{class}\" data-filter data-id=\"{}\">", esc(&t.id));
+            let _ = write!(
+                b,
+                "<article class=\"{class}\" data-filter data-id=\"{}\">",
+                esc(&t.id)
+            );
             if is_next {
                 b.push_str("<span class=\"badge b-next\">Next</span>");
             }
@@ -157,12 +172,23 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
             }
             let _ = write!(b, "<div class=\"m\">{}</div>", meta.join(" · "));
             if !t.summary.is_empty() {
-                let _ = write!(b, "<div class=\"m\">{}</div>", esc(&excerpt(&t.summary, 160)));
+                let _ = write!(
+                    b,
+                    "<div class=\"m\">{}</div>",
+                    esc(&excerpt(&t.summary, 160))
+                );
             }
             b.push_str(&blockers(t, &names));
             b.push_str("</article>");
         }
-        b.push_str(&pager(base, status.as_str(), *offset, PAGE, rows.len(), *total));
+        b.push_str(&pager(
+            base,
+            status.as_str(),
+            *offset,
+            PAGE,
+            rows.len(),
+            *total,
+        ));
         b.push_str("</section>");
     }
     b.push_str("</div>");

@@ -94,7 +94,12 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
     // Entities of one scope, a page at a time.
     let scope = req
         .param("scope")
-        .and_then(|s| Scope::ALL.iter().copied().find(|x| x.as_str().eq_ignore_ascii_case(s)))
+        .and_then(|s| {
+            Scope::ALL
+                .iter()
+                .copied()
+                .find(|x| x.as_str().eq_ignore_ascii_case(s))
+        })
         .unwrap_or(Scope::Component);
     let offset = req.offset("offset");
     let (ents, total) = code::find_entities(
@@ -230,7 +235,12 @@ async fn entity(req: &Req<'_>, b: &mut String, id: &str, base: &str) -> Result<(
         );
     }
     for e in &v.edges {
-        let _ = write!(b, "<p class=\"mut\">{} {}</p>", esc(&e.kind), link(&e.other));
+        let _ = write!(
+            b,
+            "<p class=\"mut\">{} {}</p>",
+            esc(&e.kind),
+            link(&e.other)
+        );
     }
     b.push_str("<table><tr><th>Reference</th><th>Lines</th><th>Recorded at</th><th></th></tr>");
     for r in &v.references {
@@ -290,11 +300,20 @@ async fn changes(req: &Req<'_>, b: &mut String, project: &str, base: &str) -> Re
     Ok(())
 }
 
-async fn analyze(req: &Req<'_>, b: &mut String, project: &str, path: &str, _base: &str) -> Result<()> {
+async fn analyze(
+    req: &Req<'_>,
+    b: &mut String,
+    project: &str,
+    path: &str,
+    _base: &str,
+) -> Result<()> {
     b.push_str("<section id=\"analysis\">");
     let a = match analysis::analyze(req.app, project, path, true).await {
         Ok(a) => a,
-        Err(e @ (Error::NotFound { .. } | Error::Validation { .. } | Error::InvalidOperation { .. })) => {
+        Err(
+            e
+            @ (Error::NotFound { .. } | Error::Validation { .. } | Error::InvalidOperation { .. }),
+        ) => {
             let _ = write!(b, "<p class=\"err\">{}</p></section>", esc(&e.to_string()));
             return Ok(());
         }
@@ -314,13 +333,21 @@ async fn analyze(req: &Req<'_>, b: &mut String, project: &str, path: &str, _base
         let _ = write!(b, "<p class=\"err\">Language server: {}</p>", esc(e));
     }
     if !a.tracked.is_empty() {
-        b.push_str("<table><tr><th>Reference</th><th>Held by</th><th>Lines</th><th>State</th></tr>");
+        b.push_str(
+            "<table><tr><th>Reference</th><th>Held by</th><th>Lines</th><th>State</th></tr>",
+        );
         for s in &a.tracked {
             let r = &s.reference;
             let holders: Vec<String> = a
                 .holders
                 .get(&r.id)
-                .map(|h| h.iter().map(|(_, name, scope)| format!("{} <span class=\"scope\">{}</span>", esc(name), esc(scope))).collect())
+                .map(|h| {
+                    h.iter()
+                        .map(|(_, name, scope)| {
+                            format!("{} <span class=\"scope\">{}</span>", esc(name), esc(scope))
+                        })
+                        .collect()
+                })
                 .unwrap_or_default();
             let state = match s.reason {
                 None => "<span class=\"badge b-fresh\">fresh</span>".to_string(),

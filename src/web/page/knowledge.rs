@@ -83,7 +83,8 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
     }
     for m in &mols {
         let Node::Molecule(m) = &m.node else { continue };
-        let (atoms, total) = atoms_of(req, &project.id, Some(&m.id), false, 0, ATOMS_PER_MOLECULE).await?;
+        let (atoms, total) =
+            atoms_of(req, &project.id, Some(&m.id), false, 0, ATOMS_PER_MOLECULE).await?;
         let names: Vec<String> = atoms.iter().map(|a| esc(&a.name)).collect();
         let _ = write!(
             b,
@@ -94,7 +95,11 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
             esc(&format!("{base}?molecule={}#atoms", enc(&m.id))),
             if total == 1 { "" } else { "s" },
             names.join(", "),
-            if total > atoms.len() as i64 { ", …" } else { "" }
+            if total > atoms.len() as i64 {
+                ", …"
+            } else {
+                ""
+            }
         );
     }
     if !mols.is_empty() {
@@ -118,7 +123,8 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
         }
     };
     let offset = req.offset("offset");
-    let (atoms, total) = atoms_of(req, &project.id, molecule.as_deref(), orphans, offset, PAGE).await?;
+    let (atoms, total) =
+        atoms_of(req, &project.id, molecule.as_deref(), orphans, offset, PAGE).await?;
     let _ = write!(
         b,
         "<h2 id=\"atoms\">{} <span class=\"mut\">{total}</span></h2><p class=\"mut\">Show: \
@@ -141,7 +147,14 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
         "" => base.to_string(),
         w => format!("{base}?molecule={}", enc(w)),
     };
-    b.push_str(&pager(&page_base, "offset", offset, PAGE, atoms.len(), total));
+    b.push_str(&pager(
+        &page_base,
+        "offset",
+        offset,
+        PAGE,
+        atoms.len(),
+        total,
+    ));
     Ok(b)
 }
 
@@ -220,18 +233,42 @@ fn context_html(b: &mut String, c: &context::Context) {
         context_atom(b, a);
     }
     if !c.unmatched_paths.is_empty() {
-        let list: Vec<String> = c.unmatched_paths.iter().map(|p| format!("<code>{}</code>", esc(p))).collect();
-        let _ = write!(b, "<p class=\"unmatched\">Matched by no atom: {}</p>", list.join(", "));
+        let list: Vec<String> = c
+            .unmatched_paths
+            .iter()
+            .map(|p| format!("<code>{}</code>", esc(p)))
+            .collect();
+        let _ = write!(
+            b,
+            "<p class=\"unmatched\">Matched by no atom: {}</p>",
+            list.join(", ")
+        );
     }
     for (path, why) in &c.refused_paths {
-        let _ = write!(b, "<p class=\"err\"><code>{}</code>: {}</p>", esc(path), esc(why));
+        let _ = write!(
+            b,
+            "<p class=\"err\"><code>{}</code>: {}</p>",
+            esc(path),
+            esc(why)
+        );
     }
     for (path, misses) in &c.near_misses {
         let list: Vec<String> = misses
             .iter()
-            .map(|n| format!("{} <span class=\"glob\">{}</span>", esc(&n.atom_name), esc(&n.pattern)))
+            .map(|n| {
+                format!(
+                    "{} <span class=\"glob\">{}</span>",
+                    esc(&n.atom_name),
+                    esc(&n.pattern)
+                )
+            })
             .collect();
-        let _ = write!(b, "<p class=\"mut\">Near misses for <code>{}</code>: {}</p>", esc(path), list.join(", "));
+        let _ = write!(
+            b,
+            "<p class=\"mut\">Near misses for <code>{}</code>: {}</p>",
+            esc(path),
+            list.join(", ")
+        );
     }
     if let Some(budget) = &c.budget {
         let left: Vec<String> = budget.omitted_atoms.iter().map(|o| esc(&o.name)).collect();
@@ -269,7 +306,12 @@ fn context_atom(b: &mut String, a: &ContextAtom) {
         let _ = write!(b, "<pre>{}</pre>", esc(&a.atom.knowledge));
     }
     for e in &a.changelog {
-        let _ = write!(b, "<div class=\"m\">{} — {}</div>", esc(&e.created_at), esc(&e.summary));
+        let _ = write!(
+            b,
+            "<div class=\"m\">{} — {}</div>",
+            esc(&e.created_at),
+            esc(&e.summary)
+        );
     }
     b.push_str("</div>");
 }

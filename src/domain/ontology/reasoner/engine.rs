@@ -28,17 +28,43 @@ pub(crate) enum Why {
     /// A range filler context's range: `range(s) ⊑ D`, `r ⊑* s`.
     Range { nf: u32, r: u32, s: u32 },
     /// Link `(e, s, c)`, `X ∈ S(c)`, `∃t.X ⊑ Y`, `s ⊑* t`.
-    ExL { nf: u32, e: u32, s: u32, c: u32, x: u32, t: u32 },
+    ExL {
+        nf: u32,
+        e: u32,
+        s: u32,
+        c: u32,
+        x: u32,
+        t: u32,
+    },
     /// Link `(e, s, c)` and `⊥ ∈ S(c)`.
     Bottom { e: u32, s: u32, c: u32 },
     /// Links `(e, s, c)`, `(c, u, d)`, chain `s1 ∘ u1 ⊑ v` with `s ⊑* s1`, `u ⊑* u1`.
-    Chain { nf: u32, e: u32, s: u32, c: u32, u: u32, d: u32, s1: u32, u1: u32 },
+    Chain {
+        nf: u32,
+        e: u32,
+        s: u32,
+        c: u32,
+        u: u32,
+        d: u32,
+        s1: u32,
+        u1: u32,
+    },
     /// A reflexive role's self link.
     Reflexive { nf: u32 },
     /// Reflexive `r ⊑* s` with `range(s) ⊑ D`: everything is a `D`.
-    ReflexiveRange { refl: u32, range: u32, r: u32, s: u32 },
+    ReflexiveRange {
+        refl: u32,
+        range: u32,
+        r: u32,
+        s: u32,
+    },
     /// `r(a, b)` with `range(s) ⊑ D`, `r ⊑* s`: `{b} ⊑ D`.
-    OpaRange { opa: u32, range: u32, r: u32, s: u32 },
+    OpaRange {
+        opa: u32,
+        range: u32,
+        r: u32,
+        s: u32,
+    },
 }
 
 /// A derived fact: `x ∈ S(c)` or the link `e ⊑ ∃r.c`.
@@ -180,7 +206,9 @@ impl<T: Tracer> Engine<T> {
 
     /// Starts the context of `c` (if not started); `run` saturates it.
     pub(crate) fn activate(&mut self, c: u32) {
-        let Some(k) = self.ctx.get_mut(c as usize) else { return };
+        let Some(k) = self.ctx.get_mut(c as usize) else {
+            return;
+        };
         if k.init {
             return;
         }
@@ -191,19 +219,33 @@ impl<T: Tracer> Engine<T> {
         if let Some(&(root, r)) = self.filler_of.get(&c) {
             self.queue.push(Job::Sub(c, root, init));
             for &(d, nf, s) in self.tbox.ranges(r) {
-                self.queue.push(Job::Sub(c, d, T::why(|| Why::Range { nf, r, s })));
+                self.queue
+                    .push(Job::Sub(c, d, T::why(|| Why::Range { nf, r, s })));
             }
         }
         let tbox = Arc::clone(&self.tbox);
         for &(r, nf) in &tbox.reflexive {
             self.new_link(c, r, c, false, T::why(|| Why::Reflexive { nf }));
             for &(d, range, s) in tbox.ranges(r) {
-                self.queue.push(Job::Sub(c, d, T::why(|| Why::ReflexiveRange { refl: nf, range, r, s })));
+                self.queue.push(Job::Sub(
+                    c,
+                    d,
+                    T::why(|| Why::ReflexiveRange {
+                        refl: nf,
+                        range,
+                        r,
+                        s,
+                    }),
+                ));
             }
         }
         for &(r, opa) in tbox.opa_in(c) {
             for &(d, range, s) in tbox.ranges(r) {
-                self.queue.push(Job::Sub(c, d, T::why(|| Why::OpaRange { opa, range, r, s })));
+                self.queue.push(Job::Sub(
+                    c,
+                    d,
+                    T::why(|| Why::OpaRange { opa, range, r, s }),
+                ));
             }
         }
     }
@@ -238,7 +280,9 @@ impl<T: Tracer> Engine<T> {
     /// Processes `x ∈ S(c)`; with `again`, re-applies the rules to a subsumer already
     /// there (after axioms were added).
     fn sub(&mut self, tbox: &Tbox, c: u32, x: u32, w: T::W, again: bool) {
-        let Some(k) = self.ctx.get_mut(c as usize) else { return };
+        let Some(k) = self.ctx.get_mut(c as usize) else {
+            return;
+        };
         if !again {
             if !k.subs.insert(x) {
                 return;
@@ -248,7 +292,8 @@ impl<T: Tracer> Engine<T> {
         if x == BOTTOM {
             k.unsat = true;
             for &(e, s) in &k.back {
-                self.queue.push(Job::Sub(e, BOTTOM, T::why(|| Why::Bottom { e, s, c })));
+                self.queue
+                    .push(Job::Sub(e, BOTTOM, T::why(|| Why::Bottom { e, s, c })));
             }
             return;
         }
@@ -263,19 +308,22 @@ impl<T: Tracer> Engine<T> {
         // A subsumer already in this context (its set is in cache) is not queued again.
         for &(y, nf) in tbox.told(x) {
             if !k.subs.contains(y) {
-                self.queue.push(Job::Sub(c, y, T::why(|| Why::Told { nf, c, x })));
+                self.queue
+                    .push(Job::Sub(c, y, T::why(|| Why::Told { nf, c, x })));
             }
         }
         for &(z, y, nf) in tbox.conj(x) {
             if k.subs.contains(z) && !k.subs.contains(y) {
-                self.queue.push(Job::Sub(c, y, T::why(|| Why::Conj { nf, c, x, z })));
+                self.queue
+                    .push(Job::Sub(c, y, T::why(|| Why::Conj { nf, c, x, z })));
             }
         }
         if !lhs.is_empty() {
             for &(e, s) in &k.back {
                 for &(t, y, nf) in lhs {
                     if tbox.is_sub_role(s, t) {
-                        self.queue.push(Job::Sub(e, y, T::why(|| Why::ExL { nf, e, s, c, x, t })));
+                        self.queue
+                            .push(Job::Sub(e, y, T::why(|| Why::ExL { nf, e, s, c, x, t })));
                     }
                 }
             }
@@ -293,19 +341,35 @@ impl<T: Tracer> Engine<T> {
     fn link(&mut self, tbox: &Tbox, e: u32, r: u32, c: u32, trans: bool, w: T::W) {
         {
             // New at its source, so new here too.
-            let Some(k) = self.ctx.get_mut(c as usize) else { return };
+            let Some(k) = self.ctx.get_mut(c as usize) else {
+                return;
+            };
             k.back.push((e, r));
         }
         self.tracer.record(Fact::Link(e, r, c), w);
         self.activate(c);
-        let Some(k) = self.ctx.get(c as usize) else { return };
+        let Some(k) = self.ctx.get(c as usize) else {
+            return;
+        };
         if k.unsat {
-            self.queue.push(Job::Sub(e, BOTTOM, T::why(|| Why::Bottom { e, s: r, c })));
+            self.queue
+                .push(Job::Sub(e, BOTTOM, T::why(|| Why::Bottom { e, s: r, c })));
         }
         for &x in &k.negx {
             for &(t, y, nf) in tbox.ex_lhs(x) {
                 if tbox.is_sub_role(r, t) {
-                    self.queue.push(Job::Sub(e, y, T::why(|| Why::ExL { nf, e, s: r, c, x, t })));
+                    self.queue.push(Job::Sub(
+                        e,
+                        y,
+                        T::why(|| Why::ExL {
+                            nf,
+                            e,
+                            s: r,
+                            c,
+                            x,
+                            t,
+                        }),
+                    ));
                 }
             }
         }
@@ -320,7 +384,22 @@ impl<T: Tracer> Engine<T> {
                 if let Some(cs) = tbox.comps(r, u) {
                     for cp in &cs.list {
                         let (v, nf, s1, u1) = (cp.v, cp.nf, cp.s1, cp.u1);
-                        made.push((e, v, d, cp.trans, T::why(|| Why::Chain { nf, e, s: r, c, u, d, s1, u1 })));
+                        made.push((
+                            e,
+                            v,
+                            d,
+                            cp.trans,
+                            T::why(|| Why::Chain {
+                                nf,
+                                e,
+                                s: r,
+                                c,
+                                u,
+                                d,
+                                s1,
+                                u1,
+                            }),
+                        ));
                     }
                 }
             }
@@ -328,7 +407,22 @@ impl<T: Tracer> Engine<T> {
                 if let Some(cs) = tbox.comps(r, u).filter(|cs| !cs.absorbing) {
                     for cp in &cs.list {
                         let (v, nf, s1, u1) = (cp.v, cp.nf, cp.s1, cp.u1);
-                        made.push((e, v, d, cp.trans, T::why(|| Why::Chain { nf, e, s: r, c, u, d, s1, u1 })));
+                        made.push((
+                            e,
+                            v,
+                            d,
+                            cp.trans,
+                            T::why(|| Why::Chain {
+                                nf,
+                                e,
+                                s: r,
+                                c,
+                                u,
+                                d,
+                                s1,
+                                u1,
+                            }),
+                        ));
                     }
                 }
             }
@@ -349,7 +443,22 @@ impl<T: Tracer> Engine<T> {
                     }
                     for cp in &cs.list {
                         let (v, nf, s1, u1) = (cp.v, cp.nf, cp.s1, cp.u1);
-                        made.push((f, v, c, cp.trans, T::why(|| Why::Chain { nf, e: f, s: q, c: e, u: r, d: c, s1, u1 })));
+                        made.push((
+                            f,
+                            v,
+                            c,
+                            cp.trans,
+                            T::why(|| Why::Chain {
+                                nf,
+                                e: f,
+                                s: q,
+                                c: e,
+                                u: r,
+                                d: c,
+                                s1,
+                                u1,
+                            }),
+                        ));
                     }
                 }
             }
@@ -408,8 +517,11 @@ impl<T: Tracer> Engine<T> {
             if !self.ctx[c].init || self.ctx[c].unsat {
                 continue;
             }
-            let xs: Vec<u32> =
-                self.ctx[c].subs.iter().filter(|&x| touched.get(x as usize).copied().unwrap_or(false)).collect();
+            let xs: Vec<u32> = self.ctx[c]
+                .subs
+                .iter()
+                .filter(|&x| touched.get(x as usize).copied().unwrap_or(false))
+                .collect();
             for x in xs {
                 self.sub(&tbox, c as u32, x, T::why(|| Why::Init), true);
             }
@@ -417,7 +529,11 @@ impl<T: Tracer> Engine<T> {
         for (b, r, opa) in opa_new {
             if self.ctx.get(b as usize).is_some_and(|k| k.init) {
                 for &(d, range, s) in tbox.ranges(r) {
-                    self.queue.push(Job::Sub(b, d, T::why(|| Why::OpaRange { opa, range, r, s })));
+                    self.queue.push(Job::Sub(
+                        b,
+                        d,
+                        T::why(|| Why::OpaRange { opa, range, r, s }),
+                    ));
                 }
             }
         }

@@ -19,7 +19,13 @@ use std::sync::Arc;
 /// With `also`, the goal that must keep holding while axioms are dropped is wider:
 /// `x ∈ S(d)` or `d ⊑ ⊥` for `c` or any of `also` (an inconsistency is any individual
 /// being unsatisfiable, whichever it is), while the first trace starts from `c`.
-pub(crate) fn justify(tbox: &Arc<Tbox>, n_concepts: usize, c: u32, x: u32, also: &[u32]) -> Option<Vec<u32>> {
+pub(crate) fn justify(
+    tbox: &Arc<Tbox>,
+    n_concepts: usize,
+    c: u32,
+    x: u32,
+    also: &[u32],
+) -> Option<Vec<u32>> {
     let mut eng: Engine<Trace> = Engine::new(Arc::clone(tbox), n_concepts);
     eng.activate(c);
     eng.run();
@@ -97,7 +103,16 @@ fn trace_back(reasons: &FxMap<Fact, Why>, goal: Fact) -> (Vec<u32>, Vec<(u32, u3
                 stack.push(Fact::Link(e, s, c));
                 stack.push(Fact::Sub(c, BOTTOM));
             }
-            Why::Chain { nf, e, s, c, u, d, s1, u1 } => {
+            Why::Chain {
+                nf,
+                e,
+                s,
+                c,
+                u,
+                d,
+                s1,
+                u1,
+            } => {
                 nfs.push(nf);
                 stack.push(Fact::Link(e, s, c));
                 stack.push(Fact::Link(c, u, d));
@@ -105,7 +120,13 @@ fn trace_back(reasons: &FxMap<Fact, Why>, goal: Fact) -> (Vec<u32>, Vec<(u32, u3
                 paths.push((u, u1));
             }
             Why::Reflexive { nf } => nfs.push(nf),
-            Why::ReflexiveRange { refl, range, r, s } | Why::OpaRange { opa: refl, range, r, s } => {
+            Why::ReflexiveRange { refl, range, r, s }
+            | Why::OpaRange {
+                opa: refl,
+                range,
+                r,
+                s,
+            } => {
                 nfs.push(refl);
                 nfs.push(range);
                 paths.push((r, s));
@@ -129,13 +150,19 @@ pub(crate) fn entails(tbox: &Tbox, subset: &[u32], starts: &[u32], x: u32) -> bo
         *m.entry(v).or_insert(n)
     }
     let (cid, rid) = (id, id);
-    let Some(&first) = starts.first() else { return false };
+    let Some(&first) = starts.first() else {
+        return false;
+    };
     let c2 = cid(first, &mut concepts);
     let x2 = cid(x, &mut concepts);
     let mut small = Tbox::default();
     for &a in subset {
         let start = tbox.axiom_start.get(a as usize).copied().unwrap_or(0) as usize;
-        let end = tbox.axiom_start.get(a as usize + 1).map(|&e| e as usize).unwrap_or(tbox.nfs.len());
+        let end = tbox
+            .axiom_start
+            .get(a as usize + 1)
+            .map(|&e| e as usize)
+            .unwrap_or(tbox.nfs.len());
         for nf in tbox.nfs.get(start..end).unwrap_or(&[]) {
             use super::normalize::Nf::*;
             let m = &mut concepts;
@@ -155,7 +182,12 @@ pub(crate) fn entails(tbox: &Tbox, subset: &[u32], starts: &[u32], x: u32) -> bo
     }
     small.finish_roles(roles.len());
     let starts: Vec<u32> = std::iter::once(c2)
-        .chain(starts.iter().skip(1).filter_map(|d| concepts.get(d).copied()))
+        .chain(
+            starts
+                .iter()
+                .skip(1)
+                .filter_map(|d| concepts.get(d).copied()),
+        )
         .collect();
     let mut eng: Engine<NoTrace> = Engine::new(Arc::new(small), concepts.len());
     for &d in &starts {

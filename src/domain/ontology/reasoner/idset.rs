@@ -158,7 +158,9 @@ mod tests {
         let mut b = HashSet::new();
         let mut x: u64 = 12345;
         for _ in 0..20_000 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let k = ((x >> 33) % 5000) as u32;
             assert_eq!(a.insert(k), b.insert(k));
             assert!(a.contains(k));

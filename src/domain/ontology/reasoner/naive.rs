@@ -66,7 +66,11 @@ impl Twin {
 }
 
 pub(crate) fn answer(o: &Ontology) -> Answer {
-    let mut t = Twin { exprs: Vec::new(), ids: BTreeMap::new(), told: Vec::new() };
+    let mut t = Twin {
+        exprs: Vec::new(),
+        ids: BTreeMap::new(),
+        told: Vec::new(),
+    };
     let top = t.intern(E::Top);
     let bot = t.intern(E::Bot);
     let mut role_sub: BTreeSet<(String, String)> = BTreeSet::new();
@@ -106,7 +110,9 @@ pub(crate) fn answer(o: &Ontology) -> Answer {
                     chains.push((ch.clone(), s.clone()));
                 }
             }
-            Axiom::TransitiveObjectProperty(r) => chains.push((vec![r.clone(), r.clone()], r.clone())),
+            Axiom::TransitiveObjectProperty(r) => {
+                chains.push((vec![r.clone(), r.clone()], r.clone()))
+            }
             Axiom::ReflexiveObjectProperty(r) => {
                 reflexive.insert(r.clone());
             }
@@ -136,7 +142,8 @@ pub(crate) fn answer(o: &Ontology) -> Answer {
         }
     }
     // The role hierarchy, closed reflexively and transitively by brute force.
-    let mut sup: BTreeSet<(String, String)> = roles.iter().map(|r| (r.clone(), r.clone())).collect();
+    let mut sup: BTreeSet<(String, String)> =
+        roles.iter().map(|r| (r.clone(), r.clone())).collect();
     sup.extend(role_sub.iter().cloned());
     loop {
         let mut more = Vec::new();
@@ -154,7 +161,11 @@ pub(crate) fn answer(o: &Ontology) -> Answer {
     }
     let is_sub = |r: &str, s: &str| sup.contains(&(r.to_string(), s.to_string()));
     let ranges_of = |r: &str| -> BTreeSet<usize> {
-        ranges.iter().filter(|(s, _)| is_sub(r, s)).map(|(_, d)| *d).collect()
+        ranges
+            .iter()
+            .filter(|(s, _)| is_sub(r, s))
+            .map(|(_, d)| *d)
+            .collect()
     };
     // `r(a, b)` makes `b` an instance of every range of `r`.
     for (r, b) in &opas {
@@ -250,7 +261,11 @@ pub(crate) fn answer(o: &Ontology) -> Answer {
             for n in 0..nodes.len() {
                 let mut frontier: BTreeSet<usize> = BTreeSet::from([n]);
                 for r in ch {
-                    frontier = edges.iter().filter(|(x, q, _)| q == r && frontier.contains(x)).map(|e| e.2).collect();
+                    frontier = edges
+                        .iter()
+                        .filter(|(x, q, _)| q == r && frontier.contains(x))
+                        .map(|e| e.2)
+                        .collect();
                 }
                 for m in frontier {
                     more.push((n, v.clone(), m));
@@ -289,9 +304,14 @@ pub(crate) fn answer(o: &Ontology) -> Answer {
         }
     }
     let top_unsat = s[top_node].contains(&bot);
-    let mut ans = Answer { consistent: !top_unsat, ..Answer::default() };
-    let class_of: BTreeMap<usize, &String> =
-        classes.iter().map(|c| (t.ids[&E::Class(c.clone())], c)).collect();
+    let mut ans = Answer {
+        consistent: !top_unsat,
+        ..Answer::default()
+    };
+    let class_of: BTreeMap<usize, &String> = classes
+        .iter()
+        .map(|c| (t.ids[&E::Class(c.clone())], c))
+        .collect();
     for (c, n) in &named_nodes {
         if top_unsat || s[*n].contains(&bot) {
             ans.unsat.insert(c.clone());

@@ -13,9 +13,9 @@
 //!
 //! This module knows axioms and ids; it knows nothing of pages or text.
 
-use super::idset::FxMap;
 use super::super::axiom::{Axiom, Iri};
 use super::super::expr::{ClassExpr, NOTHING, THING};
+use super::idset::FxMap;
 use std::collections::HashMap;
 
 /// `owl:Thing`.
@@ -88,7 +88,10 @@ pub(crate) struct Symbols {
 
 impl Symbols {
     pub(crate) fn new() -> Symbols {
-        Symbols { kind: vec![Kind::Top, Kind::Bottom], ..Symbols::default() }
+        Symbols {
+            kind: vec![Kind::Top, Kind::Bottom],
+            ..Symbols::default()
+        }
     }
 
     pub(crate) fn class(&mut self, iri: &str) -> u32 {
@@ -306,7 +309,13 @@ impl Tbox {
             for &s in at(&subs_of, r1) {
                 for &u in at(&subs_of, r2) {
                     let trans = r1 == r2 && r2 == v;
-                    comps.entry((s, u)).or_default().list.push(Comp { v, nf, s1: r1, u1: r2, trans });
+                    comps.entry((s, u)).or_default().list.push(Comp {
+                        v,
+                        nf,
+                        s1: r1,
+                        u1: r2,
+                        trans,
+                    });
                     left[s as usize] = true;
                     right[u as usize] = true;
                 }
@@ -315,7 +324,11 @@ impl Tbox {
         let keys: Vec<(u32, u32)> = comps.keys().copied().collect();
         for (s, u) in keys {
             let absorbing = comps.get(&(s, u)).is_some_and(|c| {
-                c.list.iter().all(|cp| comps.get(&(cp.v, u)).is_some_and(|d| d.list.iter().any(|x| x.v == cp.v)))
+                c.list.iter().all(|cp| {
+                    comps
+                        .get(&(cp.v, u))
+                        .is_some_and(|d| d.list.iter().any(|x| x.v == cp.v))
+                })
             });
             if let Some(c) = comps.get_mut(&(s, u)) {
                 c.absorbing = absorbing;
@@ -381,7 +394,11 @@ pub(crate) struct Normalizer<'a> {
 
 impl<'a> Normalizer<'a> {
     pub(crate) fn new(sym: &'a mut Symbols, tbox: &'a mut Tbox) -> Self {
-        Normalizer { sym, tbox, origin: 0 }
+        Normalizer {
+            sym,
+            tbox,
+            origin: 0,
+        }
     }
 
     fn nf(&mut self, nf: Nf) {

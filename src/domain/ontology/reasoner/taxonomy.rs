@@ -44,7 +44,11 @@ pub(crate) struct Marks {
 
 impl Marks {
     pub(crate) fn new(n: usize) -> Marks {
-        Marks { seen: vec![0; n], covered: vec![0; n], stamp: 0 }
+        Marks {
+            seen: vec![0; n],
+            covered: vec![0; n],
+            stamp: 0,
+        }
     }
 }
 
@@ -79,25 +83,55 @@ impl Taxonomy {
             if let Some(k) = eng.ctx.get(c as usize) {
                 for x in k.subs.iter() {
                     let j = class_of.get(x as usize).copied().unwrap_or(u32::MAX);
-                    if j != u32::MAX && j as usize != i && node_of[j as usize] == u32::MAX && eng.has(x, c) {
+                    if j != u32::MAX
+                        && j as usize != i
+                        && node_of[j as usize] == u32::MAX
+                        && eng.has(x, c)
+                    {
                         node_of[j as usize] = id;
                         members.push(j);
                     }
                 }
             }
             members.sort_unstable();
-            nodes.push(Node { members, parents: Vec::new(), children: Vec::new() });
+            nodes.push(Node {
+                members,
+                parents: Vec::new(),
+                children: Vec::new(),
+            });
         }
         let lead: Vec<u32> = nodes
             .iter()
-            .map(|n| n.members.first().and_then(|&m| sym.class_ids.get(m as usize)).copied().unwrap_or(TOP))
+            .map(|n| {
+                n.members
+                    .first()
+                    .and_then(|&m| sym.class_ids.get(m as usize))
+                    .copied()
+                    .unwrap_or(TOP)
+            })
             .collect();
-        let size = lead.iter().map(|&c| eng.ctx.get(c as usize).map(|k| k.subs.len() as u32).unwrap_or(0)).collect();
-        let mut tax = Taxonomy { node_of, nodes, class_of, lead, size };
+        let size = lead
+            .iter()
+            .map(|&c| {
+                eng.ctx
+                    .get(c as usize)
+                    .map(|k| k.subs.len() as u32)
+                    .unwrap_or(0)
+            })
+            .collect();
+        let mut tax = Taxonomy {
+            node_of,
+            nodes,
+            class_of,
+            lead,
+            size,
+        };
         let mut marks = Marks::new(tax.nodes.len());
         for id in 2..tax.nodes.len() as u32 {
             let c = tax.lead[id as usize];
-            let Some(k) = eng.ctx.get(c as usize) else { continue };
+            let Some(k) = eng.ctx.get(c as usize) else {
+                continue;
+            };
             let parents = tax.reduce(eng, &k.subs, id, &mut marks);
             tax.nodes[id as usize].parents = parents;
         }
@@ -123,7 +157,13 @@ impl Taxonomy {
     /// individual when `own` is `u32::MAX`): candidates are visited from the most
     /// specific (most subsumers) down; one not below an already chosen parent is
     /// direct.
-    pub(crate) fn reduce(&self, eng: &Engine<NoTrace>, subs: &IdSet<u32>, own: u32, m: &mut Marks) -> Vec<u32> {
+    pub(crate) fn reduce(
+        &self,
+        eng: &Engine<NoTrace>,
+        subs: &IdSet<u32>,
+        own: u32,
+        m: &mut Marks,
+    ) -> Vec<u32> {
         m.stamp += 1;
         let stamp = m.stamp;
         if m.seen.len() < self.nodes.len() {

@@ -2,9 +2,9 @@
 //! proposals (incremental checks) against classifying from scratch, and of
 //! justifications for minimality; and a few hand-checked cases.
 
+use super::super::axiom::Origin;
 use super::naive::{answer, Answer};
 use super::*;
-use super::super::axiom::Origin;
 
 /// SplitMix64: small, seeded, good enough to spread test cases.
 pub(crate) struct Rng(pub u64);
@@ -54,7 +54,11 @@ impl Gen {
         } else if roll < 61 {
             ClassExpr::Nothing
         } else if roll < 78 {
-            ClassExpr::And((0..2 + rng.below(2)).map(|_| self.expr(rng, depth - 1)).collect())
+            ClassExpr::And(
+                (0..2 + rng.below(2))
+                    .map(|_| self.expr(rng, depth - 1))
+                    .collect(),
+            )
         } else {
             ClassExpr::some(self.role(rng), self.expr(rng, depth - 1))
         }
@@ -65,7 +69,11 @@ impl Gen {
             let roll = rng.below(100);
             let a = match roll {
                 0..=39 => {
-                    let l = if rng.below(10) < 7 { self.class(rng) } else { self.expr(rng, 2) };
+                    let l = if rng.below(10) < 7 {
+                        self.class(rng)
+                    } else {
+                        self.expr(rng, 2)
+                    };
                     Axiom::SubClassOf(l, self.expr(rng, 2))
                 }
                 40..=47 => Axiom::EquivalentClasses(vec![self.class(rng), self.expr(rng, 2)]),
@@ -73,15 +81,19 @@ impl Gen {
                 53..=60 => Axiom::SubObjectPropertyOf(vec![self.role(rng)], self.role(rng)),
                 61..=65 => {
                     let n = 2 + rng.below(2);
-                    Axiom::SubObjectPropertyOf((0..n).map(|_| self.role(rng)).collect(), self.role(rng))
+                    Axiom::SubObjectPropertyOf(
+                        (0..n).map(|_| self.role(rng)).collect(),
+                        self.role(rng),
+                    )
                 }
                 66..=69 => Axiom::TransitiveObjectProperty(self.role(rng)),
                 70..=71 => Axiom::ReflexiveObjectProperty(self.role(rng)),
                 72..=76 => Axiom::ObjectPropertyDomain(self.role(rng), self.expr(rng, 1)),
                 77..=81 => Axiom::ObjectPropertyRange(self.role(rng), self.expr(rng, 1)),
-                82..=90 if !self.inds.is_empty() => {
-                    Axiom::ClassAssertion(self.expr(rng, 1), self.inds[rng.below(self.inds.len())].clone())
-                }
+                82..=90 if !self.inds.is_empty() => Axiom::ClassAssertion(
+                    self.expr(rng, 1),
+                    self.inds[rng.below(self.inds.len())].clone(),
+                ),
                 91..=99 if !self.inds.is_empty() => Axiom::ObjectPropertyAssertion(
                     self.role(rng),
                     self.inds[rng.below(self.inds.len())].clone(),
@@ -138,7 +150,9 @@ fn restrict_ranges(o: &mut Ontology) {
         let mut more = Vec::new();
         for a in &axioms {
             let (last, s) = match a {
-                Axiom::SubObjectPropertyOf(ch, s) if ch.len() > 1 => (ch[ch.len() - 1].clone(), s.clone()),
+                Axiom::SubObjectPropertyOf(ch, s) if ch.len() > 1 => {
+                    (ch[ch.len() - 1].clone(), s.clone())
+                }
                 Axiom::TransitiveObjectProperty(r) => (r.clone(), r.clone()),
                 _ => continue,
             };
@@ -180,19 +194,30 @@ fn random_ontology(rng: &mut Rng) -> (Ontology, Gen) {
 fn reasoner_answer(c: &Classification) -> Answer {
     let bad: BTreeSet<&str> = c.inconsistent_individuals().into_iter().collect();
     Answer {
-        subs: c.subsumptions().into_iter().map(|s| (s.sub.to_string(), s.sup.to_string())).collect(),
+        subs: c
+            .subsumptions()
+            .into_iter()
+            .map(|s| (s.sub.to_string(), s.sup.to_string()))
+            .collect(),
         unsat: c.unsatisfiable().into_iter().map(str::to_string).collect(),
         consistent: c.is_consistent(),
         types: c
             .individuals()
             .filter(|a| !bad.contains(a))
-            .flat_map(|a| c.types(a).into_iter().map(move |t| (a.to_string(), t.to_string())))
+            .flat_map(|a| {
+                c.types(a)
+                    .into_iter()
+                    .map(move |t| (a.to_string(), t.to_string()))
+            })
             .collect(),
     }
 }
 
 fn show(o: &Ontology) -> String {
-    o.axioms.iter().map(|s| format!("  {:?}\n", s.axiom)).collect()
+    o.axioms
+        .iter()
+        .map(|s| format!("  {:?}\n", s.axiom))
+        .collect()
 }
 
 #[test]
@@ -209,7 +234,10 @@ fn agrees_with_the_naive_twin_on_random_ontologies() {
         inferred += usize::from(want.subs.len() > o.axioms.len() / 2);
     }
     // The generator must exercise every outcome, or the comparison proves little.
-    assert!(inconsistent > 20 && unsat > 60 && inferred > 60, "{inconsistent} {unsat} {inferred}");
+    assert!(
+        inconsistent > 20 && unsat > 60 && inferred > 60,
+        "{inconsistent} {unsat} {inferred}"
+    );
 }
 
 #[test]
@@ -228,30 +256,56 @@ fn a_proposal_equals_classifying_the_union_and_leaves_the_base_alone() {
                 a = g.axiom(&mut rng);
             }
             union.add(a.clone(), Origin::new("extra", i + 1)).unwrap();
-            extra.extend(a.canonical().into_iter().map(|axiom| Sourced { axiom, origin: Origin::new("extra", i + 1) }));
+            extra.extend(a.canonical().into_iter().map(|axiom| Sourced {
+                axiom,
+                origin: Origin::new("extra", i + 1),
+            }));
         }
         // A new class too, sometimes, to grow the symbol tables.
         if rng.below(3) == 0 {
             let a = Axiom::SubClassOf(ClassExpr::class("t:New"), g.expr(&mut rng, 2));
             union.add(a.clone(), Origin::new("extra", 9)).unwrap();
-            extra.push(Sourced { axiom: a, origin: Origin::new("extra", 9) });
+            extra.push(Sourced {
+                axiom: a,
+                origin: Origin::new("extra", 9),
+            });
         }
         let inc = base.with_axioms(&extra);
         let scratch = classify(&union);
-        assert_eq!(reasoner_answer(&inc), reasoner_answer(&scratch), "case {case}:\n{}extra: {extra:?}", show(&o));
-        assert_eq!(reasoner_answer(&base), before, "case {case}: the base changed");
+        assert_eq!(
+            reasoner_answer(&inc),
+            reasoner_answer(&scratch),
+            "case {case}:\n{}extra: {extra:?}",
+            show(&o)
+        );
+        assert_eq!(
+            reasoner_answer(&base),
+            before,
+            "case {case}: the base changed"
+        );
         let d = diff(&base, &inc);
         let (a, b) = (reasoner_answer(&base), reasoner_answer(&inc));
         let gained: BTreeSet<(String, String)> = b.subs.difference(&a.subs).cloned().collect();
         let lost: BTreeSet<(String, String)> = a.subs.difference(&b.subs).cloned().collect();
-        assert_eq!(d.gained.iter().cloned().collect::<BTreeSet<_>>(), gained, "case {case}");
-        assert_eq!(d.lost.iter().cloned().collect::<BTreeSet<_>>(), lost, "case {case}");
+        assert_eq!(
+            d.gained.iter().cloned().collect::<BTreeSet<_>>(),
+            gained,
+            "case {case}"
+        );
+        assert_eq!(
+            d.lost.iter().cloned().collect::<BTreeSet<_>>(),
+            lost,
+            "case {case}"
+        );
     }
 }
 
 /// The ontology with only `axioms` (same entities).
 fn only(o: &Ontology, axioms: &[Sourced]) -> Ontology {
-    let mut p = Ontology { axioms: Vec::new(), ..o.clone() };
+    let mut p = Ontology {
+        axioms: Vec::new(),
+        ..o.clone()
+    };
     for s in axioms {
         p.add(s.axiom.clone(), s.origin.clone()).unwrap();
     }
@@ -268,13 +322,23 @@ fn justifications_are_minimal_on_random_ontologies() {
         type Goal = Box<dyn Fn(&Answer) -> bool>;
         let mut goals: Vec<(String, Justification, Goal)> = Vec::new();
         if !c.is_consistent() {
-            let j = c.explain_inconsistency().expect("an inconsistent ontology has a justification");
-            goals.push(("inconsistency".into(), j, Box::new(|a: &Answer| !a.consistent)));
+            let j = c
+                .explain_inconsistency()
+                .expect("an inconsistent ontology has a justification");
+            goals.push((
+                "inconsistency".into(),
+                j,
+                Box::new(|a: &Answer| !a.consistent),
+            ));
         } else {
             for u in c.unsatisfiable().into_iter().take(2) {
                 let j = c.explain_unsatisfiable(u).unwrap();
                 let u = u.to_string();
-                goals.push((format!("{u} unsat"), j, Box::new(move |a: &Answer| a.unsat.contains(&u))));
+                goals.push((
+                    format!("{u} unsat"),
+                    j,
+                    Box::new(move |a: &Answer| a.unsat.contains(&u)),
+                ));
             }
             for s in c.subsumptions().into_iter().filter(|s| !s.asserted).take(3) {
                 let j = c.explain_subsumption(s.sub, s.sup).unwrap();
@@ -282,17 +346,32 @@ fn justifications_are_minimal_on_random_ontologies() {
                 goals.push((
                     format!("{sub} ⊑ {sup}"),
                     j,
-                    Box::new(move |a: &Answer| a.subs.contains(&(sub.clone(), sup.clone())) || a.unsat.contains(&sub)),
+                    Box::new(move |a: &Answer| {
+                        a.subs.contains(&(sub.clone(), sup.clone())) || a.unsat.contains(&sub)
+                    }),
                 ));
             }
         }
         for (what, j, holds) in goals {
-            assert!(!j.axioms.is_empty(), "case {case}: {what} has an empty justification");
-            assert!(holds(&answer(&only(&o, &j.axioms))), "case {case}: {what} does not follow from {:?}\n{}", j.axioms, show(&o));
+            assert!(
+                !j.axioms.is_empty(),
+                "case {case}: {what} has an empty justification"
+            );
+            assert!(
+                holds(&answer(&only(&o, &j.axioms))),
+                "case {case}: {what} does not follow from {:?}\n{}",
+                j.axioms,
+                show(&o)
+            );
             for i in 0..j.axioms.len() {
                 let mut fewer = j.axioms.clone();
                 fewer.remove(i);
-                assert!(!holds(&answer(&only(&o, &fewer))), "case {case}: {what}: {:?} is not needed in {:?}", j.axioms[i], j.axioms);
+                assert!(
+                    !holds(&answer(&only(&o, &fewer))),
+                    "case {case}: {what}: {:?} is not needed in {:?}",
+                    j.axioms[i],
+                    j.axioms
+                );
             }
             checked += 1;
         }
@@ -336,25 +415,43 @@ fn taxonomy_of_a_small_hierarchy() {
     let flags: Vec<(&str, bool)> = sups.iter().map(|s| (s.sup, s.asserted)).collect();
     assert_eq!(flags, vec![("x:A", true), ("x:B", true), ("x:D", true)]);
     let e = cl.superclasses("x:E");
-    assert_eq!(e.iter().map(|s| (s.sup, s.asserted)).collect::<Vec<_>>(), vec![("x:F", false)]);
+    assert_eq!(
+        e.iter().map(|s| (s.sup, s.asserted)).collect::<Vec<_>>(),
+        vec![("x:F", false)]
+    );
     let j = cl.explain_subsumption("x:E", "x:F").unwrap();
     let lines: Vec<usize> = j.axioms.iter().map(|s| s.origin.line).collect();
     // E ⊑ ∃p.C, C ⊑ B, B ⊑ A (or C ⊑ A directly), F ≡ ∃p.A: the shrink keeps one path.
-    assert!(lines == vec![3, 5, 6] || lines == vec![1, 2, 5, 6], "{lines:?}");
+    assert!(
+        lines == vec![3, 5, 6] || lines == vec![1, 2, 5, 6],
+        "{lines:?}"
+    );
     let u = cl.explain_unsatisfiable("x:H").unwrap();
-    assert_eq!(u.axioms.iter().map(|s| s.origin.line).collect::<Vec<_>>(), vec![1, 7, 8]);
+    assert_eq!(
+        u.axioms.iter().map(|s| s.origin.line).collect::<Vec<_>>(),
+        vec![1, 7, 8]
+    );
 }
 
 #[test]
 fn chains_transitivity_ranges_and_individuals() {
     let o = onto(vec![
         Axiom::TransitiveObjectProperty("x:partOf".into()),
-        Axiom::SubObjectPropertyOf(vec!["x:locatedIn".into(), "x:partOf".into()], "x:locatedIn".into()),
+        Axiom::SubObjectPropertyOf(
+            vec!["x:locatedIn".into(), "x:partOf".into()],
+            "x:locatedIn".into(),
+        ),
         Axiom::SubClassOf(c("x:Engine"), ClassExpr::some("x:partOf", c("x:Car"))),
         Axiom::SubClassOf(c("x:Car"), ClassExpr::some("x:partOf", c("x:Fleet"))),
-        Axiom::EquivalentClasses(vec![c("x:FleetPart"), ClassExpr::some("x:partOf", c("x:Fleet"))]),
+        Axiom::EquivalentClasses(vec![
+            c("x:FleetPart"),
+            ClassExpr::some("x:partOf", c("x:Fleet")),
+        ]),
         Axiom::ObjectPropertyRange("x:locatedIn".into(), c("x:Place")),
-        Axiom::EquivalentClasses(vec![c("x:Located"), ClassExpr::some("x:locatedIn", c("x:Place"))]),
+        Axiom::EquivalentClasses(vec![
+            c("x:Located"),
+            ClassExpr::some("x:locatedIn", c("x:Place")),
+        ]),
         Axiom::SubClassOf(c("x:Bolt"), ClassExpr::some("x:locatedIn", c("x:Engine"))),
         Axiom::ObjectPropertyAssertion("x:partOf".into(), "x:e1".into(), "x:c1".into()),
         Axiom::ClassAssertion(c("x:Car"), "x:c1".into()),
@@ -367,7 +464,10 @@ fn chains_transitivity_ranges_and_individuals() {
     assert_eq!(cl.types("x:e1"), vec!["x:FleetPart", "x:Part"]);
     assert_eq!(cl.direct_types("x:c1"), vec!["x:Car"]);
     let j = cl.explain_subsumption("x:Engine", "x:FleetPart").unwrap();
-    assert_eq!(j.axioms.iter().map(|s| s.origin.line).collect::<Vec<_>>(), vec![1, 3, 4, 5]);
+    assert_eq!(
+        j.axioms.iter().map(|s| s.origin.line).collect::<Vec<_>>(),
+        vec![1, 3, 4, 5]
+    );
 }
 
 #[test]
@@ -384,8 +484,14 @@ fn an_inconsistency_and_its_explanation() {
     assert!(!cl.is_consistent());
     assert!(cl.unsatisfiable().is_empty());
     let j = cl.explain_inconsistency().unwrap();
-    assert_eq!(j.axioms.iter().map(|s| s.origin.line).collect::<Vec<_>>(), vec![1, 2, 3, 5, 6]);
-    let top = onto(vec![Axiom::SubClassOf(ClassExpr::Thing, ClassExpr::some("x:p", ClassExpr::Nothing))]);
+    assert_eq!(
+        j.axioms.iter().map(|s| s.origin.line).collect::<Vec<_>>(),
+        vec![1, 2, 3, 5, 6]
+    );
+    let top = onto(vec![Axiom::SubClassOf(
+        ClassExpr::Thing,
+        ClassExpr::some("x:p", ClassExpr::Nothing),
+    )]);
     let cl = classify(&top);
     assert!(!cl.is_consistent());
     assert_eq!(cl.explain_inconsistency().unwrap().axioms.len(), 1);
@@ -400,24 +506,43 @@ fn removing_axioms_equals_classifying_the_rest() {
             continue;
         }
         let base = classify(&o);
-        let gone: Vec<Axiom> = (0..1 + rng.below(3)).map(|_| o.axioms[rng.below(o.axioms.len())].axiom.clone()).collect();
+        let gone: Vec<Axiom> = (0..1 + rng.below(3))
+            .map(|_| o.axioms[rng.below(o.axioms.len())].axiom.clone())
+            .collect();
         let mut rest = o.clone();
         rest.axioms.retain(|s| !gone.contains(&s.axiom));
-        assert_eq!(reasoner_answer(&base.without_axioms(&gone)), reasoner_answer(&classify(&rest)), "case {case}");
-        assert_eq!(reasoner_answer(&base.without_axioms(&gone)), answer(&rest), "case {case}");
+        assert_eq!(
+            reasoner_answer(&base.without_axioms(&gone)),
+            reasoner_answer(&classify(&rest)),
+            "case {case}"
+        );
+        assert_eq!(
+            reasoner_answer(&base.without_axioms(&gone)),
+            answer(&rest),
+            "case {case}"
+        );
     }
 }
 
 #[test]
 fn no_explanation_for_what_does_not_follow() {
-    let o = onto(vec![Axiom::SubClassOf(c("x:A"), c("x:B")), Axiom::SubClassOf(c("x:C"), c("x:B"))]);
+    let o = onto(vec![
+        Axiom::SubClassOf(c("x:A"), c("x:B")),
+        Axiom::SubClassOf(c("x:C"), c("x:B")),
+    ]);
     let cl = classify(&o);
     assert!(cl.explain_subsumption("x:A", "x:C").is_none());
     assert!(cl.explain_subsumption("x:A", "x:Nope").is_none());
     assert!(cl.explain_unsatisfiable("x:A").is_none());
     assert!(cl.explain_inconsistency().is_none());
-    assert_eq!(cl.explain_subsumption("x:A", "owl:Thing").unwrap().axioms, vec![]);
-    assert_eq!(cl.explain_subsumption("x:A", "x:B").unwrap().axioms.len(), 1);
+    assert_eq!(
+        cl.explain_subsumption("x:A", "owl:Thing").unwrap().axioms,
+        vec![]
+    );
+    assert_eq!(
+        cl.explain_subsumption("x:A", "x:B").unwrap().axioms.len(),
+        1
+    );
 }
 
 /// The service layer keeps classifications across threads (a cache behind a lock).

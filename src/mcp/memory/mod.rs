@@ -1,0 +1,1114 @@
+//! The `memory` toolset (issue 20, spec alive-memory): `manage_memory`,
+//! `query_memory`, `manage_subject`, `curate_memory` and `manage_diary`, plus the
+//! memory a task gets (`includeMemory`), the hint `advance` gives when a task closes,
+//! and the reflection prompt. Handlers check raw arguments, call one service and
+//! answer JSON built by hand (`views`).
+
+pub mod views;
+
+use serde_json::{json, Value};
+use time::OffsetDateTime;
+
+use crate::domain::memory::collision::RULE;
+use crate::domain::memory::model::{EdgeKind, MemoryAtomType, MemoryStatus, SubjectKind};
+use crate::domain::memory::wire::parse_time;
+use crate::domain::{Item, ItemKind, Status};
+use crate::error::{Error, Result};
+use crate::mcp::args::{Args, NAME_MAX, QUERY_MAX, STRING_MAX, SUMMARY_MAX};
+use crate::mcp::envelope::Reply;
+use crate::mcp::schema::{Effect, ToolDef, Ty, P};
+use crate::service::memory::atoms::{self, Kept, ListQuery, Remember, Source, LINKABLE};
+use crate::service::memory::diary::{self, Ingested};
+use crate::service::memory::recall::{self as mrecall, RecallReq};
+use crate::service::memory::{curator, subjects};
+use crate::service::App;
+use crate::store::memory::DiaryFilter;
+
+/// The clock of one call (ISO 8601), for simulations and tests; the name says enough.
+const NOW: P = P("now", Ty::Str, "");
+
+pub const MANAGE_MEMORY: ToolDef = ToolDef {
+    name: "manage_memory",
+    toolset: "memory",
+    description: concat!(
+        "Write memory atoms (typed statements about subjects); a change is a new atom. ",
+        crate::memory_collision_rule!(),
+        " ",
+        "DRAFT > PROPOSED (a source) > ACTIVE (a doc-grade source, 3 sources or confirmedBy; a Decision: ADR, policy, PR, \
+         meeting note or confirmedBy). remember: atom, sources, supersedes. validate: NEEDS_REVIEW > ACTIVE. deprecate, \
+         archive. resolve: a CONTESTED atom wins. evidence: add sources. link/unlink: id kind to. Changes need version."
+    ),
+    params: &[
+        P("operation", Ty::Enum(&["remember", "validate", "deprecate", "archive", "resolve", "evidence", "link", "unlink"]), ""),
+        P("atom", Ty::Object, "{type, statement, predicate, value|valueSubject, about, context|global, confidence, \
+          validFrom, validTo, notes, tags, type fields}; needed: Fact factKind, Assumption validationMethod, Decision \
+          decidedAt+rationale, Rule severity, Convention area, Best-practice goal, Know-how steps, Pattern \
+          problem+solution, AntiPattern symptoms, Trait/Style/Strength/Preference polarity, Cause \
+          causeKind+effectAtom|effectSubject. Subjects: id or Kind:name, made if new"),
+        P("sources", Ty::Objects(&[]), "[{refType, uri|title, snippet, publishedAt}] or [{id}]"),
+        P("supersedes", Ty::Id, ""),
+        P("id", Ty::Id, ""),
+        P("version", Ty::Int, ""),
+        P("confidence", Ty::Num, ""),
+        P("confirmedBy", Ty::Str, ""),
+        P("reason", Ty::Str, ""),
+        P("resolvedBy", Ty::Str, ""),
+        P("kind", Ty::Enum(&["FROM_SOURCE", "AUTHORED_BY", "SUPPORTS", "CONTRADICTS", "DEPENDS_ON", "CAUSES", "CAUSED_BY", "BLOCKED_BY", "RELATED"]), ""),
+        P("to", Ty::Id, ""),
+        NOW,
+    ],
+    required: &["operation"],
+    effect: Effect::Destructive,
+    idempotent: false,
+};
+
+pub const QUERY_MEMORY: ToolDef = ToolDef {
+    name: "query_memory",
+    toolset: "memory",
+    description: "Read memory atoms. recall: what projectId (Project subject or orchestrator project; none: Global only) \
+                  should know, ACTIVE first, then Project > Stack > Org > Global, then relevance, validation, confidence, \
+                  evidence; asOf: believed then, validAt: held then. get: an atom with evidence, edges, history. list: by \
+                  status, types, about, predicate, key (Type|predicate|about|context).",
+    params: &[
+        P("operation", Ty::Enum(&["recall", "get", "list"]), ""),
+        P("id", Ty::Id, ""),
+        P("projectId", Ty::Id, ""),
+        P("query", Ty::Str, ""),
+        P("about", Ty::StrOrList, "Subject ids or Kind:name"),
+        P("types", Ty::StrOrList, ""),
+        P("status", Ty::Str, ""),
+        P("predicate", Ty::Str, ""),
+        P("key", Ty::Str, ""),
+        P("asOf", Ty::Str, ""),
+        P("validAt", Ty::Str, ""),
+        P("includeHistory", Ty::Bool, ""),
+        P("maxTokens", Ty::Int, ""),
+        P("minScore", Ty::Num, "Cosine floor, default 0.25"),
+        P("limit", Ty::Int, ""),
+        P("offset", Ty::Int, ""),
+        NOW,
+    ],
+    required: &["operation"],
+    effect: Effect::ReadOnly,
+    idempotent: true,
+};
+
+pub const MANAGE_SUBJECT: ToolDef = ToolDef {
+    name: "manage_subject",
+    toolset: "memory",
+    description: "Subjects (Org, Project, Person, Tool, Lib, Stack, Template, Service, Model, Dataset), shared by all \
+                  projects, named by id or Kind:name. create: subject {kind, name, aliases, kind fields; Project: org, \
+                  orchestratorProject}; a name folding onto an existing one (colinhacks/zod) answers it. update, alias, \
+                  merge (into): need version. uses/unuse: id USES target. get: with usage. list: kind, query, minProjects.",
+    params: &[
+        P("operation", Ty::Enum(&["create", "update", "alias", "merge", "uses", "unuse", "get", "list"]), ""),
+        P("id", Ty::Str, ""),
+        P("subject", Ty::Object, ""),
+        P("version", Ty::Int, ""),
+        P("aliases", Ty::StrOrList, ""),
+        P("into", Ty::Str, ""),
+        P("target", Ty::Str, ""),
+        P("kind", Ty::Str, ""),
+        P("query", Ty::Str, ""),
+        P("minProjects", Ty::Int, ""),
+        P("limit", Ty::Int, ""),
+        P("offset", Ty::Int, ""),
+        NOW,
+    ],
+    required: &["operation"],
+    effect: Effect::Destructive,
+    idempotent: false,
+};
+
+pub const CURATE_MEMORY: ToolDef = ToolDef {
+    name: "curate_memory",
+    toolset: "memory",
+    description: "The deterministic curator: merges subjects, settles claim keys, promotes by evidence, schedules \
+                  reviews, marks overdue atoms NEEDS_REVIEW, decays confidence. plan: the dry run (actions, fingerprint). \
+                  run: that plan (refused if fingerprint differs). queue: atoms needing attention within withinDays.",
+    params: &[
+        P("operation", Ty::Enum(&["plan", "run", "queue"]), ""),
+        P("fingerprint", Ty::Str, ""),
+        P("withinDays", Ty::Int, ""),
+        P("limit", Ty::Int, ""),
+        P("offset", Ty::Int, ""),
+        NOW,
+    ],
+    required: &["operation"],
+    effect: Effect::Destructive,
+    idempotent: false,
+};
+
+pub const MANAGE_DIARY: ToolDef = ToolDef {
+    name: "manage_diary",
+    toolset: "memory",
+    description: "Diary and reflection. write: an entry for a session, taskId or projectId. list: by session, taskId, \
+                  projectId, since. reflect: the reflection prompt for ids or the newest limit entries. ingest: rules, the \
+                  prompt's JSON answer (each cites diaryEntryIds); duplicates add evidence, the rest become DRAFT Rules.",
+    params: &[
+        P("operation", Ty::Enum(&["write", "list", "reflect", "ingest"]), ""),
+        P("session", Ty::Str, ""),
+        P("taskId", Ty::Id, ""),
+        P("projectId", Ty::Id, ""),
+        P("accomplishments", Ty::StrOrList, ""),
+        P("decisions", Ty::StrOrList, ""),
+        P("challenges", Ty::StrOrList, ""),
+        P("learnings", Ty::StrOrList, ""),
+        P("ids", Ty::StrOrList, ""),
+        P("since", Ty::Str, ""),
+        P("rules", Ty::Str, ""),
+        P("limit", Ty::Int, ""),
+        P("offset", Ty::Int, ""),
+        NOW,
+    ],
+    required: &["operation"],
+    effect: Effect::Additive,
+    idempotent: false,
+};
+
+pub const TOOLS: &[&ToolDef] = &[
+    &MANAGE_MEMORY,
+    &QUERY_MEMORY,
+    &MANAGE_SUBJECT,
+    &CURATE_MEMORY,
+    &MANAGE_DIARY,
+];
+
+/// The collision rule is stated once, in the core, and quoted in the description:
+/// a test keeps them equal.
+pub fn rule_is_quoted() -> bool {
+    MANAGE_MEMORY.description.contains(RULE)
+}
+
+pub async fn call(app: &App, name: &str, a: Args) -> Option<Result<Reply>> {
+    Some(match name {
+        "manage_memory" => manage_memory(app, a).await,
+        "query_memory" => query_memory(app, a).await,
+        "manage_subject" => manage_subject(app, a).await,
+        "curate_memory" => curate_memory(app, a).await,
+        "manage_diary" => manage_diary(app, a).await,
+        _ => return None,
+    })
+}
+
+fn time_arg(a: &Args, k: &str) -> Result<Option<OffsetDateTime>> {
+    match a.str(k, 64)? {
+        None => Ok(None),
+        Some(s) => parse_time(&s)
+            .map(Some)
+            .map_err(|e| Error::validation(k, e.to_string())),
+    }
+}
+
+/// The clock of this call: `now` when given, else the system's.
+fn now(a: &Args) -> Result<OffsetDateTime> {
+    Ok(time_arg(a, "now")?.unwrap_or_else(OffsetDateTime::now_utc))
+}
+
+fn sources(a: &Args) -> Result<Vec<Source>> {
+    let Some(list) = a.objects("sources", 100)? else {
+        return Ok(vec![]);
+    };
+    list.into_iter()
+        .enumerate()
+        .map(|(i, m)| {
+            if m.len() == 1 {
+                if let Some(Value::String(id)) = m.get("id") {
+                    return crate::domain::id::parse(&format!("sources[{i}].id"), id).map(Source::Existing);
+                }
+            }
+            if m.contains_key("id") {
+                return Err(Error::validation(
+                    &format!("sources[{i}].id"),
+                    "cites an existing reference alone: send {\"id\": …} without other fields, or a new reference without id",
+                ));
+            }
+            Ok(Source::New(views::fields(&m)))
+        })
+        .collect()
+}
+
+fn status_list(a: &Args, k: &str) -> Result<Vec<MemoryStatus>> {
+    a.list(k)?
+        .unwrap_or_default()
+        .iter()
+        .map(|s| MemoryStatus::parse(s).map_err(|e| Error::validation(k, e.to_string())))
+        .collect()
+}
+
+fn type_list(a: &Args) -> Result<Vec<MemoryAtomType>> {
+    a.list("types")?
+        .unwrap_or_default()
+        .iter()
+        .map(|s| MemoryAtomType::parse(s).map_err(|e| Error::validation("types", e.to_string())))
+        .collect()
+}
+
+async fn written(app: &App, w: &atoms::Written, message: String) -> Result<Reply> {
+    let ids: Vec<_> = w
+        .atom
+        .about
+        .into_iter()
+        .chain(w.atom.context.subject())
+        .chain(match &w.atom.value {
+            Some(crate::domain::memory::model::AtomValue::Subject(s)) => Some(*s),
+            _ => None,
+        })
+        .collect();
+    // The names the write resolved answer it; others are read.
+    let names = if ids.iter().all(|i| w.names.contains_key(i)) {
+        w.names.clone()
+    } else {
+        subjects::names(app, &ids).await?
+    };
+    let mut data = json!({
+        "atom": views::atom(&w.atom, w.version, &names),
+        "actions": views::actions(&w.actions),
+    });
+    if let Kept::Duplicate(into) = &w.kept {
+        data["duplicateOf"] = json!(into.to_string());
+    }
+    if !w.created_subjects.is_empty() {
+        data["createdSubjects"] = Value::Array(
+            w.created_subjects
+                .iter()
+                .map(views::subject_brief)
+                .collect(),
+        );
+    }
+    if !w.references.is_empty() {
+        data["references"] = Value::Array(w.references.iter().map(views::reference).collect());
+    }
+    Ok(Reply::new(message, data))
+}
+
+async fn manage_memory(app: &App, a: Args) -> Result<Reply> {
+    let ops = [
+        "remember",
+        "validate",
+        "deprecate",
+        "archive",
+        "resolve",
+        "evidence",
+        "link",
+        "unlink",
+    ];
+    let op = a.req_choice("operation", &ops)?;
+    let now = now(&a)?;
+    let only = |allowed: &[&str]| -> Result<()> {
+        let all = [
+            "atom",
+            "sources",
+            "supersedes",
+            "id",
+            "version",
+            "confidence",
+            "confirmedBy",
+            "reason",
+            "resolvedBy",
+            "kind",
+            "to",
+        ];
+        let extra: Vec<&str> = all
+            .iter()
+            .copied()
+            .filter(|k| !allowed.contains(k))
+            .collect();
+        a.forbid(&extra, &format!("to {op}"))
+    };
+    match op {
+        "remember" => {
+            only(&["atom", "sources", "supersedes"])?;
+            let atom = a.object("atom")?.ok_or_else(|| {
+                Error::validation("atom", "is required to remember: {type, statement, …}")
+            })?;
+            let w = atoms::remember(
+                app,
+                Remember {
+                    fields: views::fields(&atom),
+                    sources: sources(&a)?,
+                    supersedes: a.id("supersedes")?,
+                    now,
+                },
+            )
+            .await?;
+            let msg = match &w.kept {
+                Kept::Duplicate(into) => {
+                    format!("same claim as atom {into}: its sources now support it, no new atom")
+                }
+                Kept::Inserted => format!("atom {} recorded {}", w.atom.id, w.atom.status),
+            };
+            written(app, &w, msg).await
+        }
+        "validate" => {
+            only(&["id", "version", "confidence", "confirmedBy"])?;
+            let id = a.req_id("id")?;
+            let v = a.req_version("to validate")?;
+            let by = a.str("confirmedBy", NAME_MAX)?.filter(|s| !s.is_empty());
+            let w =
+                atoms::validate_atom(app, &id, v, a.num("confidence", 0.0, 1.0)?, by, now).await?;
+            written(
+                app,
+                &w,
+                format!(
+                    "atom {id} validated: {} at confidence {}",
+                    w.atom.status, w.atom.confidence
+                ),
+            )
+            .await
+        }
+        "deprecate" | "archive" => {
+            only(&["id", "version", "reason"])?;
+            let id = a.req_id("id")?;
+            let v = a.req_version(&format!("to {op}"))?;
+            let to = if op == "archive" {
+                MemoryStatus::Archived
+            } else {
+                MemoryStatus::Deprecated
+            };
+            let reason = a.str("reason", SUMMARY_MAX)?.filter(|s| !s.is_empty());
+            let w = atoms::retire(app, &id, v, to, reason, now).await?;
+            written(app, &w, format!("atom {id} is {to}")).await
+        }
+        "resolve" => {
+            only(&["id", "version", "resolvedBy"])?;
+            let id = a.req_id("id")?;
+            let v = a.req_version("to resolve")?;
+            let by = a
+                .str("resolvedBy", NAME_MAX)?
+                .filter(|s| !s.is_empty())
+                .ok_or_else(|| {
+                    Error::validation("resolvedBy", "is required to resolve: who chose this atom")
+                })?;
+            let w = atoms::resolve(app, &id, v, &by, now).await?;
+            written(app, &w, format!("atom {id} is ACTIVE, chosen by {by}")).await
+        }
+        "evidence" => {
+            only(&["id", "sources"])?;
+            let id = a.req_id("id")?;
+            let s = sources(&a)?;
+            if s.is_empty() {
+                return Err(Error::validation(
+                    "sources",
+                    "is required for evidence: the references to add",
+                ));
+            }
+            let w = atoms::add_evidence(app, &id, &s, now).await?;
+            written(
+                app,
+                &w,
+                format!(
+                    "{} source(s) added to atom {id}: {}",
+                    w.references.len(),
+                    w.atom.status
+                ),
+            )
+            .await
+        }
+        _ => {
+            only(&["id", "kind", "to"])?;
+            let id = a.req_id("id")?;
+            let to = a.req_id("to")?;
+            let names: Vec<&'static str> = LINKABLE.iter().map(|k| k.as_wire()).collect();
+            let kind = a.req_choice("kind", &names)?;
+            let kind =
+                EdgeKind::parse(kind).map_err(|e| Error::validation("kind", e.to_string()))?;
+            let on = op == "link";
+            let (changed, actions) = atoms::link(app, &id, kind, &to, on, now).await?;
+            let msg = match (on, changed) {
+                (true, true) => format!("{id} {kind} {to} added"),
+                (true, false) => format!("{id} {kind} {to} was there already"),
+                (false, true) => format!("{id} {kind} {to} removed"),
+                (false, false) => format!("there was no {id} {kind} {to}"),
+            };
+            Ok(Reply::new(
+                msg,
+                json!({ "changed": changed, "actions": views::actions(&actions) }),
+            ))
+        }
+    }
+}
+
+async fn query_memory(app: &App, a: Args) -> Result<Reply> {
+    let op = a.req_choice("operation", &["recall", "get", "list"])?;
+    match op {
+        "get" => {
+            a.forbid(
+                &[
+                    "query",
+                    "about",
+                    "types",
+                    "status",
+                    "predicate",
+                    "key",
+                    "asOf",
+                    "validAt",
+                    "maxTokens",
+                    "minScore",
+                    "limit",
+                    "offset",
+                    "projectId",
+                ],
+                "to get",
+            )?;
+            let id = a.req_id("id")?;
+            let v = atoms::get(app, &id).await?;
+            let mut data = json!({
+                "atom": views::atom(&v.atom, v.version, &v.subjects),
+                "strength": v.strength.as_str(),
+                "evidence": v.evidence.iter().map(views::reference).collect::<Vec<_>>(),
+                "edges": v.edges.iter().map(|e| views::edge(e, &v.subjects)).collect::<Vec<_>>(),
+                "history": v.history.iter().map(|(h, ver)| Value::Object(views::atom_brief(h, *ver, &v.subjects))).collect::<Vec<_>>(),
+                "onKey": v.on_key.iter().map(|(h, ver)| Value::Object(views::atom_brief(h, *ver, &v.subjects))).collect::<Vec<_>>(),
+            });
+            if let Some(r) = &v.status_reason {
+                data["atom"]["statusReason"] = json!(r);
+            }
+            Ok(Reply::new(
+                format!("{} {} ({})", v.atom.atom_type(), id, v.atom.status),
+                data,
+            ))
+        }
+        "list" => {
+            a.forbid(
+                &[
+                    "query",
+                    "asOf",
+                    "validAt",
+                    "maxTokens",
+                    "minScore",
+                    "projectId",
+                    "id",
+                ],
+                "to list",
+            )?;
+            let (limit, offset) = a.page(20)?;
+            let q = ListQuery {
+                statuses: status_list(&a, "status")?,
+                types: type_list(&a)?,
+                about: a.list("about")?.unwrap_or_default(),
+                predicate: a.str("predicate", 256)?.filter(|s| !s.is_empty()),
+                claim_key: a.str("key", 1024)?.filter(|s| !s.is_empty()),
+                include_history: a.bool("includeHistory")?.unwrap_or(false),
+                limit,
+                offset,
+            };
+            let p = atoms::list(app, q).await?;
+            let n = p.items.len() as i64;
+            let items: Vec<Value> = p
+                .items
+                .iter()
+                .map(|(x, v)| Value::Object(views::atom_brief(x, *v, &p.subjects)))
+                .collect();
+            Ok(Reply::new(
+                format!("{n} of {} atom(s)", p.total),
+                json!({ "items": items, "total": p.total, "limit": limit, "offset": offset, "hasMore": offset + n < p.total }),
+            ))
+        }
+        _ => {
+            a.forbid(&["id", "status", "predicate", "key", "offset"], "to recall")?;
+            let r = RecallReq {
+                query: a.str("query", QUERY_MAX)?.filter(|s| !s.is_empty()),
+                about: a.list("about")?.unwrap_or_default(),
+                types: type_list(&a)?,
+                project: a.id("projectId")?,
+                as_of: time_arg(&a, "asOf")?,
+                valid_at: time_arg(&a, "validAt")?,
+                include_history: a.bool("includeHistory")?.unwrap_or(false),
+                max_tokens: a.int("maxTokens", 1, 10_000_000)?.map(|n| n as usize),
+                limit: a.int("limit", 1, 500)?.unwrap_or(20) as usize,
+                min_score: a
+                    .num("minScore", -1.0, 1.0)?
+                    .map_or(mrecall::DEFAULT_MIN_SCORE, |v| v as f32),
+                now: now(&a)?,
+            };
+            let out = mrecall::recall(app, r).await?;
+            Ok(Reply::new(recall_message(&out), recalled(&out)))
+        }
+    }
+}
+
+fn recall_message(r: &mrecall::Recalled) -> String {
+    let mut m = format!("{} atom(s), {} tokens", r.hits.len(), r.tokens);
+    if r.left_out > 0 {
+        m.push_str(&format!("; {} more left out", r.left_out));
+    }
+    m
+}
+
+/// A recall's answer as JSON.
+pub fn recalled(r: &mrecall::Recalled) -> Value {
+    let atoms: Vec<Value> = r
+        .hits
+        .iter()
+        .map(|h| {
+            let mut m = views::atom_brief(&h.atom, h.version, &r.subjects);
+            m.insert("scope".into(), json!(views::scope(h.scope)));
+            m.insert("score".into(), json!((h.score * 1000.0).round() / 1000.0));
+            m.insert("evidence".into(), json!(h.strength.as_str()));
+            Value::Object(m)
+        })
+        .collect();
+    let mut v = json!({ "atoms": atoms, "tokens": r.tokens, "leftOut": r.left_out });
+    if let Some(s) = &r.asker {
+        v["project"] = views::subject_brief(s);
+    }
+    if let Some(n) = &r.note {
+        v["note"] = json!(n);
+    }
+    if !r.usage.is_empty() {
+        v["derivedFacts"] = Value::Array(r.usage.iter().map(views::usage).collect());
+    }
+    if let Some(e) = r.embedder {
+        v["embedder"] = json!(e);
+    }
+    v
+}
+
+fn subject_ref_id(a: &Args, k: &str) -> Result<String> {
+    let s = a.req_str(k, NAME_MAX + 16)?;
+    if crate::service::memory::SubjectRef::parse(&s).is_none() {
+        return Err(Error::validation(
+            k,
+            format!("'{s}' is neither a subject id nor Kind:name (Lib:zod)"),
+        ));
+    }
+    Ok(s)
+}
+
+async fn subject_arg(app: &App, a: &Args, k: &str) -> Result<String> {
+    let raw = subject_ref_id(a, k)?;
+    subjects::find(app, &raw).await
+}
+
+async fn manage_subject(app: &App, a: Args) -> Result<Reply> {
+    let ops = [
+        "create", "update", "alias", "merge", "uses", "unuse", "get", "list",
+    ];
+    let op = a.req_choice("operation", &ops)?;
+    let now = now(&a)?;
+    match op {
+        "create" => {
+            a.forbid(
+                &[
+                    "id",
+                    "version",
+                    "into",
+                    "target",
+                    "kind",
+                    "query",
+                    "minProjects",
+                ],
+                "to create",
+            )?;
+            let s = a.object("subject")?.ok_or_else(|| {
+                Error::validation("subject", "is required to create: {kind, name, …}")
+            })?;
+            let mut fields = views::fields(&s);
+            if let Some(al) = a.list("aliases")? {
+                fields.push((
+                    "aliases".into(),
+                    crate::domain::memory::raw::Raw::texts(&al),
+                ));
+            }
+            let c = subjects::create(app, fields, now).await?;
+            let msg = if c.created {
+                format!("{} {} created", c.subject.kind, c.subject.name)
+            } else {
+                format!("{} {} exists: answered it", c.subject.kind, c.subject.name)
+            };
+            let mut data =
+                json!({ "subject": views::subject(&c.subject, c.version), "created": c.created });
+            if !c.added_aliases.is_empty() {
+                data["addedAliases"] = json!(c.added_aliases);
+            }
+            if !c.also_created.is_empty() {
+                data["createdSubjects"] =
+                    Value::Array(c.also_created.iter().map(views::subject_brief).collect());
+            }
+            Ok(Reply::new(msg, data))
+        }
+        "update" => {
+            a.forbid(
+                &["into", "target", "kind", "query", "minProjects"],
+                "to update",
+            )?;
+            let id = subject_arg(app, &a, "id").await?;
+            let v = a.req_version("to update")?;
+            let mut fields = a
+                .object("subject")?
+                .map(|m| views::fields(&m))
+                .unwrap_or_default();
+            if let Some(al) = a.list("aliases")? {
+                fields.push((
+                    "aliases".into(),
+                    crate::domain::memory::raw::Raw::texts(&al),
+                ));
+            }
+            if fields.is_empty() {
+                return Err(Error::validation(
+                    "subject",
+                    "update changes nothing: send subject fields or aliases",
+                ));
+            }
+            let (s, v) = subjects::update(app, &id, v, fields, now).await?;
+            Ok(Reply::new(
+                format!("subject {id} updated to version {v}"),
+                json!({ "subject": views::subject(&s, v) }),
+            ))
+        }
+        "alias" => {
+            a.forbid(
+                &["subject", "into", "target", "kind", "query", "minProjects"],
+                "to alias",
+            )?;
+            let id = subject_arg(app, &a, "id").await?;
+            let v = a.req_version("to alias")?;
+            let names = a.list("aliases")?.unwrap_or_default();
+            if names.is_empty() {
+                return Err(Error::validation(
+                    "aliases",
+                    "is required: the names to add",
+                ));
+            }
+            let r = subjects::alias(app, &id, v, &names, now).await?;
+            let mut data = json!({ "subject": views::subject(&r.subject, r.version) });
+            let mut msg = format!("subject {id} has {} alias(es)", r.subject.aliases.len());
+            if !r.same_name_as.is_empty() {
+                data["sameNameAs"] =
+                    Value::Array(r.same_name_as.iter().map(views::subject_brief).collect());
+                msg.push_str(&format!(
+                    "; {} other subject(s) share a name now: curate_memory run merges them (or merge)",
+                    r.same_name_as.len()
+                ));
+            }
+            Ok(Reply::new(msg, data))
+        }
+        "merge" => {
+            a.forbid(
+                &[
+                    "subject",
+                    "aliases",
+                    "target",
+                    "kind",
+                    "query",
+                    "minProjects",
+                ],
+                "to merge",
+            )?;
+            let id = subject_arg(app, &a, "id").await?;
+            let v = a.req_version("to merge")?;
+            let into = subject_arg(app, &a, "into").await?;
+            let m = subjects::merge(app, &id, v, &into, now).await?;
+            Ok(Reply::new(
+                format!(
+                    "subject {id} merged into {into}: {} action(s)",
+                    m.actions.len()
+                ),
+                json!({ "subject": views::subject(&m.into, m.version), "actions": views::actions(&m.actions) }),
+            ))
+        }
+        "uses" | "unuse" => {
+            a.forbid(
+                &[
+                    "subject",
+                    "aliases",
+                    "into",
+                    "version",
+                    "kind",
+                    "query",
+                    "minProjects",
+                ],
+                &format!("to {op}"),
+            )?;
+            let (raw_id, raw_target) = (subject_ref_id(&a, "id")?, subject_ref_id(&a, "target")?);
+            let id = subjects::find(app, &raw_id).await?;
+            let target = subjects::find(app, &raw_target).await?;
+            let on = op == "uses";
+            let changed = subjects::uses(app, &id, &target, on, now).await?;
+            let msg = match (on, changed) {
+                (true, true) => format!("{id} USES {target}"),
+                (true, false) => format!("{id} USES {target} already"),
+                (false, true) => format!("{id} no longer USES {target}"),
+                (false, false) => format!("{id} did not use {target}"),
+            };
+            Ok(Reply::new(msg, json!({ "changed": changed })))
+        }
+        "get" => {
+            a.forbid(
+                &[
+                    "subject",
+                    "aliases",
+                    "into",
+                    "target",
+                    "version",
+                    "kind",
+                    "query",
+                    "minProjects",
+                ],
+                "to get",
+            )?;
+            let id = subject_arg(app, &a, "id").await?;
+            let g = subjects::get(app, &id).await?;
+            let mut data = json!({
+                "subject": views::subject(&g.subject, g.version),
+                "uses": g.uses.iter().map(views::subject_brief).collect::<Vec<_>>(),
+                "usedBy": g.used_by.iter().map(views::subject_brief).collect::<Vec<_>>(),
+                "derivedFacts": g.usage.iter().map(views::usage).collect::<Vec<_>>(),
+                "atoms": crate::mcp::json::counts(&g.atom_counts),
+            });
+            if let Some(s) = &g.survivor {
+                data["survivor"] = views::subject_brief(s);
+            }
+            Ok(Reply::new(
+                format!("{} {}", g.subject.kind, g.subject.name),
+                data,
+            ))
+        }
+        _ => {
+            a.forbid(
+                &["id", "subject", "aliases", "into", "target", "version"],
+                "to list",
+            )?;
+            let (limit, offset) = a.page(20)?;
+            let kind = a
+                .str("kind", 32)?
+                .map(|k| {
+                    SubjectKind::parse(&k).map_err(|e| Error::validation("kind", e.to_string()))
+                })
+                .transpose()?;
+            let min = a.int("minProjects", 1, 1_000_000)?.map(|n| n as usize);
+            let p = subjects::list(
+                app,
+                kind,
+                a.str("query", QUERY_MAX)?.as_deref(),
+                min,
+                limit,
+                offset,
+            )
+            .await?;
+            let n = p.items.len() as i64;
+            let items: Vec<Value> = p
+                .items
+                .iter()
+                .map(|(s, v, f)| {
+                    let mut x = views::subject(s, *v);
+                    if let Some(f) = f {
+                        x["derivedFacts"] = json!([views::usage(f)]);
+                    }
+                    x
+                })
+                .collect();
+            Ok(Reply::new(
+                format!("{n} of {} subject(s)", p.total),
+                json!({ "items": items, "total": p.total, "limit": limit, "offset": offset, "hasMore": offset + n < p.total }),
+            ))
+        }
+    }
+}
+
+async fn curate_memory(app: &App, a: Args) -> Result<Reply> {
+    let op = a.req_choice("operation", &["plan", "run", "queue"])?;
+    let now = now(&a)?;
+    let (limit, offset) = (
+        a.int("limit", 0, 100_000)?.unwrap_or(50),
+        a.int("offset", 0, i64::from(i32::MAX))?.unwrap_or(0),
+    );
+    match op {
+        "queue" => {
+            a.forbid(&["fingerprint"], "to queue")?;
+            let within = a.int("withinDays", 0, 3650)?.unwrap_or(7);
+            let q = curator::queue(app, now, within, limit.max(1), offset).await?;
+            let n = q.items.len() as i64;
+            let ids: Vec<_> = q
+                .items
+                .iter()
+                .flat_map(|(x, _, _)| x.about.into_iter().chain(x.context.subject()))
+                .collect();
+            let names = subjects::names(app, &ids).await?;
+            let items: Vec<Value> = q
+                .items
+                .iter()
+                .map(|(x, v, why)| {
+                    let mut m = views::atom_brief(x, *v, &names);
+                    if let Some(w) = why {
+                        m.insert("statusReason".into(), json!(w));
+                    }
+                    Value::Object(m)
+                })
+                .collect();
+            Ok(Reply::new(
+                format!("{n} of {} atom(s) need attention", q.total),
+                json!({ "items": items, "total": q.total, "limit": limit, "offset": offset, "hasMore": offset + n < q.total }),
+            ))
+        }
+        _ => {
+            a.forbid(&["withinDays"], &format!("to {op}"))?;
+            let run = op == "run";
+            if !run {
+                a.forbid(&["fingerprint"], "to plan")?;
+            }
+            let fp = a.str("fingerprint", 64)?.filter(|s| !s.is_empty());
+            let p = curator::pass(app, now, run, fp.as_deref()).await?;
+            let total = p.actions.len();
+            let shown: Vec<Value> = p
+                .actions
+                .iter()
+                .skip(offset as usize)
+                .take(limit as usize)
+                .map(views::action)
+                .collect();
+            let mut summary = serde_json::Map::new();
+            for (k, n) in &p.summary {
+                summary.insert(k.as_str().into(), json!(n));
+            }
+            let verb = if run { "performed" } else { "would take" };
+            Ok(Reply::new(
+                format!(
+                    "the curator {verb} {total} action(s) over {} atoms",
+                    p.atoms
+                ),
+                json!({
+                    "written": p.written,
+                    "fingerprint": p.fingerprint,
+                    "summary": summary,
+                    "total": total,
+                    "actions": shown,
+                    "offset": offset,
+                    "hasMore": (offset as usize) + shown.len() < total,
+                    "looked": { "atoms": p.atoms, "subjects": p.subjects, "edges": p.edges },
+                    "ms": { "load": p.timings.0, "plan": p.timings.1, "write": p.timings.2 },
+                }),
+            ))
+        }
+    }
+}
+
+fn diary_filter(a: &Args) -> Result<DiaryFilter> {
+    Ok(DiaryFilter {
+        session: a.str("session", NAME_MAX)?.filter(|s| !s.is_empty()),
+        task_id: a.id("taskId")?,
+        project_id: a.id("projectId")?,
+        since: time_arg(a, "since")?.map(crate::service::memory::stamp),
+    })
+}
+
+async fn manage_diary(app: &App, a: Args) -> Result<Reply> {
+    let op = a.req_choice("operation", &["write", "list", "reflect", "ingest"])?;
+    let now = now(&a)?;
+    let parts = ["accomplishments", "decisions", "challenges", "learnings"];
+    match op {
+        "write" => {
+            a.forbid(&["ids", "since", "rules", "limit", "offset"], "to write")?;
+            let mut fields = Vec::new();
+            if let Some(s) = a.str("session", NAME_MAX * 4)? {
+                fields.push((
+                    "session".to_string(),
+                    crate::domain::memory::raw::Raw::Text(s),
+                ));
+            }
+            for p in parts {
+                if let Some(l) = a.list(p)? {
+                    fields.push((p.to_string(), crate::domain::memory::raw::Raw::texts(&l)));
+                }
+            }
+            let e = diary::write(app, fields, a.id("taskId")?, a.id("projectId")?, now).await?;
+            Ok(Reply::new(
+                format!("diary entry {} written", e.entry.id),
+                json!({ "entry": views::entry(&e) }),
+            ))
+        }
+        "list" => {
+            a.forbid(&["ids", "rules"], "to list")?;
+            a.forbid(&parts, "to list")?;
+            let (limit, offset) = a.page(20)?;
+            let (items, total) = diary::list(app, diary_filter(&a)?, limit, offset).await?;
+            let n = items.len() as i64;
+            Ok(Reply::new(
+                format!("{n} of {total} diary entries"),
+                json!({ "items": items.iter().map(views::entry).collect::<Vec<_>>(), "total": total, "limit": limit,
+                        "offset": offset, "hasMore": offset + n < total }),
+            ))
+        }
+        "reflect" => {
+            a.forbid(&["rules", "offset"], "to reflect")?;
+            a.forbid(&parts, "to reflect")?;
+            let ids = a.ids("ids", 200)?.unwrap_or_default();
+            let limit = a.int("limit", 1, 200)?.unwrap_or(10);
+            let entries = diary::chosen(app, &ids, diary_filter(&a)?, limit).await?;
+            if entries.is_empty() {
+                return Err(Error::not_found(
+                    "diary entry",
+                    "matching the filter (write entries with manage_diary write before reflecting)",
+                ));
+            }
+            Ok(Reply::new(
+                format!(
+                    "reflection prompt over {} entries: answer it, then ingest the rules",
+                    entries.len()
+                ),
+                json!({ "prompt": diary::prompt(&entries), "entryIds": entries.iter().map(|e| e.entry.id.to_string()).collect::<Vec<_>>() }),
+            ))
+        }
+        _ => {
+            a.forbid(
+                &["ids", "since", "session", "taskId", "limit", "offset"],
+                "to ingest",
+            )?;
+            a.forbid(&parts, "to ingest")?;
+            let text = a
+                .raw_str("rules", STRING_MAX)?
+                .filter(|s| !s.trim().is_empty())
+                .ok_or_else(|| {
+                    Error::validation(
+                        "rules",
+                        "is required: the JSON array of rules the reflection prompt asked for",
+                    )
+                })?;
+            let project = a.id("projectId")?;
+            let r = diary::ingest(app, &text, project.as_deref(), now).await?;
+            let mut counts = std::collections::BTreeMap::<&str, usize>::new();
+            let rules: Vec<Value> = r
+                .rules
+                .iter()
+                .enumerate()
+                .map(|(i, x)| {
+                    let (verdict, mut v) = match x {
+                        Ingested::Invalid(errs) => ("invalid", json!({ "errors": errs.iter().map(|e| e.to_string()).collect::<Vec<_>>() })),
+                        Ingested::Refused(why) => ("refused", json!({ "reason": why })),
+                        Ingested::Duplicate { of, by } => {
+                            let by = match by {
+                                crate::domain::memory::reflection::SameBy::Statement => json!("statement"),
+                                crate::domain::memory::reflection::SameBy::Cosine(c) => json!({ "cosine": c }),
+                            };
+                            ("duplicate", json!({ "of": of.to_string(), "by": by }))
+                        }
+                        Ingested::DuplicateInBatch { of, atom } => {
+                            ("duplicate", json!({ "ofRule": of, "of": atom.map(|a| a.to_string()) }))
+                        }
+                        Ingested::Contradicts { atom, contradicts } => (
+                            "contradicts",
+                            json!({ "atomId": atom.to_string(), "contradicts": contradicts.iter().map(|c| c.to_string()).collect::<Vec<_>>() }),
+                        ),
+                        Ingested::Drafted(atom) => ("drafted", json!({ "atomId": atom.to_string() })),
+                    };
+                    *counts.entry(verdict).or_insert(0) += 1;
+                    v["index"] = json!(i);
+                    v["verdict"] = json!(verdict);
+                    v
+                })
+                .collect();
+            let summary: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+            Ok(Reply::new(
+                format!("{} rule(s): {}", r.rules.len(), summary.join(", ")),
+                json!({ "rules": rules, "embedder": r.embedder }),
+            ))
+        }
+    }
+}
+
+/// `includeMemory` on a task get: the ACTIVE atoms relevant to the task.
+pub async fn task_memory(app: &App, task: &Item) -> Result<Value> {
+    let m = mrecall::for_task(
+        app,
+        task,
+        mrecall::TASK_MEMORY_TOKENS,
+        OffsetDateTime::now_utc(),
+    )
+    .await?;
+    let mut v = recalled(&m.recalled);
+    v["maxTokens"] = json!(mrecall::TASK_MEMORY_TOKENS);
+    v["namedSubjects"] = Value::Array(m.named.iter().map(views::subject_brief).collect());
+    Ok(v)
+}
+
+/// `memoryHints` on an advance that closes a task: a diary entry to write, and the
+/// atoms about what the task touched, with the versions a validation needs.
+pub async fn closing_hints(app: &App, task: &Item) -> Result<Option<Value>> {
+    if task.kind != ItemKind::Task || task.status != Status::Closed {
+        return Ok(None);
+    }
+    let m = mrecall::for_task(app, task, 400, OffsetDateTime::now_utc()).await?;
+    let mut v = json!({
+        "message": "Task completed. Consider a diary entry, and remembering what you learned.",
+        "suggestedActions": [
+            "manage_diary write: accomplishments, decisions, challenges, learnings of this task (taskId)",
+            "manage_memory remember: facts, decisions and rules you learned, with sources",
+            "manage_memory validate: atoms below you confirmed still hold"
+        ],
+        "diaryEntry": { "operation": "write", "taskId": task.id, "session": task.name },
+    });
+    if !m.recalled.hits.is_empty() {
+        v["atoms"] = Value::Array(
+            m.recalled
+                .hits
+                .iter()
+                .map(|h| json!({ "id": h.atom.id.to_string(), "statement": h.atom.statement, "status": h.atom.status.as_wire(), "version": h.version }))
+                .collect(),
+        );
+    }
+    Ok(Some(v))
+}
+
+/// The reflection prompt (`cairn-reflection`): the spec's instruction with the
+/// entries named by `ids` (comma-separated), or the newest `limit` of `session`.
+pub async fn reflection_prompt(
+    app: &App,
+    ids: Option<&str>,
+    session: Option<&str>,
+    limit: Option<&str>,
+) -> Result<String> {
+    let ids: Vec<String> = match ids {
+        Some(s) => s
+            .split(',')
+            .map(str::trim)
+            .filter(|x| !x.is_empty())
+            .map(|x| crate::domain::id::parse("ids", x))
+            .collect::<Result<_>>()?,
+        None => vec![],
+    };
+    let limit = match limit {
+        Some(l) => l
+            .trim()
+            .parse::<i64>()
+            .ok()
+            .filter(|n| (1..=200).contains(n))
+            .ok_or_else(|| Error::validation("limit", "must be a whole number from 1 to 200"))?,
+        None => 10,
+    };
+    let f = DiaryFilter {
+        session: session.map(str::to_string).filter(|s| !s.is_empty()),
+        ..Default::default()
+    };
+    let entries = diary::chosen(app, &ids, f, limit).await?;
+    if entries.is_empty() {
+        return Err(Error::not_found(
+            "diary entry",
+            "matching the filter (write entries with manage_diary write before reflecting)",
+        ));
+    }
+    Ok(diary::prompt(&entries))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_collision_rule_is_quoted_word_for_word() {
+        assert!(super::rule_is_quoted());
+    }
+
+    /// The README's review-and-decay and evidence tables are the core's, rendered.
+    #[test]
+    fn the_readme_tables_are_the_cores() {
+        let readme = include_str!("../../../README.md");
+        for table in [
+            crate::domain::memory::decay::markdown_table(),
+            crate::domain::memory::evidence::markdown_table(),
+        ] {
+            assert!(
+                readme.contains(&table),
+                "README.md lacks the table:\n{table}"
+            );
+        }
+    }
+}
