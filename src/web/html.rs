@@ -102,7 +102,11 @@ pub fn layout(nonce: &str, title: &str, project: Option<(&str, &[NavItem])>, bod
                 nav,
                 "<a href=\"{}\"{}>{}</a>",
                 esc(&i.href),
-                if i.current { " aria-current=\"page\"" } else { "" },
+                if i.current {
+                    " aria-current=\"page\""
+                } else {
+                    ""
+                },
                 esc(i.label)
             );
         }
@@ -132,11 +136,19 @@ pub fn pager(base: &str, param: &str, offset: i64, limit: i64, shown: usize, tot
     );
     if offset > 0 {
         let prev = (offset - limit).max(0);
-        let _ = write!(s, " <a href=\"{}\">previous</a>", esc(&format!("{base}{sep}{param}={prev}")));
+        let _ = write!(
+            s,
+            " <a href=\"{}\">previous</a>",
+            esc(&format!("{base}{sep}{param}={prev}"))
+        );
     }
     if offset + (shown as i64) < total {
         let next = offset + limit;
-        let _ = write!(s, " <a href=\"{}\">next</a>", esc(&format!("{base}{sep}{param}={next}")));
+        let _ = write!(
+            s,
+            " <a href=\"{}\">next</a>",
+            esc(&format!("{base}{sep}{param}={next}"))
+        );
     }
     s.push_str("</p>");
     s
@@ -161,7 +173,7 @@ pre{white-space:pre-wrap;word-break:break-word;background:#fff;border:1px solid 
 table{border-collapse:collapse;width:100%;background:#fff}th,td{border:1px solid var(--bd);padding:.3rem .45rem;text-align:left;vertical-align:top}th{background:#f1f2f4;font-size:12px}
 .glob{background:#f1f2f4;border-radius:3px;padding:0 .25rem;margin-right:.25rem;white-space:nowrap}
 .mut{color:var(--mut)}.pager{color:var(--mut)}.pager a{margin-left:.5rem}.err{color:var(--warn);font-weight:600}
-form.box{background:#fff;border:1px solid var(--bd);border-radius:6px;padding:.7rem;margin:.5rem 0 1rem}
+.box{background:#fff;border:1px solid var(--bd);border-radius:6px;padding:.7rem;margin:.5rem 0 1rem}
 textarea,input[type=text],select{font:inherit;padding:.3rem;border:1px solid var(--bd);border-radius:4px}textarea{width:100%;min-height:4.5rem}
 button{font:inherit;padding:.3rem .8rem;border-radius:4px;border:1px solid var(--acc);background:var(--acc);color:#fff;cursor:pointer}
 .tree ul{list-style:none;padding-left:1.1rem;margin:.1rem 0}.tree>ul{padding-left:0}.scope{font-size:11px;color:var(--mut);margin-right:.3rem}
@@ -205,7 +217,10 @@ mod tests {
     fn query_values_round_trip() {
         let v = "src/a b.rs\n&x=<y>é";
         let q = format!("paths={}&k", enc(v));
-        assert_eq!(parse_query(&q), vec![("paths".into(), v.into()), ("k".into(), "".into())]);
+        assert_eq!(
+            parse_query(&q),
+            vec![("paths".into(), v.into()), ("k".into(), "".into())]
+        );
         assert_eq!(parse_query("a=1+2%2"), vec![("a".into(), "1 2%2".into())]);
         assert_eq!(parse_query("a=%zz%4"), vec![("a".into(), "%zz%4".into())]);
     }

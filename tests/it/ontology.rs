@@ -15,7 +15,7 @@ use crate::code::Repo;
 use crate::harness::{Cairn, TempDir};
 
 /// The fixture's pages, by file name.
-fn fixture_pages() -> Vec<(String, String)> {
+pub(crate) fn fixture_pages() -> Vec<(String, String)> {
     let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/ontology/pages");
     let mut v: Vec<(String, String)> = std::fs::read_dir(dir)
         .unwrap()
@@ -127,7 +127,7 @@ fn agent() -> Value {
     json!({"agentType": "coder", "agentId": "agent-7", "taskDescription": "The task needs a class for Swin.", "confidence": 0.8})
 }
 
-fn swin() -> Value {
+pub(crate) fn swin() -> Value {
     json!({
         "operation": "create",
         "agentContext": agent(),

@@ -2,13 +2,14 @@
 //!
 //! Every view reads through `service` (never SQL), shows long lists a page at a time
 //! ([`PAGE`] rows), and escapes everything it prints (`html::esc`). A view is a row
-//! of [`VIEWS`] plus an arm of [`view`]: the toolsets that have none yet (the ontology
-//! classes, the memory atoms) add theirs there, and the navigation shows a view only
-//! when its toolset is served.
+//! of [`VIEWS`] plus an arm of `project_view`; the navigation shows a view only when
+//! its toolset is served.
 
 mod board;
 mod code;
 mod knowledge;
+mod memory;
+mod ontology;
 
 use std::fmt::Write as _;
 
@@ -45,6 +46,16 @@ pub const VIEWS: &[View] = &[
         toolset: "code",
         slug: "code",
         label: "Code",
+    },
+    View {
+        toolset: "ontology",
+        slug: "ontology",
+        label: "Ontology",
+    },
+    View {
+        toolset: "memory",
+        slug: "memory",
+        label: "Memory",
     },
 ];
 
@@ -90,7 +101,11 @@ impl Req<'_> {
 
 /// Renders the page at `path` (the query already parsed into `req`).
 pub async fn render(req: &Req<'_>, path: &str) -> Answer {
-    let segs: Vec<&str> = path.trim_matches('/').split('/').filter(|s| !s.is_empty()).collect();
+    let segs: Vec<&str> = path
+        .trim_matches('/')
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .collect();
     let out = match segs.as_slice() {
         [] => projects(req).await,
         ["p", id] => match req.served().next() {
@@ -105,7 +120,9 @@ pub async fn render(req: &Req<'_>, path: &str) -> Answer {
     };
     match out {
         Ok((title, project, body)) => {
-            let nav = project.as_ref().map(|(name, items)| (name.as_str(), items.as_slice()));
+            let nav = project
+                .as_ref()
+                .map(|(name, items)| (name.as_str(), items.as_slice()));
             Answer::Html(StatusCode::OK, layout(req.nonce, &title, nav, &body))
         }
         Err(e) => {
@@ -143,7 +160,8 @@ async fn projects(req: &Req<'_>) -> crate::error::Result<Rendered> {
         limit: PAGE,
         offset,
     };
-    let Rows::Projects(rows, total) = containers::search(req.app, crate::domain::ContainerType::Project, &q).await?
+    let Rows::Projects(rows, total) =
+        containers::search(req.app, crate::domain::ContainerType::Project, &q).await?
     else {
         return Err(Error::Internal("a project search answered items".into()));
     };
@@ -198,6 +216,8 @@ async fn project_view(req: &Req<'_>, id: &str, slug: &str) -> crate::error::Resu
         "board" => board::render(req, &project, &base).await?,
         "knowledge" => knowledge::render(req, &project, &base).await?,
         "code" => code::render(req, &project, &base).await?,
+        "ontology" => ontology::render(req, &project, &base).await?,
+        "memory" => memory::render(req, &project, &base).await?,
         other => {
             return Err(Error::Internal(format!("view {other} has no renderer")));
         }
