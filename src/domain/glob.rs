@@ -17,13 +17,13 @@ pub const MAX_PATTERN_LEN: usize = 512;
 /// Brace alternatives multiply; past this a pattern is refused as too broad to index.
 const MAX_EXPANSIONS: usize = 64;
 
-/// One brace-free alternative of a pattern: globset's glob, its matcher compiled on
-/// first use (a project's index holds many patterns and a lookup tries few), and the
-/// literal parts the index files it under.
+/// One brace-free alternative of a pattern: how it matches, and the literal parts the
+/// index files it under.
 #[derive(Debug, Clone)]
 struct Alt {
     /// The alternative as globset reads it.
     pattern: String,
+    shape: Shape,
     /// Built on first use; `None` only for a stored pattern globset refuses.
     matcher: OnceLock<Option<globset::GlobMatcher>>,
     /// Segments before the first one holding a wildcard.
@@ -32,17 +32,36 @@ struct Alt {
     stem: String,
 }
 
+/// The two shapes most atoms' patterns take are matched without globset: compiling a
+/// matcher costs about 50 µs, and the first context call over a project whose
+/// `src/x/**` patterns all lie under the asked paths compiled hundreds of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Shape {
+    /// No wildcard: the path itself (`Cargo.toml`).
+    Exact,
+    /// Literal directories then `**` (`src/pay/**`): anything under this prefix,
+    /// which ends with `/`.
+    Under(String),
+    /// Anything else, through globset.
+    Glob,
+}
+
 impl Alt {
     fn is_match(&self, path: &str) -> bool {
-        self.matcher
-            .get_or_init(|| {
-                builder(&self.pattern)
-                    .build()
-                    .ok()
-                    .map(|g| g.compile_matcher())
-            })
-            .as_ref()
-            .is_some_and(|m| m.is_match(path))
+        match &self.shape {
+            Shape::Exact => path == self.pattern,
+            Shape::Under(prefix) => path.starts_with(prefix.as_str()),
+            Shape::Glob => self
+                .matcher
+                .get_or_init(|| {
+                    builder(&self.pattern)
+                        .build()
+                        .ok()
+                        .map(|g| g.compile_matcher())
+                })
+                .as_ref()
+                .is_some_and(|m| m.is_match(path)),
+        }
     }
 }
 
@@ -245,8 +264,16 @@ fn compile(original: &str, t: &str, full: bool) -> Result<Alt, String> {
             .build()
             .map_err(|e| refused(original, e.kind()))?;
     }
+    let shape = if dirs.len() == segs.len() {
+        Shape::Exact
+    } else if dirs.len() + 1 == segs.len() && segs.last() == Some(&"**") && !dirs.is_empty() {
+        Shape::Under(format!("{}/", dirs.join("/")))
+    } else {
+        Shape::Glob
+    };
     Ok(Alt {
         pattern,
+        shape,
         matcher: OnceLock::new(),
         dirs,
         stem,
@@ -462,15 +489,53 @@ mod tests {
     use super::*;
 
     /// Whether `p` matches `path`, read both ways: validated on write, and as read
-    /// back from the store; the two must agree.
+    /// back from the store; the two must agree, and agree with globset's own reading
+    /// of every alternative (the exact and `dir/**` shapes skip it).
     fn m(p: &str, path: &str) -> bool {
-        let full = Glob::parse(p).unwrap().matches(path);
+        let g = Glob::parse(p).unwrap();
+        let full = g.matches(path);
         assert_eq!(
             Glob::parse_stored(p).unwrap().matches(path),
             full,
             "{p} {path}"
         );
+        let by_globset = g.alts.iter().any(|a| {
+            builder(&a.pattern)
+                .build()
+                .unwrap()
+                .compile_matcher()
+                .is_match(path)
+        });
+        assert_eq!(by_globset, full, "{p} {path}: the shortcut and globset differ");
         full
+    }
+
+    #[test]
+    fn exact_and_under_shapes_agree_with_globset() {
+        for (p, path) in [
+            ("Cargo.toml", "Cargo.toml"),
+            ("Cargo.toml", "Cargo.tomlx"),
+            ("Cargo.toml", "x/Cargo.toml"),
+            ("src/pay/**", "src/pay/a.rs"),
+            ("src/pay/**", "src/pay/x/y/a.rs"),
+            ("src/pay/**", "src/pay"),
+            ("src/pay/**", "src/payments/a.rs"),
+            ("src/pay/**", "src/pay/"),
+            ("src/", "src/a"),
+            ("src/", "src"),
+            ("./docs/a.md", "docs/a.md"),
+            ("src/{a,b}/**", "src/b/c"),
+            ("src/{a,b}/**", "src/c/d"),
+            ("a/b/**/**", "a/b/c"),
+            ("**", "anything/at/all"),
+            ("Ünïcode/**", "Ünïcode/ß"),
+        ] {
+            m(p, path);
+        }
+        let g = Glob::parse("src/pay/**").unwrap();
+        assert_eq!(g.alts[0].shape, Shape::Under("src/pay/".into()));
+        assert_eq!(Glob::parse("a.md").unwrap().alts[0].shape, Shape::Exact);
+        assert_eq!(Glob::parse("src/*.rs").unwrap().alts[0].shape, Shape::Glob);
     }
 
     #[test]

@@ -162,7 +162,21 @@ impl Args {
     /// error), wrong JSON types, unknown enum values, malformed ids and oversized
     /// strings are refused here, before any handler logic, naming the parameter.
     pub fn new(raw: Option<Map<String, Value>>, params: &[P]) -> Result<Args> {
-        let map = raw.unwrap_or_default();
+        let mut map = raw.unwrap_or_default();
+        // An object or a list of objects may come as a string holding it (clients
+        // that send every argument as text): read here, so every handler sees JSON.
+        for (k, v) in map.iter_mut() {
+            let Some(P(_, ty, _)) = params.iter().find(|p| p.0 == k) else { continue };
+            if let (Ty::Objects(_) | Ty::Object, Value::String(s)) = (ty, &*v) {
+                if s.len() <= BULK_MAX {
+                    match serde_json::from_str::<Value>(s) {
+                        Ok(parsed @ Value::Array(_)) if matches!(ty, Ty::Objects(_)) => *v = parsed,
+                        Ok(parsed @ Value::Object(_)) if matches!(ty, Ty::Object) => *v = parsed,
+                        _ => {}
+                    }
+                }
+            }
+        }
         for (k, v) in &map {
             let Some(P(_, ty, _)) = params.iter().find(|p| p.0 == k) else {
                 let known: Vec<&str> = params.iter().map(|p| p.0).collect();

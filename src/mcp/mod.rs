@@ -157,9 +157,10 @@ pub async fn dispatch(
         .unwrap_or_else(|| Err(Error::Internal(format!("tool {name} has no handler"))))
     };
     let out = AssertUnwindSafe(run).catch_unwind().await;
-    // A write of the code or graph toolsets may leave texts without vectors: the
-    // background embeds them once the server is idle (nothing unless it runs one).
-    if def.effect != Effect::ReadOnly && matches!(def.toolset, "code" | "graph") {
+    // A write of the code, graph, ontology or memory toolsets may leave texts without
+    // vectors (entities, atoms, classes a sync brought, statements): the background
+    // embeds them once the server is idle, so the next search need not wait.
+    if def.effect != Effect::ReadOnly && matches!(def.toolset, "code" | "graph" | "ontology" | "memory") {
         crate::service::embedding::schedule(app);
     }
     match out {

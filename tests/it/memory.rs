@@ -1349,3 +1349,76 @@ async fn hybrid_recall_finds_statements_by_meaning_and_words_within_a_budget() {
     assert!(r["tokens"].as_u64().unwrap() <= 30);
     c.stop().await;
 }
+
+/// A call's clock (`now`) may lag the one an atom was recorded with: retiring it
+/// then still leaves the atom believed from its recording to its retirement, never a
+/// retirement before it was known, and a superseded one the same.
+#[tokio::test]
+async fn a_lagging_clock_never_retires_an_atom_before_it_was_recorded() {
+    let c = Cairn::start().await;
+    let a = remember(
+        &c,
+        "2025-10-01T00:00:00Z",
+        json!({"type":"Fact","statement":"The queue holds 10,000 messages","about":"Service:queue","factKind":"observed"}),
+        json!([{"refType":"doc","uri":"docs/queue.md"}]),
+    )
+    .await;
+    let d = c
+        .ok("manage_memory", json!({"operation":"deprecate","id":a["atom"]["id"],"version":a["atom"]["version"],"now":"2025-01-01T00:00:00Z"}))
+        .await;
+    assert_eq!(d["atom"]["status"], "DEPRECATED", "{d:#}");
+    assert_eq!(d["atom"]["retiredAt"], d["atom"]["recordedAt"], "{d:#}");
+    // Supersession by a newcomer written with an earlier clock.
+    let old = remember(&c, "2025-10-01T00:00:00Z", assumption("4.2", "2025-09-01"), release("4.2")).await;
+    remember(&c, "2025-03-01T00:00:00Z", assumption("4.3", "2025-09-20"), release("4.3")).await;
+    let got = c.ok("query_memory", json!({"operation":"get","id":old["atom"]["id"]})).await;
+    assert_eq!(got["atom"]["status"], "SUPERSEDED", "{got:#}");
+    assert!(
+        s(&got["atom"]["retiredAt"]) >= s(&got["atom"]["recordedAt"]),
+        "{got:#}"
+    );
+    c.stop().await;
+}
+
+/// Clients that send every argument as text: the atom's fields and the sources may
+/// each come as a string holding their JSON.
+#[tokio::test]
+async fn an_atom_and_its_sources_may_come_as_json_text() {
+    let c = Cairn::start().await;
+    let atom = json!({"type":"Fact","statement":"Builds run on Debian 13","about":"Stack:ci","factKind":"observed"});
+    let r = c
+        .ok("manage_memory", json!({"operation":"remember","atom":atom.to_string(),
+                                     "sources":json!([{"refType":"doc","uri":"docs/ci.md"}]).to_string()}))
+        .await;
+    assert_eq!(r["atom"]["status"], "ACTIVE", "a doc-grade source was read: {r:#}");
+    let bad = c
+        .err("manage_memory", json!({"operation":"remember","atom":atom,"sources":"[1, 2"}), "VALIDATION_ERROR")
+        .await;
+    assert!(bad.to_string().contains("sources"), "{bad}");
+    c.stop().await;
+}
+
+/// A text recall that could not wait for vectors says how many statements it ranked
+/// by their words only, and still finds them by their words.
+#[tokio::test]
+async fn a_recall_before_the_vectors_exist_says_how_many_are_missing() {
+    let dir = TempDir::new();
+    let cfg = dir.path().join("config.toml");
+    std::fs::write(&cfg, "embed_wait_ms = 0\nembed_idle_ms = 3600000\n").unwrap();
+    let c = Cairn::on(&dir.path().join("m.db"), &["--config", cfg.to_str().unwrap()]).await;
+    for (i, what) in ["webhooks retry five times", "invoices are immutable", "payments settle nightly"].iter().enumerate() {
+        remember(
+            &c,
+            "2025-10-01T00:00:00Z",
+            json!({"type":"Fact","statement":format!("The billing service: {what}"),"predicate":format!("rule_{i}"),"value":"yes","about":"Service:billing","factKind":"observed"}),
+            json!([{"refType":"doc","uri":"docs/billing.md"}]),
+        )
+        .await;
+    }
+    let r = c
+        .ok("query_memory", json!({"operation":"recall","query":"webhooks retry","now":"2025-10-02T00:00:00Z"}))
+        .await;
+    assert_eq!(r["notEmbedded"], json!(3), "{r:#}");
+    assert!(r.to_string().contains("webhooks retry five times"), "found by its words: {r:#}");
+    c.stop().await;
+}

@@ -146,7 +146,7 @@ fn apply_change(s: &mut Snapshot, ix: &mut Index, c: &Change) {
             if let Some(a) = atom_mut(s, ix, *atom) {
                 a.status = *to;
                 if to.is_retired() && a.retired_at.is_none() {
-                    a.retired_at = Some(*at);
+                    a.retired_at = Some((*at).max(a.recorded_at));
                 }
             }
         }

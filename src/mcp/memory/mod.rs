@@ -18,11 +18,10 @@ use crate::mcp::args::{Args, NAME_MAX, QUERY_MAX, STRING_MAX, SUMMARY_MAX};
 use crate::mcp::envelope::Reply;
 use crate::mcp::schema::{Effect, ToolDef, Ty, P};
 use crate::service::memory::atoms::{self, Kept, ListQuery, Remember, Source, LINKABLE};
-use crate::service::memory::diary::{self, Ingested};
+use crate::service::memory::diary::{self, DiaryFilter, Ingested};
 use crate::service::memory::recall::{self as mrecall, RecallReq};
 use crate::service::memory::{curator, subjects};
 use crate::service::App;
-use crate::store::memory::DiaryFilter;
 
 /// The clock of one call (ISO 8601), for simulations and tests; the name says enough.
 const NOW: P = P("now", Ty::Str, "");
@@ -558,6 +557,10 @@ pub fn recalled(r: &mrecall::Recalled) -> Value {
     }
     if !r.usage.is_empty() {
         v["derivedFacts"] = Value::Array(r.usage.iter().map(views::usage).collect());
+    }
+    if r.not_embedded > 0 {
+        // Said, so an agent knows the ranking may miss what was just remembered.
+        v["notEmbedded"] = json!(r.not_embedded);
     }
     if let Some(e) = r.embedder {
         v["embedder"] = json!(e);

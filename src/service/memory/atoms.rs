@@ -610,7 +610,9 @@ pub async fn retire(
     }
     let mut ch = AtomChange {
         status: Some((a.status.as_wire().into(), to.as_wire().into())),
-        retired_at: Some(stamp(now)),
+        // Never before it was recorded, whatever clock the call gave: `asOf` reads
+        // the two as an interval.
+        retired_at: Some(stamp(now.max(a.recorded_at))),
         status_reason: Some(
             reason.or_else(|| Some(format!("{} by hand", to.as_wire().to_lowercase()))),
         ),

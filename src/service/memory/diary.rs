@@ -24,7 +24,11 @@ use crate::domain::memory::validate;
 use crate::domain::memory::wire::{format_time, parse_time};
 use crate::error::{Error, Result};
 use crate::service::App;
-use crate::store::memory::{self as store, AtomFilter, DiaryFilter, DiaryRow, ReferenceRow};
+use crate::store::memory::{self as store, AtomFilter, DiaryRow, ReferenceRow};
+
+/// Which diary entries to list: by session, task, project, and since when. The
+/// store's filter, named here so that `mcp` reaches it through the service.
+pub use crate::store::memory::DiaryFilter;
 use crate::store::Conn;
 
 use super::{

@@ -814,10 +814,13 @@ impl<'a> Writer<'a> {
                 self.writes += 1;
             }
             Change::SetStatus { atom, from, to, at } => {
+                // Never retired before it was recorded (a call's clock may lag).
+                let mut at = *at;
                 if let Some(m) = self.atoms.get_mut(atom) {
                     m.status = *to;
+                    at = at.max(m.recorded_at);
                     if to.is_retired() && m.retired_at.is_none() {
-                        m.retired_at = Some(*at);
+                        m.retired_at = Some(at);
                     }
                 }
                 if self.pending == Some(*atom) {
@@ -826,7 +829,7 @@ impl<'a> Writer<'a> {
                     self.queue(Batch::Status {
                         from: *from,
                         to: *to,
-                        at: to.is_retired().then(|| stamp(*at)),
+                        at: to.is_retired().then(|| stamp(at)),
                         rows: vec![(atom.to_string(), reason.to_string())],
                     })
                     .await?;

@@ -82,6 +82,9 @@ pub struct Recalled {
     pub embedder: Option<&'static str>,
     /// More candidates matched than were ranked.
     pub capped: bool,
+    /// Statements without a vector yet when a text query ranked (matched by their
+    /// words only until the background embeds them).
+    pub not_embedded: u64,
     pub subjects: HashMap<SubjectId, (SubjectKind, String)>,
 }
 
@@ -172,6 +175,7 @@ pub async fn recall(app: &App, r: RecallReq) -> Result<Recalled> {
     let mut relevance: HashMap<String, f64> = HashMap::new();
     let mut embedder = None;
     let mut capped = false;
+    let mut not_embedded = 0;
     let rows = match r.query.as_deref().filter(|q| !q.trim().is_empty()) {
         None => {
             let rows = store::candidates(&mut c, &filter, CANDIDATES_MAX + 1).await?;
@@ -194,6 +198,7 @@ pub async fn recall(app: &App, r: RecallReq) -> Result<Recalled> {
                 None
             };
             let snap = semantic::snapshot(app, TENANT).await?;
+            not_embedded = snap.not_embedded;
             let qv = semantic::embed_query(app, q).await?;
             embedder = Some(qv.embedder);
             let keep = |id: &str| allowed.as_ref().is_none_or(|a| a.contains(id));
@@ -292,6 +297,7 @@ pub async fn recall(app: &App, r: RecallReq) -> Result<Recalled> {
         usage,
         embedder,
         capped,
+        not_embedded,
         subjects,
     })
 }
@@ -448,6 +454,7 @@ pub async fn for_task(
             usage: vec![],
             embedder: None,
             capped: false,
+            not_embedded: 0,
             subjects,
         },
         named,
