@@ -67,7 +67,6 @@ impl Kinds {
     async fn timed(&mut self, c: &Client, kind: &str, tool: &str, args: Value) -> Value {
         let t = Instant::now();
         let v = call(c, tool, args).await;
-        if std::env::var_os("CAIRN_BENCH_TRACE").is_some() { eprintln!("TRACE {kind} {:.2}", t.elapsed().as_secs_f64() * 1e3); }
         self.0
             .entry(kind.to_string())
             .or_default()
