@@ -506,7 +506,10 @@ mod tests {
                 .compile_matcher()
                 .is_match(path)
         });
-        assert_eq!(by_globset, full, "{p} {path}: the shortcut and globset differ");
+        assert_eq!(
+            by_globset, full,
+            "{p} {path}: the shortcut and globset differ"
+        );
         full
     }
 

@@ -166,7 +166,9 @@ impl Args {
         // An object or a list of objects may come as a string holding it (clients
         // that send every argument as text): read here, so every handler sees JSON.
         for (k, v) in map.iter_mut() {
-            let Some(P(_, ty, _)) = params.iter().find(|p| p.0 == k) else { continue };
+            let Some(P(_, ty, _)) = params.iter().find(|p| p.0 == k) else {
+                continue;
+            };
             if let (Ty::Objects(_) | Ty::Object, Value::String(s)) = (ty, &*v) {
                 if s.len() <= BULK_MAX {
                     match serde_json::from_str::<Value>(s) {

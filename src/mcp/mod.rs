@@ -160,7 +160,9 @@ pub async fn dispatch(
     // A write of the code, graph, ontology or memory toolsets may leave texts without
     // vectors (entities, atoms, classes a sync brought, statements): the background
     // embeds them once the server is idle, so the next search need not wait.
-    if def.effect != Effect::ReadOnly && matches!(def.toolset, "code" | "graph" | "ontology" | "memory") {
+    if def.effect != Effect::ReadOnly
+        && matches!(def.toolset, "code" | "graph" | "ontology" | "memory")
+    {
         crate::service::embedding::schedule(app);
     }
     match out {

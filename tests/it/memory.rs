@@ -1369,9 +1369,26 @@ async fn a_lagging_clock_never_retires_an_atom_before_it_was_recorded() {
     assert_eq!(d["atom"]["status"], "DEPRECATED", "{d:#}");
     assert_eq!(d["atom"]["retiredAt"], d["atom"]["recordedAt"], "{d:#}");
     // Supersession by a newcomer written with an earlier clock.
-    let old = remember(&c, "2025-10-01T00:00:00Z", assumption("4.2", "2025-09-01"), release("4.2")).await;
-    remember(&c, "2025-03-01T00:00:00Z", assumption("4.3", "2025-09-20"), release("4.3")).await;
-    let got = c.ok("query_memory", json!({"operation":"get","id":old["atom"]["id"]})).await;
+    let old = remember(
+        &c,
+        "2025-10-01T00:00:00Z",
+        assumption("4.2", "2025-09-01"),
+        release("4.2"),
+    )
+    .await;
+    remember(
+        &c,
+        "2025-03-01T00:00:00Z",
+        assumption("4.3", "2025-09-20"),
+        release("4.3"),
+    )
+    .await;
+    let got = c
+        .ok(
+            "query_memory",
+            json!({"operation":"get","id":old["atom"]["id"]}),
+        )
+        .await;
     assert_eq!(got["atom"]["status"], "SUPERSEDED", "{got:#}");
     assert!(
         s(&got["atom"]["retiredAt"]) >= s(&got["atom"]["recordedAt"]),
@@ -1390,9 +1407,16 @@ async fn an_atom_and_its_sources_may_come_as_json_text() {
         .ok("manage_memory", json!({"operation":"remember","atom":atom.to_string(),
                                      "sources":json!([{"refType":"doc","uri":"docs/ci.md"}]).to_string()}))
         .await;
-    assert_eq!(r["atom"]["status"], "ACTIVE", "a doc-grade source was read: {r:#}");
+    assert_eq!(
+        r["atom"]["status"], "ACTIVE",
+        "a doc-grade source was read: {r:#}"
+    );
     let bad = c
-        .err("manage_memory", json!({"operation":"remember","atom":atom,"sources":"[1, 2"}), "VALIDATION_ERROR")
+        .err(
+            "manage_memory",
+            json!({"operation":"remember","atom":atom,"sources":"[1, 2"}),
+            "VALIDATION_ERROR",
+        )
         .await;
     assert!(bad.to_string().contains("sources"), "{bad}");
     c.stop().await;
@@ -1405,8 +1429,19 @@ async fn a_recall_before_the_vectors_exist_says_how_many_are_missing() {
     let dir = TempDir::new();
     let cfg = dir.path().join("config.toml");
     std::fs::write(&cfg, "embed_wait_ms = 0\nembed_idle_ms = 3600000\n").unwrap();
-    let c = Cairn::on(&dir.path().join("m.db"), &["--config", cfg.to_str().unwrap()]).await;
-    for (i, what) in ["webhooks retry five times", "invoices are immutable", "payments settle nightly"].iter().enumerate() {
+    let c = Cairn::on(
+        &dir.path().join("m.db"),
+        &["--config", cfg.to_str().unwrap()],
+    )
+    .await;
+    for (i, what) in [
+        "webhooks retry five times",
+        "invoices are immutable",
+        "payments settle nightly",
+    ]
+    .iter()
+    .enumerate()
+    {
         remember(
             &c,
             "2025-10-01T00:00:00Z",
@@ -1416,9 +1451,15 @@ async fn a_recall_before_the_vectors_exist_says_how_many_are_missing() {
         .await;
     }
     let r = c
-        .ok("query_memory", json!({"operation":"recall","query":"webhooks retry","now":"2025-10-02T00:00:00Z"}))
+        .ok(
+            "query_memory",
+            json!({"operation":"recall","query":"webhooks retry","now":"2025-10-02T00:00:00Z"}),
+        )
         .await;
     assert_eq!(r["notEmbedded"], json!(3), "{r:#}");
-    assert!(r.to_string().contains("webhooks retry five times"), "found by its words: {r:#}");
+    assert!(
+        r.to_string().contains("webhooks retry five times"),
+        "found by its words: {r:#}"
+    );
     c.stop().await;
 }
