@@ -160,9 +160,19 @@ async fn opening(path: &Path, pool: &SqlitePool, e: sqlx::migrate::MigrateError)
             ))
         }
         // The loser of a race to migrate a new file meets the winner's work half-way:
-        // a table created or already dropped, a column added, the version recorded.
+        // a table created or already dropped (a trigger too), a column added, the
+        // version recorded. Each migration is one transaction, so the loser's attempt
+        // left nothing, and the next one starts from what the winner recorded.
         MigrateError::Execute(sqlx::Error::Database(db)) | MigrateError::ExecuteMigration(sqlx::Error::Database(db), _)
-            if ["already exists", "no such table", "no such index", "duplicate column name", "_sqlx_migrations"]
+            if [
+                "already exists",
+                "no such table",
+                "no such index",
+                "no such trigger",
+                "no such column",
+                "duplicate column name",
+                "_sqlx_migrations",
+            ]
                 .iter()
                 .any(|m| db.message().contains(m)) =>
         {

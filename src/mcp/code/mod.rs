@@ -49,7 +49,7 @@ pub const PROJECT_OVERVIEW: ToolDef = ToolDef {
     params: &[
         PROJECT,
         P("outputPath", Ty::Str, "Repository-relative markdown file; an existing one only if Cairn wrote it"),
-        P("overwrite", Ty::Bool, "Replace an existing outputPath Cairn did not write"),
+        P("overwrite", Ty::Bool, "Replace a file Cairn did not write"),
         P("includeDescriptions", Ty::Bool, "Default: first 160 characters"),
     ],
     required: &["projectId"],

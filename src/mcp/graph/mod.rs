@@ -30,7 +30,7 @@ pub const QUERY_GRAPH: ToolDef = ToolDef {
         P("entityType", NODE, "For get and search"),
         P("id", Ty::Id, ""),
         P("projectId", Ty::Id, ""),
-        P("paths", Ty::StrOrList, "context: file paths (at most 500)"),
+        P("paths", Ty::StrOrList, "context: at most 500"),
         P("query", Ty::Str, "search: words in name, knowledge or patterns"),
         P("moleculeId", Ty::Id, ""),
         P("orphansOnly", Ty::Bool, ""),

@@ -59,7 +59,7 @@ pub const READ: ToolDef = ToolDef {
     toolset: "ontology",
     description: "One class, property or individual in full: page, metadata, asserted and inferred axioms (each with \
                   its reasons), related notes both ways, a schema context for ontology_query.",
-    params: &[PROJECT, P("iri", Ty::Str, "ai:VisionTransformer, a term id or a preferred term")],
+    params: &[PROJECT, P("iri", Ty::Str, "IRI, term id or preferred term")],
     required: &["projectId", "iri"],
     effect: Effect::ReadOnly,
     idempotent: true,
@@ -154,7 +154,7 @@ pub const MANAGE: ToolDef = ToolDef {
     params: &[
         PROJECT,
         P("operation", Ty::Enum(MANAGE_OPS), ""),
-        P("repoPath", Ty::Str, "attach: absolute path of the work tree"),
+        P("repoPath", Ty::Str, "attach: absolute path"),
         P("pagesDir", Ty::Str, ""),
         P("baseBranch", Ty::Str, ""),
         P("githubOwner", Ty::Str, ""),

@@ -35,6 +35,7 @@ pub const QUERY_CONTAINER: ToolDef = ToolDef {
         P("offset", Ty::Int, ""),
         P("includeSections", Ty::Bool, ""),
         P("includeGraphContext", Ty::Bool, "Task get: graph context for its Context Files"),
+        P("maxTokens", Ty::Int, "Default 4000, 0 = all"),
         P("includeMemory", Ty::Bool, "Task get: the memory atoms that apply"),
     ],
     required: &["operation", "containerType"],
@@ -61,7 +62,7 @@ pub const MANAGE_CONTAINER: ToolDef = ToolDef {
         P("featureId", Ty::Id, "Task's feature"),
         P("complexity", Ty::Int, "Task 1-10, default 5"),
         P("tags", Ty::StrOrList, "Replaces on update"),
-        P("relatedTo", Ty::StrOrList, "Ids to link with RELATES_TO"),
+        P("relatedTo", Ty::StrOrList, "RELATES_TO ids"),
         P("version", Ty::Int, ""),
         P("cascade", Ty::Bool, ""),
     ],
@@ -134,7 +135,14 @@ pub async fn query(app: &App, a: Args) -> Result<Reply> {
                     .collect();
                 data["sections"] = Value::Array(s);
             }
-            if a.bool("includeGraphContext")?.unwrap_or(false) {
+            let graph_context = a.bool("includeGraphContext")?.unwrap_or(false);
+            if a.has("maxTokens") && !graph_context {
+                return Err(Error::validation(
+                    "maxTokens",
+                    "is the budget of includeGraphContext: send includeGraphContext: true with it",
+                ));
+            }
+            if graph_context {
                 let Container::Item(task) = &c else {
                     return Err(Error::validation(
                         "includeGraphContext",
@@ -149,7 +157,12 @@ pub async fn query(app: &App, a: Args) -> Result<Reply> {
                 }
                 let opts = context::Options {
                     changelog_limit: 5,
-                    max_tokens: Some(context::DEFAULT_TOKENS),
+                    // As query_graph context: a budget by default, 0 for everything.
+                    max_tokens: match a.int("maxTokens", 0, 10_000_000)? {
+                        None => Some(context::DEFAULT_TOKENS),
+                        Some(0) => None,
+                        Some(n) => Some(n),
+                    },
                 };
                 let tc = context::for_task(app, task, &opts).await?;
                 data["graphContext"] = views::task_context(&tc);
@@ -182,6 +195,7 @@ pub async fn query(app: &App, a: Args) -> Result<Reply> {
             Ok(Reply::new(format!("{} {id}", ct.as_str()), data))
         }
         "search" => {
+            a.forbid(&["maxTokens"], "to search")?;
             let (limit, offset) = a.page(20)?;
             let q = SearchQuery {
                 query: a.str("query", QUERY_MAX)?.filter(|s| !s.is_empty()),
@@ -209,7 +223,10 @@ pub async fn query(app: &App, a: Args) -> Result<Reply> {
                 json!({ "items": items, "total": total, "limit": limit, "offset": offset, "hasMore": offset + (n as i64) < total }),
             ))
         }
-        _ => overview(app, &a, ct).await,
+        _ => {
+            a.forbid(&["maxTokens"], "to overview")?;
+            overview(app, &a, ct).await
+        }
     }
 }
 
