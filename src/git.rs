@@ -53,6 +53,15 @@ fn run(root: &Path, args: &[&str], stdin: Option<&str>) -> Result<(bool, String,
 }
 
 impl GitCli {
+    /// The hunks turning blob `old` into `new`, when an earlier diff of this
+    /// repository left them in the cache; no process is run.
+    pub fn cached_diff(&self, old: &str, new: &str) -> Option<Vec<Hunk>> {
+        if old == new {
+            return Some(vec![]);
+        }
+        let key = (self.root.clone(), old.to_string(), new.to_string());
+        DIFFS.lock().ok().and_then(|m| m.get(&key).cloned())
+    }
     /// Opens the work tree containing `path`; an `INVALID_OPERATION` when it is none.
     pub fn open(path: &Path) -> Result<GitCli> {
         if !path.is_dir() {

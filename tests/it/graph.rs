@@ -992,9 +992,20 @@ async fn whole_agent_loop_from_planning_to_graph_hints() {
     let all = c
         .ok("query_container", json!({"operation":"get","containerType":"task","id":task_id,"includeGraphContext":true,"maxTokens":0}))
         .await;
-    assert!(all["graphContext"].get("budget").is_none_or(Value::is_null), "{all:#}");
-    assert_eq!(all["graphContext"]["molecules"][0]["atoms"][0]["name"], json!("Webhooks"));
-    c.err("query_container", json!({"operation":"get","containerType":"task","id":task_id,"maxTokens":100}), "VALIDATION_ERROR").await;
+    assert!(
+        all["graphContext"].get("budget").is_none_or(Value::is_null),
+        "{all:#}"
+    );
+    assert_eq!(
+        all["graphContext"]["molecules"][0]["atoms"][0]["name"],
+        json!("Webhooks")
+    );
+    c.err(
+        "query_container",
+        json!({"operation":"get","containerType":"task","id":task_id,"maxTokens":100}),
+        "VALIDATION_ERROR",
+    )
+    .await;
     // Without the flag there is no graph context; on a feature the flag is refused.
     let plain = c
         .ok(

@@ -42,6 +42,18 @@ pub struct DocState {
 
 /// Reads a document and diffs every distinct baseline of `refs` against it.
 pub fn doc_state(c: &Ctx, path: &str, refs: &[Reference]) -> Result<DocState> {
+    doc_state_at(c, path, refs, None)
+}
+
+/// As [`doc_state`], given the file's blob id when the caller already hashed it:
+/// then a file whose diffs against its baselines are cached costs no git process
+/// (`get_changed_files` over a tree with many edited files, called again and again).
+pub fn doc_state_at(
+    c: &Ctx,
+    path: &str,
+    refs: &[Reference],
+    known: Option<&str>,
+) -> Result<DocState> {
     let Some(bytes) = c.fs.read(path).map_err(|e| path_error("documentPath", e))? else {
         return Ok(DocState {
             exists: false,
@@ -51,6 +63,21 @@ pub fn doc_state(c: &Ctx, path: &str, refs: &[Reference]) -> Result<DocState> {
     };
     let text = text_of(bytes, path)?;
     let mut hunks = HashMap::new();
+    let baselines: HashSet<&str> = refs.iter().map(|r| r.blob_sha.as_str()).collect();
+    if let Some(now) = known {
+        let cached: Option<HashMap<String, Vec<Hunk>>> = baselines
+            .iter()
+            .filter(|b| **b != now)
+            .map(|b| c.git.cached_diff(b, now).map(|h| (b.to_string(), h)))
+            .collect();
+        if let Some(hunks) = cached {
+            return Ok(DocState {
+                exists: true,
+                text: Some(text),
+                hunks,
+            });
+        }
+    }
     if !refs.is_empty() {
         // Stored, not just hashed: git diffs blobs in its object store (an object
         // already there is not written again).
@@ -278,7 +305,7 @@ pub async fn changed_files(app: &App, project_id: &str) -> Result<(Vec<ChangedFi
         if doc_refs.iter().all(|r| Some(&r.blob_sha) == cur.as_ref()) {
             continue;
         }
-        let st = doc_state(&c, path, doc_refs)?;
+        let st = doc_state_at(&c, path, doc_refs, cur.as_deref())?;
         let judged = judge(&c, doc_refs, &st, None)?;
         out.push(ChangedFile {
             document_path: path.to_string(),
