@@ -163,16 +163,8 @@ fn type_of(spec: &Value) -> String {
             None => "array".to_string(),
         },
         Some(t) => t.to_string(),
-        // A list of types, e.g. ["string", "null"].
-        None => ty
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .collect::<Vec<_>>()
-                    .join(" or ")
-            })
-            .unwrap_or_else(|| ty.to_string()),
+        // Neither a name nor a list (read above): show it as it is.
+        None => ty.to_string(),
     }
 }
 

@@ -143,6 +143,23 @@ impl Store {
 async fn opening(path: &Path, pool: &SqlitePool, e: sqlx::migrate::MigrateError) -> Error {
     use sqlx::migrate::MigrateError;
     let shown = path.display();
+    // A migration that failed although the file now records it applied lost a race:
+    // another process applied it meanwhile (each migration is one transaction, its
+    // record with it), so this attempt left nothing and the next starts after it. A
+    // migration that fails with nobody having applied it is a real failure, reported.
+    if let MigrateError::ExecuteMigration(sqlx::Error::Database(db), v) = &e {
+        let applied: Option<i64> = sqlx::query_scalar(
+            "SELECT version FROM _sqlx_migrations WHERE version = ? AND success",
+        )
+        .bind(*v)
+        .fetch_optional(pool)
+        .await
+        .ok()
+        .flatten();
+        if applied.is_some() {
+            return Error::Raced(db.message().to_string());
+        }
+    }
     match e {
         MigrateError::VersionMissing(v) => {
             let known = MIGRATOR.iter().map(|m| m.version).max().unwrap_or(0);
@@ -159,20 +176,10 @@ async fn opening(path: &Path, pool: &SqlitePool, e: sqlx::migrate::MigrateError)
                 env!("CARGO_PKG_VERSION"),
             ))
         }
-        // The loser of a race to migrate a new file meets the winner's work half-way:
-        // a table created or already dropped (a trigger too), a column added, the
-        // version recorded. Each migration is one transaction, so the loser's attempt
-        // left nothing, and the next one starts from what the winner recorded.
-        MigrateError::Execute(sqlx::Error::Database(db)) | MigrateError::ExecuteMigration(sqlx::Error::Database(db), _)
-            if [
-                "already exists",
-                "no such table",
-                "no such index",
-                "no such trigger",
-                "no such column",
-                "duplicate column name",
-                "_sqlx_migrations",
-            ]
+        // Outside a migration (the bookkeeping table itself), the loser of the race
+        // meets the winner's work half-way: the table created, the version recorded.
+        MigrateError::Execute(sqlx::Error::Database(db))
+            if ["already exists", "no such table", "_sqlx_migrations"]
                 .iter()
                 .any(|m| db.message().contains(m)) =>
         {

@@ -60,6 +60,9 @@ pub async fn rows_generation(conn: &mut Conn, project_id: &str) -> Result<i64> {
     .await?)
 }
 
+/// Above this many rows a lexical query reads every match directly.
+const WINDOW_MAX: i64 = 1000;
+
 /// The best `limit` rows of one project matching `expr`, best first, with a positive
 /// BM25 score (bigger is better; a name match weighs four times a body match). Ties go
 /// to the row written first (the lower rowid) so the order is deterministic. Call it
@@ -79,6 +82,21 @@ pub async fn lexical(
         crate::store::memory::catch_up_search(conn).await?;
     }
     let t = index.table();
+    let whole = |limit: i64| {
+        let sql = format!(
+            "SELECT row_id, -bm25({t}, 4.0, 1.0) AS score FROM {t} WHERE {t} MATCH ? AND project_id = ? \
+             ORDER BY score DESC, rowid LIMIT ?"
+        );
+        sqlx::query_as::<_, (String, f64)>(AssertSqlSafe(sql))
+            .bind(expr.to_string())
+            .bind(project_id.to_string())
+            .bind(limit)
+    };
+    // A caller that wants every match (graph search pages through them) reads them
+    // all anyway: no window.
+    if limit > WINDOW_MAX {
+        return Ok(whole(limit).fetch_all(conn.db()).await?);
+    }
     // First the best rows of the whole index by BM25 alone, which FTS5 computes from
     // its index and the rows' sizes without reading their stored columns; then
     // `row_id` and `project_id` of those rows only. Reading both columns of every
@@ -121,18 +139,11 @@ pub async fn lexical(
         .take(n)
         .collect();
     // A full window may have cut rows of this project that other projects' rows
-    // outranked: then the whole query.
+    // outranked: then the whole query. (The two statements above are not one
+    // snapshot: a row deleted and another written between them can lend its rowid,
+    // and so its score, to the newcomer for this one answer; rare, and only an order.)
     if best.len() as i64 == wide && out.len() < n {
-        let sql = format!(
-            "SELECT row_id, -bm25({t}, 4.0, 1.0) AS score FROM {t} WHERE {t} MATCH ? AND project_id = ? \
-             ORDER BY score DESC, rowid LIMIT ?"
-        );
-        out = sqlx::query_as(AssertSqlSafe(sql))
-            .bind(expr)
-            .bind(project_id)
-            .bind(limit)
-            .fetch_all(conn.db())
-            .await?;
+        out = whole(limit).fetch_all(conn.db()).await?;
     }
     Ok(out)
 }

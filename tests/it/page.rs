@@ -340,6 +340,13 @@ async fn the_ontology_view_lists_classes_explains_inferences_and_shows_open_prop
         classes.contains("ai:ImageClassifier") && !classes.contains("ai:AcceleratedModel"),
         "{classes}"
     );
+    // An alternative term finds its class, and the box keeps what was typed.
+    let (_, _, html) = get(&format!("{b}/p/{p}/ontology?q=ViT"), &[]).await;
+    let classes = html.split("id=\"classes\"").nth(1).unwrap();
+    assert!(
+        classes.contains("ai:VisionTransformer") && classes.contains("value=\"ViT\""),
+        "{classes}"
+    );
     let (_, _, html) = get(&format!("{b}/p/{p}/ontology?iri=ai%3AImageClassifier"), &[]).await;
     let class = html
         .split("id=\"class\"")

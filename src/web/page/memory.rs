@@ -280,13 +280,20 @@ fn node(names: &Names, base: &str, n: NodeRef, shown: &str) -> String {
     match n {
         NodeRef::Atom(id) if id.to_string() == shown => "this".to_string(),
         NodeRef::Atom(id) => format!(
-            "<a href=\"{}\">atom {}</a>",
+            "<a href=\"{}\">atom …{}</a>",
             esc(&format!("{base}?atom={}#atom", enc(&id.to_string()))),
-            esc(&excerpt(&id.to_string(), 8))
+            esc(&tail(&id.to_string()))
         ),
         NodeRef::Subject(s) => esc(&name(names, s)),
-        NodeRef::Reference(r) => format!("reference {}", esc(&excerpt(&r.to_string(), 8))),
+        NodeRef::Reference(r) => format!("reference …{}", esc(&tail(&r.to_string()))),
     }
+}
+
+/// The last 12 characters of an id: its random part (a UUIDv7 starts with the time,
+/// which ids written within a minute share).
+fn tail(id: &str) -> String {
+    let n = id.chars().count();
+    id.chars().skip(n.saturating_sub(12)).collect()
 }
 
 /// The date of a time (the page needs no more).

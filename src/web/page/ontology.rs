@@ -85,17 +85,25 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
 async fn classes(req: &Req<'_>, project: &Project, base: &str, b: &mut String) -> Result<()> {
     let (_, served) = ontology::served(req.app, &project.id).await?;
     let ix = &served.index;
-    let q = req.param("q").unwrap_or("").trim().to_lowercase();
+    let q = req.param("q").unwrap_or("").trim().to_string();
+    let words = q.to_lowercase();
     let unsat: std::collections::HashSet<&str> =
         ix.classification.unsatisfiable().into_iter().collect();
+    // Words in the IRI, the preferred term or an alternative term.
+    let named = |iri: &str| {
+        iri.to_lowercase().contains(&words)
+            || ix.term(iri).to_lowercase().contains(&words)
+            || ix.ontology.entity(iri).is_some_and(|e| {
+                e.meta
+                    .alt_terms()
+                    .iter()
+                    .any(|t| t.to_lowercase().contains(&words))
+            })
+    };
     let matching: Vec<&String> = ix
         .ontology
         .iris(EntityKind::Class)
-        .filter(|iri| {
-            q.is_empty()
-                || iri.to_lowercase().contains(&q)
-                || ix.term(iri).to_lowercase().contains(&q)
-        })
+        .filter(|iri| words.is_empty() || named(iri))
         .collect();
     let offset = req.offset("offset");
     let _ = write!(
@@ -108,6 +116,14 @@ async fn classes(req: &Req<'_>, project: &Project, base: &str, b: &mut String) -
         esc(&q)
     );
     b.push_str("<table><tr><th>Class</th><th>Term</th><th>Parents</th><th>Definition</th></tr>");
+    // A class opened from the list keeps the list's filter and page.
+    let mut here = format!("{base}?");
+    if !q.is_empty() {
+        here.push_str(&format!("q={}&", enc(&q)));
+    }
+    if offset > 0 {
+        here.push_str(&format!("offset={offset}&"));
+    }
     let start = usize::try_from(offset)
         .unwrap_or(usize::MAX)
         .min(matching.len());
@@ -127,7 +143,7 @@ async fn classes(req: &Req<'_>, project: &Project, base: &str, b: &mut String) -
         let _ = write!(
             b,
             "<tr data-filter class=\"class\"><td><a href=\"{}\"><code>{}</code></a>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(&format!("{base}?iri={}", enc(iri))),
+            esc(&format!("{here}iri={}#class", enc(iri))),
             esc(iri),
             if unsat.contains(iri.as_str()) {
                 " <span class=\"badge b-stale\">unsatisfiable</span>"
@@ -140,11 +156,13 @@ async fn classes(req: &Req<'_>, project: &Project, base: &str, b: &mut String) -
         );
     }
     b.push_str("</table>");
-    let page_base = if q.is_empty() {
-        base.to_string()
-    } else {
-        format!("{base}?q={}", enc(&q))
-    };
+    let mut page_base = base.to_string();
+    for (k, v) in [("q", q.as_str()), ("iri", req.param("iri").unwrap_or(""))] {
+        if !v.is_empty() {
+            page_base.push(if page_base.contains('?') { '&' } else { '?' });
+            page_base.push_str(&format!("{k}={}", enc(v)));
+        }
+    }
     b.push_str(&pager(
         &page_base,
         "offset",
