@@ -422,6 +422,20 @@ async fn staleness_reasons_at_line_level_with_suggested_ranges() {
     assert_eq!(changed["files"][0]["documentPath"], "src/calc.c");
     // f2 (edited) and f3 (its first line renamed) by lines; symbols need analyze_document.
     assert_eq!(changed["files"][0]["staleCount"], 2);
+    // Asked again with nothing changed, it answers the same from the diffs it knows;
+    // after another edit (f3's name back), from the new text.
+    let again =
+        k.c.ok("get_changed_files", json!({"projectId":k.pid}))
+            .await;
+    assert_eq!(again["files"], changed["files"]);
+    let renamed = k.repo.read("src/calc.c");
+    k.repo
+        .write("src/calc.c", &renamed.replace("int f3_renamed(", "int f3("));
+    let after =
+        k.c.ok("get_changed_files", json!({"projectId":k.pid}))
+            .await;
+    assert_eq!(after["files"][0]["staleCount"], 1, "{after}");
+    k.repo.write("src/calc.c", &renamed);
 
     // One alter_references call repairs the shifted reference at HEAD.
     let r1 = reference_of(&units[0]);
