@@ -1376,7 +1376,7 @@ async fn a_lagging_clock_never_retires_an_atom_before_it_was_recorded() {
         release("4.2"),
     )
     .await;
-    remember(
+    let new = remember(
         &c,
         "2025-03-01T00:00:00Z",
         assumption("4.3", "2025-09-20"),
@@ -1392,6 +1392,18 @@ async fn a_lagging_clock_never_retires_an_atom_before_it_was_recorded() {
     assert_eq!(got["atom"]["status"], "SUPERSEDED", "{got:#}");
     assert!(
         s(&got["atom"]["retiredAt"]) >= s(&got["atom"]["recordedAt"]),
+        "{got:#}"
+    );
+    // The chain reads the replaced atom first, though its successor's clock was earlier.
+    let chain: Vec<&Value> = got["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| &h["id"])
+        .collect();
+    assert_eq!(
+        chain,
+        vec![&old["atom"]["id"], &new["atom"]["id"]],
         "{got:#}"
     );
     c.stop().await;

@@ -848,10 +848,13 @@ pub async fn get(app: &App, id: &str) -> Result<AtomView> {
     let mut seen: HashSet<String> = HashSet::from([row.id.clone()]);
     let mut frontier = vec![row.id.clone()];
     let mut chain: Vec<String> = vec![row.id.clone()];
+    // (winner, loser) of every supersession met, to order the chain by it.
+    let mut replaced: HashSet<(String, String)> = HashSet::new();
     while !frontier.is_empty() && chain.len() < 200 {
         let es = store::edges_touching(&mut c, &frontier, &["SUPERSEDES"]).await?;
         frontier.clear();
         for e in es {
+            replaced.insert((e.from_id.clone(), e.to_id.clone()));
             for n in [e.from_id, e.to_id] {
                 if seen.insert(n.clone()) {
                     frontier.push(n.clone());
@@ -864,11 +867,7 @@ pub async fn get(app: &App, id: &str) -> Result<AtomView> {
     for r in store::atoms_by_ids(&mut c, &chain).await? {
         history.push((atom_from_row(&r)?, r.version));
     }
-    history.sort_by(|x, y| {
-        x.0.recorded_at
-            .cmp(&y.0.recorded_at)
-            .then(x.0.id.cmp(&y.0.id))
-    });
+    history = supersession_order(history, &replaced);
     let on_key = match &a.claim_key {
         Some(k) => {
             let f = AtomFilter {
@@ -913,6 +912,49 @@ pub async fn get(app: &App, id: &str) -> Result<AtomView> {
         on_key,
         subjects,
     })
+}
+
+/// A history chain oldest first: an atom before the one that superseded it, whatever
+/// clocks their calls gave; atoms the edges leave unordered by when they were
+/// recorded, then by id.
+fn supersession_order(
+    mut atoms: Vec<(MemoryAtom, i64)>,
+    replaced: &HashSet<(String, String)>,
+) -> Vec<(MemoryAtom, i64)> {
+    atoms.sort_by(|x, y| {
+        x.0.recorded_at
+            .cmp(&y.0.recorded_at)
+            .then(x.0.id.cmp(&y.0.id))
+    });
+    let ids: Vec<String> = atoms.iter().map(|(a, _)| a.id.to_string()).collect();
+    // Kahn's algorithm over loser -> winner, taking the earliest ready atom each time.
+    let mut waiting: Vec<usize> = ids
+        .iter()
+        .map(|w| {
+            replaced
+                .iter()
+                .filter(|(win, lose)| win == w && ids.contains(lose))
+                .count()
+        })
+        .collect();
+    let mut done = vec![false; atoms.len()];
+    let mut order = Vec::with_capacity(atoms.len());
+    while order.len() < atoms.len() {
+        // A cycle (never written, but a file is not trusted) falls back to the time order.
+        let next = (0..atoms.len())
+            .find(|&i| !done[i] && waiting[i] == 0)
+            .or_else(|| (0..atoms.len()).find(|&i| !done[i]));
+        let Some(i) = next else { break };
+        done[i] = true;
+        order.push(i);
+        for (j, w) in ids.iter().enumerate() {
+            if replaced.contains(&(w.clone(), ids[i].clone())) && waiting[j] > 0 {
+                waiting[j] -= 1;
+            }
+        }
+    }
+    let mut slots: Vec<Option<(MemoryAtom, i64)>> = atoms.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
 /// What `list` filters on.
