@@ -150,6 +150,25 @@ pub async fn touch_subject(conn: &mut Conn, id: &str, now: &str) -> Result<i64> 
     lock::touch(conn, lock::MEMORY_SUBJECTS, id, now).await
 }
 
+/// The rows of `select` (a statement up to its `WHERE`) whose `id` is among `ids`,
+/// 500 ids a statement (SQLite's bound parameters are limited); `tail` follows the
+/// list (an `ORDER BY`, which then holds within each 500).
+async fn by_ids<T>(conn: &mut Conn, select: &str, tail: &str, ids: &[String]) -> Result<Vec<T>>
+where
+    T: for<'r> FromRow<'r, sqlx::sqlite::SqliteRow> + Send + Unpin,
+{
+    let mut out = Vec::with_capacity(ids.len());
+    for chunk in ids.chunks(500) {
+        let sql = format!("{select} WHERE id IN ({}){tail}", placeholders(chunk.len()));
+        let mut q = sqlx::query_as(AssertSqlSafe(sql));
+        for id in chunk {
+            q = q.bind(id);
+        }
+        out.extend(q.fetch_all(conn.db()).await?);
+    }
+    Ok(out)
+}
+
 pub async fn subject(conn: &mut Conn, id: &str) -> Result<Option<SubjectRow>> {
     let sql = format!("SELECT {SUBJECT_COLS} FROM memory_subjects WHERE id = ?");
     Ok(sqlx::query_as(AssertSqlSafe(sql))
@@ -159,19 +178,13 @@ pub async fn subject(conn: &mut Conn, id: &str) -> Result<Option<SubjectRow>> {
 }
 
 pub async fn subjects_by_ids(conn: &mut Conn, ids: &[String]) -> Result<Vec<SubjectRow>> {
-    let mut out = Vec::with_capacity(ids.len());
-    for chunk in ids.chunks(500) {
-        let sql = format!(
-            "SELECT {SUBJECT_COLS} FROM memory_subjects WHERE id IN ({})",
-            placeholders(chunk.len())
-        );
-        let mut q = sqlx::query_as(AssertSqlSafe(sql));
-        for id in chunk {
-            q = q.bind(id);
-        }
-        out.extend(q.fetch_all(conn.db()).await?);
-    }
-    Ok(out)
+    by_ids(
+        conn,
+        &format!("SELECT {SUBJECT_COLS} FROM memory_subjects"),
+        "",
+        ids,
+    )
+    .await
 }
 
 /// Every subject, merged ones included, in creation order.
@@ -393,19 +406,13 @@ pub async fn reference_at(
 }
 
 pub async fn references_by_ids(conn: &mut Conn, ids: &[String]) -> Result<Vec<ReferenceRow>> {
-    let mut out = Vec::with_capacity(ids.len());
-    for chunk in ids.chunks(500) {
-        let sql = format!(
-            "SELECT {REFERENCE_COLS} FROM memory_references WHERE id IN ({}) ORDER BY created_at, id",
-            placeholders(chunk.len())
-        );
-        let mut q = sqlx::query_as(AssertSqlSafe(sql));
-        for id in chunk {
-            q = q.bind(id);
-        }
-        out.extend(q.fetch_all(conn.db()).await?);
-    }
-    Ok(out)
+    by_ids(
+        conn,
+        &format!("SELECT {REFERENCE_COLS} FROM memory_references"),
+        " ORDER BY created_at, id",
+        ids,
+    )
+    .await
 }
 
 /// Every reference's id and type (what the curator weighs evidence with).
@@ -528,19 +535,13 @@ pub async fn atom(conn: &mut Conn, id: &str) -> Result<Option<AtomRow>> {
 }
 
 pub async fn atoms_by_ids(conn: &mut Conn, ids: &[String]) -> Result<Vec<AtomRow>> {
-    let mut out = Vec::with_capacity(ids.len());
-    for chunk in ids.chunks(500) {
-        let sql = format!(
-            "SELECT {ATOM_COLS} FROM memory_atoms WHERE id IN ({})",
-            placeholders(chunk.len())
-        );
-        let mut q = sqlx::query_as(AssertSqlSafe(sql));
-        for id in chunk {
-            q = q.bind(id);
-        }
-        out.extend(q.fetch_all(conn.db()).await?);
-    }
-    Ok(out)
+    by_ids(
+        conn,
+        &format!("SELECT {ATOM_COLS} FROM memory_atoms"),
+        "",
+        ids,
+    )
+    .await
 }
 
 /// The atoms of one group (claim key or statement group) not yet retired: what a new
@@ -1064,19 +1065,13 @@ pub async fn insert_diary(conn: &mut Conn, d: &DiaryRow) -> Result<()> {
 }
 
 pub async fn diary_by_ids(conn: &mut Conn, ids: &[String]) -> Result<Vec<DiaryRow>> {
-    let mut out = Vec::new();
-    for chunk in ids.chunks(500) {
-        let sql = format!(
-            "SELECT {DIARY_COLS} FROM memory_diary WHERE id IN ({}) ORDER BY recorded_at, id",
-            placeholders(chunk.len())
-        );
-        let mut q = sqlx::query_as(AssertSqlSafe(sql));
-        for id in chunk {
-            q = q.bind(id);
-        }
-        out.extend(q.fetch_all(conn.db()).await?);
-    }
-    Ok(out)
+    by_ids(
+        conn,
+        &format!("SELECT {DIARY_COLS} FROM memory_diary"),
+        " ORDER BY recorded_at, id",
+        ids,
+    )
+    .await
 }
 
 /// Diary filters; every given one applies.

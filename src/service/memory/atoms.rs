@@ -31,7 +31,7 @@ use crate::store::Conn;
 
 use super::{
     atom_from_row, contenders, edge_from_row, edge_to_row, fresh, group_key, load_atom,
-    reference_from_row, resolve_ref, stamp, SubjectRef, Writer,
+    load_atom_at, reference_from_row, resolve_ref, stamp, SubjectRef, Writer,
 };
 
 /// A source an atom cites: an existing reference, or a new one's fields.
@@ -528,16 +528,7 @@ pub async fn validate_atom(
     now: OffsetDateTime,
 ) -> Result<Written> {
     let mut tx = app.store.write().await?;
-    let (mut a, row) = load_atom(&mut tx, id).await?;
-    if row.version != version {
-        return Err(Error::Conflict {
-            entity: "memory atom",
-            id: id.to_string(),
-            name: Some(a.statement.clone()),
-            current: row.version,
-            sent: version,
-        });
-    }
+    let mut a = load_atom_at(&mut tx, id, version).await?;
     let rv = revalidate(&a, now, confidence).map_err(|e| Error::invalid(e.to_string()))?;
     let mut ch = AtomChange {
         last_validated_at: Some(stamp(now)),
@@ -587,16 +578,7 @@ pub async fn retire(
     now: OffsetDateTime,
 ) -> Result<Written> {
     let mut tx = app.store.write().await?;
-    let (a, row) = load_atom(&mut tx, id).await?;
-    if row.version != version {
-        return Err(Error::Conflict {
-            entity: "memory atom",
-            id: id.to_string(),
-            name: Some(a.statement.clone()),
-            current: row.version,
-            sent: version,
-        });
-    }
+    let a = load_atom_at(&mut tx, id, version).await?;
     if a.status == to || (a.status.is_retired() && to != MemoryStatus::Archived) {
         return Err(Error::invalid(format!(
             "atom {id} is {} already: nothing to {}",
@@ -649,16 +631,7 @@ pub async fn resolve(
     now: OffsetDateTime,
 ) -> Result<Written> {
     let mut tx = app.store.write().await?;
-    let (a, row) = load_atom(&mut tx, id).await?;
-    if row.version != version {
-        return Err(Error::Conflict {
-            entity: "memory atom",
-            id: id.to_string(),
-            name: Some(a.statement.clone()),
-            current: row.version,
-            sent: version,
-        });
-    }
+    let a = load_atom_at(&mut tx, id, version).await?;
     let held = holders(&mut tx, &group_key(&a), None).await?;
     let cs = contenders(&mut tx, &held).await?;
     let actions = resolve_contest(&cs, a.id, by, now).map_err(|e| Error::invalid(e.to_string()))?;

@@ -461,6 +461,37 @@ pub(crate) async fn load_subject(c: &mut Conn, id: &str) -> Result<(Subject, i64
     Ok((subject_from_row(&row, &names)?, row.version))
 }
 
+/// The atom a change names, checked to be at the version the caller read: CONFLICT
+/// (with the current version and the statement) otherwise.
+pub(crate) async fn load_atom_at(c: &mut Conn, id: &str, version: i64) -> Result<MemoryAtom> {
+    let (a, row) = load_atom(c, id).await?;
+    if row.version != version {
+        return Err(Error::Conflict {
+            entity: "memory atom",
+            id: id.to_string(),
+            name: Some(a.statement.clone()),
+            current: row.version,
+            sent: version,
+        });
+    }
+    Ok(a)
+}
+
+/// The subject a change names, checked to be at the version the caller read.
+pub(crate) async fn load_subject_at(c: &mut Conn, id: &str, version: i64) -> Result<Subject> {
+    let (s, current) = load_subject(c, id).await?;
+    if current != version {
+        return Err(Error::Conflict {
+            entity: "subject",
+            id: id.to_string(),
+            name: Some(s.name.clone()),
+            current,
+            sent: version,
+        });
+    }
+    Ok(s)
+}
+
 /// Follows `merged_into` from `id` to the subject standing for it now.
 pub(crate) async fn survivor(c: &mut Conn, id: &str) -> Result<Option<SubjectRow>> {
     let mut cur = match store::subject(c, id).await? {

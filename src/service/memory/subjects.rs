@@ -24,8 +24,8 @@ use crate::store::memory::{self as store, NameRow};
 use crate::store::Conn;
 
 use super::{
-    edge_from_row, fresh, load_subject, load_subjects, resolve_ref, stamp, subject_from_row,
-    subject_to_row, survivor, SubjectRef, Writer,
+    edge_from_row, fresh, load_subject, load_subject_at, load_subjects, resolve_ref, stamp,
+    subject_from_row, subject_to_row, survivor, SubjectRef, Writer,
 };
 
 /// Writes a new subject and its names.
@@ -199,16 +199,7 @@ pub async fn update(
     now: OffsetDateTime,
 ) -> Result<(Subject, i64)> {
     let mut tx = app.store.write().await?;
-    let (cur, current_version) = load_subject(&mut tx, id).await?;
-    if current_version != version {
-        return Err(Error::Conflict {
-            entity: "subject",
-            id: id.to_string(),
-            name: Some(cur.name.clone()),
-            current: current_version,
-            sent: version,
-        });
-    }
+    let cur = load_subject_at(&mut tx, id, version).await?;
     if let Some(m) = cur.merged_into {
         return Err(Error::invalid(format!(
             "subject {id} was merged into {m}: update {m} instead"
@@ -373,16 +364,7 @@ pub async fn alias(
         ));
     }
     let mut tx = app.store.write().await?;
-    let (cur, current) = load_subject(&mut tx, id).await?;
-    if current != version {
-        return Err(Error::Conflict {
-            entity: "subject",
-            id: id.to_string(),
-            name: Some(cur.name.clone()),
-            current,
-            sent: version,
-        });
-    }
+    let cur = load_subject_at(&mut tx, id, version).await?;
     if let Some(m) = cur.merged_into {
         return Err(Error::invalid(format!(
             "subject {id} was merged into {m}: add names to {m}"
@@ -437,16 +419,7 @@ pub async fn merge(
     now: OffsetDateTime,
 ) -> Result<Merged> {
     let mut tx = app.store.write().await?;
-    let (from, v) = load_subject(&mut tx, id).await?;
-    if v != version {
-        return Err(Error::Conflict {
-            entity: "subject",
-            id: id.to_string(),
-            name: Some(from.name.clone()),
-            current: v,
-            sent: version,
-        });
-    }
+    let from = load_subject_at(&mut tx, id, version).await?;
     let (target, _) = load_subject(&mut tx, into).await?;
     let all_rows = store::all_subjects(&mut tx).await?;
     let names = store::names(&mut tx, None).await?;
