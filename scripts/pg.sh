@@ -53,7 +53,7 @@ case "${1:-}" in
       rm -rf "$data"
       mkdir -p "$data"
       chown -R "$user" "$base"
-      run_as "$user" "$bin/initdb" -D "$data" -U cairn --auth=trust --no-sync -E UTF8 >/dev/null
+      run_as "$user" "$bin/initdb" -D "$data" -U cairn --auth=trust --no-sync -E UTF8 --locale=C.UTF-8 >/dev/null
     fi
     chown -R "$user" "$base"
     if ! run_as "$user" "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then

@@ -2,8 +2,10 @@
 # The test command (README, .ci/run): installs what the tests need — a real C
 # language server (clangd), zlib's header (the held-out retrieval fixture), a headless
 # browser and its WebDriver (Debian's chromium and chromium-driver, for the page's
-# tests), curl (the ontology toolset's GitHub calls) and the embedding model (into
-# target/test-model) — then runs the whole suite. Extra arguments go to `cargo test`.
+# tests), curl (the ontology toolset's GitHub calls), PostgreSQL (scripts/pg.sh) and
+# the embedding model (into target/test-model) — then runs the whole suite on SQLite,
+# and the integration suite again on a throwaway PostgreSQL cluster under target/pg,
+# stopped at the end whatever the outcome. Extra arguments go to both `cargo test`s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 missing=()
@@ -20,4 +22,12 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 scripts/fetch-model.sh "$PWD/target/test-model"
 export CAIRN_TEST_MODEL_DIR="$PWD/target/test-model"
-exec cargo test --locked "$@"
+cargo test --locked "$@"
+# The same integration suite on PostgreSQL: a fresh cluster each run (every test
+# makes a database of its own), fsync off (what is tested is Cairn, not the disk).
+trap 'scripts/pg.sh stop' EXIT
+scripts/pg.sh stop
+rm -rf target/pg
+CAIRN_TEST_PG="$(PG_FAST=1 scripts/pg.sh start)"
+export CAIRN_TEST_PG
+cargo test --locked --test it "$@"

@@ -30,8 +30,9 @@ USAGE:
                                           similarities (checks the model install)
 
 OPTIONS:
-    --db PATH           database file (else $CAIRN_DB, else config `db`, else ~/.local/share/cairn/cairn.db);
-                        its directory must exist (only the default one is created)
+    --db PATH|URL       database file (else $CAIRN_DB, else config `db`, else ~/.local/share/cairn/cairn.db);
+                        its directory must exist (only the default one is created); or a
+                        PostgreSQL database, postgres://user[:password]@host[:port]/name
     --config PATH       config file (else $CAIRN_CONFIG, else ~/.config/cairn/config.toml)
     --toolsets LIST     comma-separated toolsets to serve (default: all)
     --model-dir PATH    embedding model (else $CAIRN_MODEL_DIR, else config `model_dir`, else
@@ -334,6 +335,9 @@ fn tools(config: &Config, reg: &Registry, name: Option<&str>) -> Result<ExitCode
 /// `$CAIRN_DB`, the config file) is never created: a typo there would otherwise leave
 /// a database somewhere nobody looks.
 fn ensure_db_dir(config: &Config) -> Result<(), String> {
+    if config.db_path.to_str().is_some_and(cairn::store::is_url) {
+        return Ok(());
+    }
     let dir = match config.db_path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => return Ok(()),
@@ -380,13 +384,14 @@ async fn run(o: Overrides, cmd: Command) -> Result<ExitCode, String> {
         max_pages: config.max_db_bytes.map(|b| (b / 4096).max(1)),
         ..Default::default()
     };
+    let shown = cairn::store::shown(&config.db_path.to_string_lossy());
     let store = Store::open(&config.db_path, &options)
         .await
         .map_err(|e| match e {
             cairn::store::Error::Open(m) => m,
-            other => format!("cannot open {}: {other}", config.db_path.display()),
+            other => format!("cannot open {shown}: {other}"),
         })?;
-    tracing::info!(db = %config.db_path.display(), "store open");
+    tracing::info!(db = %shown, "store open");
     let app = App::new(store.clone(), config);
     // The caches of compiled graphs and vectors are left to the operating system at
     // exit: they hold memory only, and freeing a 20,000-atom graph piece by piece made

@@ -18,6 +18,38 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_cairn");
 /// progress, total).
 pub type Progressed = (Duration, f64, Option<f64>);
 
+/// What `--db` gets for the benchmark database `db`: the file itself, or with
+/// `$CAIRN_BENCH_PG` set (a PostgreSQL URL, e.g. from `scripts/pg.sh start`) a
+/// database of its own on that server, named after the file, which Cairn creates.
+pub fn db_arg(db: &Path) -> std::ffi::OsString {
+    let Some(base) = std::env::var("CAIRN_BENCH_PG")
+        .ok()
+        .filter(|u| !u.is_empty())
+    else {
+        return db.as_os_str().to_os_string();
+    };
+    let name: String = db
+        .iter()
+        .rev()
+        .take(2)
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("_")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let (head, query) = base.split_once('?').unwrap_or((&base, ""));
+    let server = &head[..head.rfind('/').expect("a database in $CAIRN_BENCH_PG")];
+    let sep = if query.is_empty() { "" } else { "?" };
+    format!("{server}/b_{name}{sep}{query}").into()
+}
+
 pub struct Server {
     child: Child,
     stdin: ChildStdin,
@@ -31,7 +63,7 @@ impl Server {
     pub fn start(db: &Path, args: &[&str], env: &[(&str, &OsStr)]) -> Server {
         let mut cmd = Command::new(BIN);
         cmd.arg("--db")
-            .arg(db)
+            .arg(db_arg(db))
             .args(args)
             .arg("serve")
             .env_remove("CAIRN_CONFIG")

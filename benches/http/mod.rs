@@ -36,7 +36,7 @@ impl Server {
     async fn start(db: &Path) -> Server {
         let mut child = tokio::process::Command::new(BIN)
             .arg("--db")
-            .arg(db)
+            .arg(crate::client::db_arg(db))
             .args(["serve", "--http", "127.0.0.1:0"])
             .env_remove("CAIRN_CONFIG")
             .env_remove("CAIRN_TOKEN")

@@ -32,7 +32,7 @@ async fn start(db: &Path, model: Option<&Path>) -> Client {
     let db = db.to_path_buf();
     let model = model.map(Path::to_path_buf);
     let cmd = tokio::process::Command::new(BIN).configure(|c| {
-        c.arg("--db").arg(&db).arg("serve");
+        c.arg("--db").arg(crate::client::db_arg(&db)).arg("serve");
         c.env_remove("CAIRN_CONFIG")
             .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
             .env_remove("CAIRN_DB");

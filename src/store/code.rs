@@ -108,7 +108,7 @@ pub async fn category_named(
     name: &str,
 ) -> Result<Option<Category>> {
     let r: Option<CategoryRow> = sqlx::query_as(AssertSqlSafe(format!(
-        "SELECT {CATEGORY_COLS} FROM code_categories c WHERE c.project_id = ? AND c.scope = ? AND c.name = ? COLLATE NOCASE"
+        "SELECT {CATEGORY_COLS} FROM code_categories c WHERE c.project_id = ? AND c.scope = ? AND lower(c.name) = lower(?)"
     )))
     .bind(project_id)
     .bind(scope.as_str())
@@ -513,6 +513,7 @@ pub async fn edges_of(conn: &mut Conn, id: &str) -> Result<Vec<EntityEdge>> {
     struct EdgeRow {
         other: String,
         kind: String,
+        #[sqlx(try_from = "crate::store::Flag")]
         outgoing: bool,
         note: Option<String>,
     }

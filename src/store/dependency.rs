@@ -104,7 +104,7 @@ pub async fn delete_between(
     edge_type: &str,
 ) -> Result<bool> {
     let done = sqlx::query(
-        "DELETE FROM dependencies WHERE to_id = ? AND type = ? AND ifnull(from_id, '') = ?",
+        "DELETE FROM dependencies WHERE to_id = ? AND type = ? AND COALESCE(from_id, '') = ?",
     )
     .bind(to_id)
     .bind(edge_type)

@@ -10,8 +10,8 @@
 
 use sqlx::{AssertSqlSafe, FromRow};
 
-use crate::store::Conn;
 use crate::store::Result;
+use crate::store::{Conn, Flag};
 
 /// One kind of embeddable row. The fields are SQL fragments written in this module (never
 /// user input): `text` and `project` are expressions over the table aliased `s`.
@@ -21,7 +21,7 @@ pub struct Source {
     pub name: &'static str,
     pub table: &'static str,
     pub id: &'static str,
-    /// The text to embed, e.g. `s.name || char(10) || s.knowledge`. NULL or empty text
+    /// The text to embed, e.g. `s.name || '\n' || s.knowledge` (a newline). NULL or empty text
     /// rows are skipped.
     pub text: &'static str,
     pub project: &'static str,
@@ -54,14 +54,14 @@ pub const ATOM: Source = Source {
     name: "atom",
     table: "graph_atoms",
     id: "id",
-    text: "s.name || char(10) || s.knowledge",
+    text: "s.name || '\n' || s.knowledge",
     project: "s.project_id",
 };
 pub const MOLECULE: Source = Source {
     name: "molecule",
     table: "graph_molecules",
     id: "id",
-    text: "s.name || char(10) || s.knowledge",
+    text: "s.name || '\n' || s.knowledge",
     project: "s.project_id",
 };
 
@@ -71,8 +71,8 @@ pub const ONTOLOGY_CLASS: Source = Source {
     name: "ontology_class",
     table: "ontology_entities",
     id: "id",
-    text: "CASE WHEN s.kind = 'class' THEN COALESCE(s.preferred_term, '') || char(10) || \
-           COALESCE(s.alt_terms, '') || char(10) || COALESCE(s.definition, '') END",
+    text: "CASE WHEN s.kind = 'class' THEN COALESCE(s.preferred_term, '') || '\n' || \
+           COALESCE(s.alt_terms, '') || '\n' || COALESCE(s.definition, '') END",
     project: "s.project_id",
 };
 
@@ -130,6 +130,7 @@ pub struct Stored {
     pub source: String,
     pub row_id: String,
     pub vector: Vec<u8>,
+    #[sqlx(try_from = "crate::store::Flag")]
     pub truncated: bool,
 }
 
@@ -281,10 +282,11 @@ pub async fn any_without_vector(conn: &mut Conn, src: &Source) -> Result<bool> {
         text = src.text,
         table = src.table,
     );
-    Ok(sqlx::query_scalar(AssertSqlSafe(sql))
+    Ok(sqlx::query_scalar::<_, Flag>(AssertSqlSafe(sql))
         .bind(src.name)
         .fetch_one(conn.db())
-        .await?)
+        .await?
+        .0)
 }
 
 /// Writes (or replaces) the vector of a row of `src` whose text is still `text`;
@@ -316,7 +318,7 @@ pub async fn upsert_current(
         .bind(e.dim as i64)
         .bind(e.vector)
         .bind(e.text_hash)
-        .bind(e.truncated)
+        .bind(Flag(e.truncated))
         .bind(e.embedded_at)
         .bind(text)
         .execute(conn.db())

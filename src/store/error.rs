@@ -53,6 +53,18 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl From<sqlx::Error> for Error {
     fn from(e: sqlx::Error) -> Self {
         if let sqlx::Error::Database(db) = &e {
+            if let Some(pg) = db.try_downcast_ref::<sqlx::postgres::PgDatabaseError>() {
+                match pg.code() {
+                    // The write lock (or a row's) not had within lock_timeout; a
+                    // serialization failure or deadlock: the same "try again".
+                    "55P03" | "40001" | "40P01" => return Error::Busy,
+                    "53100" => return Error::Full,
+                    "25006" => return Error::ReadOnly,
+                    _ => {}
+                }
+                tracing::error!(error = %e, "storage failure");
+                return Error::Internal(e.to_string());
+            }
             // SQLite's primary result code is the low byte of the extended one.
             let code = db
                 .code()

@@ -9,7 +9,7 @@ use sqlx::{AssertSqlSafe, FromRow};
 
 use crate::domain::graph::{Atom, ChangelogEntry, Molecule, NodeKind, Related};
 use crate::store::item::like_pattern;
-use crate::store::{lock, placeholders, Conn};
+use crate::store::{lock, placeholders, Conn, Flag};
 use crate::store::{Error, Result};
 
 pub fn table(kind: NodeKind) -> lock::Table {
@@ -207,7 +207,7 @@ pub async fn update_molecule(conn: &mut Conn, m: &Molecule, expected: i64) -> Re
 /// One row by id; shared by atoms and molecules.
 async fn by_id<R, T>(conn: &mut Conn, kind: NodeKind, cols: &str, id: &str) -> Result<Option<T>>
 where
-    R: for<'r> FromRow<'r, sqlx::sqlite::SqliteRow> + Send + Unpin,
+    R: for<'r> FromRow<'r, sqlx::any::AnyRow> + Send + Unpin,
     T: From<R>,
 {
     let sql = format!("SELECT {cols} FROM {} WHERE id = ?", table(kind).name);
@@ -279,7 +279,7 @@ pub async fn create_refs(
     task_id: &str,
     molecule_id: Option<&str>,
 ) -> Result<(bool, bool, Option<String>)> {
-    Ok(sqlx::query_as(
+    let (project, task, molecule): (Flag, Flag, Option<String>) = sqlx::query_as(
         "SELECT EXISTS (SELECT 1 FROM projects WHERE id = ?), EXISTS (SELECT 1 FROM tasks WHERE id = ?), \
          (SELECT project_id FROM graph_molecules WHERE id = ?)",
     )
@@ -287,7 +287,8 @@ pub async fn create_refs(
     .bind(task_id)
     .bind(molecule_id)
     .fetch_one(conn.db())
-    .await?)
+    .await?;
+    Ok((project.0, task.0, molecule))
 }
 
 /// The names of those of `ids` that exist.
@@ -366,7 +367,7 @@ async fn page<R, T>(
     offset: i64,
 ) -> Result<(Vec<T>, i64)>
 where
-    R: for<'r> FromRow<'r, sqlx::sqlite::SqliteRow> + Send + Unpin,
+    R: for<'r> FromRow<'r, sqlx::any::AnyRow> + Send + Unpin,
     T: From<R>,
 {
     let t = table(kind).name;
@@ -473,14 +474,14 @@ pub async fn generation(conn: &mut Conn, project_id: &str) -> Result<i64> {
 /// The project's graph generation, or `None` when the project does not exist: one
 /// statement answers both, where a context call used to ask them apart.
 pub async fn project_generation(conn: &mut Conn, project_id: &str) -> Result<Option<i64>> {
-    let (exists, generation): (bool, Option<i64>) = sqlx::query_as(
+    let (exists, generation): (Flag, Option<i64>) = sqlx::query_as(
         "SELECT EXISTS (SELECT 1 FROM projects WHERE id = ?1), \
          (SELECT generation FROM graph_generations WHERE project_id = ?1)",
     )
     .bind(project_id)
     .fetch_one(conn.db())
     .await?;
-    Ok(exists.then_some(generation.unwrap_or(0)))
+    Ok(exists.0.then_some(generation.unwrap_or(0)))
 }
 
 /// Detaches every atom of a molecule, touching each (version, `updated_at`, and
@@ -601,7 +602,7 @@ pub async fn recent_changelog(
         let sql = format!(
             "SELECT id, parent_type, parent_id, task_id, summary, created_at FROM ( \
                SELECT *, ROW_NUMBER() OVER (PARTITION BY parent_id ORDER BY created_at DESC, id DESC) AS rn \
-               FROM graph_changelog WHERE parent_type = ? AND parent_id IN ({})) \
+               FROM graph_changelog WHERE parent_type = ? AND parent_id IN ({})) AS ranked \
              WHERE rn <= ? ORDER BY parent_id, created_at DESC, id DESC",
             placeholders(chunk.len())
         );

@@ -458,7 +458,7 @@ pub async fn move_feature_tasks(
 ) -> Result<Vec<(String, i64)>> {
     Ok(sqlx::query_as(
         "UPDATE tasks SET project_id = ?, version = version + 1, updated_at = ? \
-         WHERE feature_id = ? AND project_id IS NOT ? RETURNING id, version",
+         WHERE feature_id = ? AND project_id IS DISTINCT FROM ? RETURNING id, version",
     )
     .bind(project_id)
     .bind(now)

@@ -13,7 +13,7 @@
 use futures::TryStreamExt;
 use sqlx::{AssertSqlSafe, FromRow};
 
-use crate::store::{lock, placeholders, Conn, Error, Result};
+use crate::store::{lock, placeholders, Conn, Error, Flag, Result};
 
 /// The tenant the memory's vectors and full-text rows are stored under: the memory
 /// is one per database, not one per project.
@@ -51,6 +51,7 @@ pub struct NameRow {
     pub subject_id: String,
     pub name: String,
     pub norm: String,
+    #[sqlx(try_from = "crate::store::Flag")]
     pub is_alias: bool,
 }
 
@@ -79,18 +80,16 @@ pub async fn insert_subject(conn: &mut Conn, s: &SubjectRow) -> Result<()> {
 
 /// Turns a unique-index failure into [`Error::Duplicate`] naming `what`.
 fn unique(
-    r: std::result::Result<sqlx::sqlite::SqliteQueryResult, sqlx::Error>,
+    r: std::result::Result<sqlx::any::AnyQueryResult, sqlx::Error>,
     entity: &'static str,
     name: impl FnOnce() -> String,
 ) -> Result<()> {
     match r {
         Ok(_) => Ok(()),
-        Err(sqlx::Error::Database(db)) if db.message().contains("UNIQUE") => {
-            Err(Error::Duplicate {
-                entity,
-                name: name(),
-            })
-        }
+        Err(sqlx::Error::Database(db)) if db.is_unique_violation() => Err(Error::Duplicate {
+            entity,
+            name: name(),
+        }),
         Err(e) => Err(e.into()),
     }
 }
@@ -155,7 +154,7 @@ pub async fn touch_subject(conn: &mut Conn, id: &str, now: &str) -> Result<i64> 
 /// list (an `ORDER BY`, which then holds within each 500).
 async fn by_ids<T>(conn: &mut Conn, select: &str, tail: &str, ids: &[String]) -> Result<Vec<T>>
 where
-    T: for<'r> FromRow<'r, sqlx::sqlite::SqliteRow> + Send + Unpin,
+    T: for<'r> FromRow<'r, sqlx::any::AnyRow> + Send + Unpin,
 {
     let mut out = Vec::with_capacity(ids.len());
     for chunk in ids.chunks(500) {
@@ -222,7 +221,7 @@ pub async fn list_subjects(
     if norm_prefix.is_some() {
         filter.push_str(
             " AND EXISTS (SELECT 1 FROM memory_subject_names n WHERE n.subject_id = s.id \
-             AND n.norm >= ? AND n.norm < ? || char(1114111))",
+             AND n.norm >= ? AND n.norm < ? || '\u{10FFFF}')",
         );
     }
     let count_sql = format!("SELECT COUNT(*) FROM memory_subjects s WHERE {filter}");
@@ -256,7 +255,7 @@ pub async fn add_name(conn: &mut Conn, n: &NameRow) -> Result<()> {
     .bind(&n.subject_id)
     .bind(&n.name)
     .bind(&n.norm)
-    .bind(n.is_alias)
+    .bind(Flag(n.is_alias))
     .execute(conn.db())
     .await?;
     Ok(())
@@ -301,10 +300,11 @@ pub async fn names(conn: &mut Conn, ids: Option<&[String]>) -> Result<Vec<NameRo
 /// The subjects of `kind` with a name or alias of normal form `norm`, oldest first
 /// (merged ones included: the caller follows them to their survivor).
 pub async fn subjects_named(conn: &mut Conn, kind: &str, norm: &str) -> Result<Vec<SubjectRow>> {
-    // The names' index finds the few candidates; `+` keeps SQLite from scanning every
-    // subject of the kind instead.
+    // The names' index finds the few candidates; the kind inside an expression keeps
+    // SQLite from scanning every subject of the kind instead (its usual unary `+` is
+    // no operator on text in PostgreSQL).
     let sql = format!(
-        "SELECT {} FROM memory_subjects s WHERE +s.kind = ? AND s.id IN \
+        "SELECT {} FROM memory_subjects s WHERE s.kind || '' = ? AND s.id IN \
          (SELECT subject_id FROM memory_subject_names WHERE norm = ?) ORDER BY s.created_at, s.id",
         SUBJECT_COLS
             .split(", ")
@@ -624,20 +624,21 @@ pub struct AtomFilter {
 fn filter_sql(f: &AtomFilter, binds: &mut Vec<String>) -> String {
     let mut w: Vec<String> = Vec::new();
     // Given ids, the primary key finds the rows; the other filters only check them
-    // (a unary `+` keeps SQLite from scanning another index instead).
-    let p = if f.ids.is_some() { "+" } else { "" };
+    // (a column inside an expression keeps SQLite from scanning another index
+    // instead; SQLite's usual unary `+` is no operator on text in PostgreSQL).
+    let p = if f.ids.is_some() { " || ''" } else { "" };
     let mut list = |col: &str, vals: &[String], binds: &mut Vec<String>| {
         if !vals.is_empty() {
             w.push(format!("{col} IN ({})", placeholders(vals.len())));
             binds.extend(vals.iter().cloned());
         }
     };
-    list(&format!("{p}a.status"), &f.statuses, binds);
-    list(&format!("{p}a.atom_type"), &f.types, binds);
-    list(&format!("{p}a.about_id"), &f.about, binds);
+    list(&format!("a.status{p}"), &f.statuses, binds);
+    list(&format!("a.atom_type{p}"), &f.types, binds);
+    list(&format!("a.about_id{p}"), &f.about, binds);
     if let Some(ids) = &f.ids {
         if ids.is_empty() {
-            w.push("0".into());
+            w.push("1 = 0".into());
         } else {
             list("a.id", ids, binds);
         }
@@ -652,7 +653,7 @@ fn filter_sql(f: &AtomFilter, binds: &mut Vec<String>) -> String {
             binds.extend(f.contexts.iter().cloned());
         }
         if f.global {
-            alts.push(format!("{p}a.context_id IS NULL"));
+            alts.push(format!("a.context_id{p} IS NULL"));
         }
         w.push(format!("({})", alts.join(" OR ")));
     }
@@ -670,7 +671,7 @@ fn filter_sql(f: &AtomFilter, binds: &mut Vec<String>) -> String {
         binds.push(t.clone());
     }
     if w.is_empty() {
-        "1".into()
+        "1 = 1".into()
     } else {
         w.join(" AND ")
     }
@@ -870,12 +871,10 @@ pub async fn change_atom(
                 "atom {id} is not in the state the plan was made on"
             ))),
         },
-        Err(sqlx::Error::Database(db)) if db.message().contains("UNIQUE") => {
-            Err(Error::Duplicate {
-                entity: "current atom on claim key",
-                name: key.unwrap_or_else(|| id.to_string()),
-            })
-        }
+        Err(sqlx::Error::Database(db)) if db.is_unique_violation() => Err(Error::Duplicate {
+            entity: "current atom on claim key",
+            name: key.unwrap_or_else(|| id.to_string()),
+        }),
         Err(e) => Err(e.into()),
     }
 }
@@ -1090,7 +1089,7 @@ pub async fn list_diary(
     limit: i64,
     offset: i64,
 ) -> Result<(Vec<DiaryRow>, i64)> {
-    let mut w = vec!["1"];
+    let mut w = vec!["1 = 1"];
     let mut binds: Vec<&String> = Vec::new();
     if let Some(s) = &f.session {
         w.push("session = ?");
@@ -1177,9 +1176,9 @@ pub async fn catch_up_search(conn: &mut Conn) -> Result<()> {
     if upto >= newest {
         return Ok(());
     }
-    let mut tx = sqlx::Connection::begin_with(conn.db(), "BEGIN IMMEDIATE").await?;
+    let mut tx = conn.begin_write().await?;
     // Read again under the write lock: another catch-up may have run meanwhile.
-    let (upto, newest): (i64, i64) = sqlx::query_as(MARKS).fetch_one(&mut *tx).await?;
+    let (upto, newest): (i64, i64) = sqlx::query_as(MARKS).fetch_one(tx.db()).await?;
     if upto < newest {
         sqlx::query(
             "INSERT INTO memory_atoms_fts (rowid, name, body, row_id, project_id) \
@@ -1188,11 +1187,11 @@ pub async fn catch_up_search(conn: &mut Conn) -> Result<()> {
         )
         .bind(upto)
         .bind(newest)
-        .execute(&mut *tx)
+        .execute(tx.db())
         .await?;
         sqlx::query("UPDATE memory_search_indexed SET upto = ? WHERE id = 1")
             .bind(newest)
-            .execute(&mut *tx)
+            .execute(tx.db())
             .await?;
     }
     tx.commit().await?;
@@ -1235,7 +1234,7 @@ pub async fn set_statuses(
             .await;
         let done = match r {
             Ok(d) => d,
-            Err(sqlx::Error::Database(db)) if db.message().contains("UNIQUE") => {
+            Err(sqlx::Error::Database(db)) if db.is_unique_violation() => {
                 return Err(Error::Duplicate {
                     entity: "current atom on claim key",
                     name: format!("one of {} atoms made {to}", chunk.len()),

@@ -25,13 +25,57 @@ use std::path::Path;
 use std::str::FromStr;
 use std::time::Duration;
 
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::pool::PoolConnection;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{Sqlite, SqliteConnection, SqlitePool};
+use sqlx::sqlite::SqliteConnectOptions;
+use sqlx::{Any, AnyConnection, AnyPool, ConnectOptions, Executor};
 
+pub use dialect::Flag;
 pub use error::{quoted, Error, Result};
 
+mod dialect;
+
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+/// PostgreSQL's schema: one file with the final form of `migrations/`, numbered on its
+/// own; a later change adds a file to both folders.
+static PG_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations-postgres");
+
+/// The lock every PostgreSQL write transaction takes first (an arbitrary key, "cairn"
+/// in ASCII): see [`Store::write`].
+const WRITE_LOCK: i64 = 0x63_61_69_72_6e;
+
+/// Which database a store is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// Whether `db` (a `--db` value) names a PostgreSQL database rather than a file.
+pub fn is_url(db: &str) -> bool {
+    db.starts_with("postgres://") || db.starts_with("postgresql://")
+}
+
+/// `db` as it may be printed: a URL's password replaced by `***`.
+pub fn shown(db: &str) -> String {
+    if !is_url(db) {
+        return db.to_string();
+    }
+    match url_password(db) {
+        Some((start, end)) => format!("{}***{}", &db[..start], &db[end..]),
+        None => db.to_string(),
+    }
+}
+
+/// Where the password of `scheme://user:password@host…` lies in `url`.
+fn url_password(url: &str) -> Option<(usize, usize)> {
+    let auth_start = url.find("://")? + 3;
+    let rest = &url[auth_start..];
+    let auth_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let at = rest[..auth_end].rfind('@')?;
+    let colon = rest[..at].find(':')?;
+    Some((auth_start + colon + 1, auth_start + at))
+}
 
 /// How a store is opened; the defaults suit one agent's server.
 #[derive(Debug, Clone)]
@@ -40,11 +84,13 @@ pub struct Options {
     /// with [`Error::Busy`].
     pub busy_timeout: Duration,
     /// The most pages the file may hold; a write past it fails with [`Error::Full`],
-    /// as on a full disk. `None`: SQLite's own limit.
+    /// as on a full disk. `None`: SQLite's own limit. (SQLite only.)
     pub max_pages: Option<u64>,
-    /// Connections the pool keeps at most: SQLite takes one writer at a time, and
-    /// readers run beside it in WAL mode.
-    pub connections: u32,
+    /// Connections the pool keeps at most. `None`: 8 on SQLite (one writer at a time,
+    /// readers beside it in WAL mode), 16 on PostgreSQL (a server many agents share
+    /// over HTTP reads in parallel; four such servers stay well inside PostgreSQL's
+    /// default of 100 connections).
+    pub connections: Option<u32>,
 }
 
 impl Default for Options {
@@ -52,95 +98,272 @@ impl Default for Options {
         Options {
             busy_timeout: Duration::from_secs(10),
             max_pages: None,
-            connections: 8,
+            connections: None,
         }
     }
 }
 
-/// The database file and the pool of connections on it.
+/// The database and the pool of connections on it.
 #[derive(Clone)]
 pub struct Store {
-    pool: SqlitePool,
+    pool: AnyPool,
+    backend: Backend,
 }
 
 impl Store {
-    /// Opens (creating the file if needed, never its directory) and migrates the
-    /// database at `path`. A failure says what is wrong in terms an operator can act
-    /// on: a missing or unwritable directory, a read-only file, a database migrated
-    /// by a newer Cairn.
-    pub async fn open(path: &Path, o: &Options) -> Result<Store> {
-        let mut opts = SqliteConnectOptions::from_str("sqlite://")
-            .map_err(|e| Error::Internal(e.to_string()))?
-            .filename(path)
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            // WAL with NORMAL: a killed process loses nothing it acknowledged; only a
-            // power cut can drop the last commits.
-            .synchronous(SqliteSynchronous::Normal)
-            .busy_timeout(o.busy_timeout)
-            .foreign_keys(true);
-        if let Some(n) = o.max_pages {
-            opts = opts.pragma("max_page_count", n.to_string());
+    /// Opens and migrates the database `db` names: a PostgreSQL URL
+    /// (`postgres://…`, the database created when missing and the role may), or
+    /// else a SQLite file (created if needed, never its directory). A failure says
+    /// what is wrong in terms an operator can act on: a missing or unwritable
+    /// directory, a read-only file, an unreachable server, a database migrated by a
+    /// newer Cairn.
+    pub async fn open(db: &Path, o: &Options) -> Result<Store> {
+        sqlx::any::install_default_drivers();
+        match db.to_str() {
+            Some(url) if is_url(url) => open_postgres(url, o).await,
+            _ => open_sqlite(db, o).await,
         }
-        let pool = SqlitePoolOptions::new()
-            .max_connections(o.connections.max(1))
-            .min_connections(0)
-            // A connection taken from the pool is used at once; a broken one fails
-            // that call, which is answered, rather than costing every call a ping.
-            .test_before_acquire(false)
-            .connect_lazy_with(opts);
-        // Two servers starting on a fresh file race twice. Switching the new file to
-        // WAL needs it alone, and SQLite answers the loser SQLITE_BUSY at once,
-        // without waiting out busy_timeout; and the loser of the migration sees the
-        // winner's tables. Both succeed on a later attempt.
-        let mut attempt = 0;
-        loop {
-            let raced = match MIGRATOR.run(&pool).await {
-                Ok(()) => break,
-                Err(e) => opening(path, &pool, e).await,
-            };
-            if attempt == 6 || !matches!(raced, Error::Busy | Error::Raced(_)) {
-                pool.close().await;
-                return Err(raced);
-            }
-            attempt += 1;
-            tracing::debug!(error = %raced, attempt, "opening the file raced, retrying");
-            tokio::time::sleep(Duration::from_millis(50 * attempt)).await;
-        }
-        Ok(Store { pool })
+    }
+
+    /// Which database this store is on.
+    pub fn backend(&self) -> Backend {
+        self.backend
     }
 
     /// A connection for reads outside a transaction.
     pub async fn read(&self) -> Result<Conn> {
-        Ok(Conn(Held::Pooled(self.pool.acquire().await?)))
+        Ok(Conn {
+            held: Held::Pooled(self.pool.acquire().await?),
+            backend: self.backend,
+        })
     }
 
-    /// Begins a write transaction (`BEGIN IMMEDIATE`: the write lock is taken at the
-    /// start, so two processes cannot interleave a read-modify-write). Dropped
-    /// without [`Tx::commit`], it rolls back.
+    /// Begins a write transaction; dropped without [`Tx::commit`], it rolls back.
+    ///
+    /// One write transaction runs at a time on a database, whichever server holds
+    /// it. On SQLite that is `BEGIN IMMEDIATE` (the write lock taken at the start).
+    /// On PostgreSQL it is a transaction-scoped advisory lock taken first: every
+    /// guarantee the repositories and the workflow rules were written against
+    /// carries over unchanged (no lost update, no write skew between a rule's check
+    /// and its write, no serialization failure to retry), and reads never wait for
+    /// it. `SERIALIZABLE` with retries would let independent writes overlap, but
+    /// each use case would then have to be safe to replay, and writes here take
+    /// milliseconds. A writer waits for the lock up to the busy timeout
+    /// (`lock_timeout`), then fails with [`Error::Busy`] as on SQLite.
     pub async fn write(&self) -> Result<Tx> {
-        Ok(Tx(Conn(Held::Tx(
-            self.pool.begin_with("BEGIN IMMEDIATE").await?,
-        ))))
+        let held = match self.backend {
+            Backend::Sqlite => Held::Tx(self.pool.begin_with("BEGIN IMMEDIATE").await?),
+            Backend::Postgres => {
+                let mut tx = self.pool.begin().await?;
+                sqlx::query("SELECT pg_advisory_xact_lock($1)")
+                    .bind(WRITE_LOCK)
+                    .execute(&mut *tx)
+                    .await?;
+                Held::Tx(tx)
+            }
+        };
+        Ok(Tx(Conn {
+            held,
+            backend: self.backend,
+        }))
     }
 
-    /// Begins a read transaction (deferred `BEGIN`): its reads see one snapshot of
-    /// the file even while another process writes.
+    /// Begins a read transaction: its reads see one snapshot of the database even
+    /// while another process writes (SQLite's deferred `BEGIN`; PostgreSQL's
+    /// `REPEATABLE READ`).
     pub async fn snapshot(&self) -> Result<Tx> {
-        Ok(Tx(Conn(Held::Tx(self.pool.begin().await?))))
+        let tx = match self.backend {
+            Backend::Sqlite => self.pool.begin().await?,
+            Backend::Postgres => {
+                self.pool
+                    .begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ")
+                    .await?
+            }
+        };
+        Ok(Tx(Conn {
+            held: Held::Tx(tx),
+            backend: self.backend,
+        }))
     }
 
-    /// Closes the file at the end of a session: later calls fail, and the pool's
-    /// connections close. When they are the last on the file, SQLite copies what is
-    /// left of the WAL into the database and removes it.
+    /// Closes the store at the end of a session: later calls fail, and the pool's
+    /// connections close. On SQLite, when they are the last on the file, SQLite
+    /// copies what is left of the WAL into the database and removes it.
     pub async fn close(&self) {
         self.pool.close().await;
     }
 }
 
+async fn open_sqlite(path: &Path, o: &Options) -> Result<Store> {
+    // The Any driver opens a file from a URL, which carries the file and its creation
+    // only; the connection's settings are made on every new connection by the
+    // statements below, none of which touches the file. What can fail on the file
+    // (creating it, switching it to WAL) is done first on a connection of its own
+    // (`prepare_file`), whose errors come back at once: the pool would retry a
+    // failing setup until its timeout.
+    let url = SqliteConnectOptions::new()
+        .filename(path)
+        .create_if_missing(true)
+        .to_url_lossy();
+    let opts = AnyConnectOptions::from_url(&url).map_err(|e| Error::Internal(e.to_string()))?;
+    let busy_ms = o.busy_timeout.as_millis();
+    let max_pages = o.max_pages;
+    let pool = AnyPoolOptions::new()
+        .max_connections(o.connections.unwrap_or(8).max(1))
+        .min_connections(0)
+        // A connection taken from the pool is used at once; a broken one fails
+        // that call, which is answered, rather than costing every call a ping.
+        .test_before_acquire(false)
+        .after_connect(move |c, _| {
+            Box::pin(async move {
+                c.execute(sqlx::AssertSqlSafe(format!(
+                    "PRAGMA busy_timeout = {busy_ms}"
+                )))
+                .await?;
+                // WAL (set on the file by `prepare_file`) with NORMAL: a killed
+                // process loses nothing it acknowledged; only a power cut can drop
+                // the last commits.
+                c.execute("PRAGMA synchronous = NORMAL").await?;
+                c.execute("PRAGMA foreign_keys = ON").await?;
+                if let Some(n) = max_pages {
+                    c.execute(sqlx::AssertSqlSafe(format!("PRAGMA max_page_count = {n}")))
+                        .await?;
+                }
+                Ok(())
+            })
+        })
+        .connect_lazy_with(opts);
+    // Two servers starting on a fresh file race twice. Switching the new file to
+    // WAL needs it alone, and SQLite answers the loser SQLITE_BUSY at once,
+    // without waiting out busy_timeout; and the loser of the migration sees the
+    // winner's tables. Both succeed on a later attempt.
+    let mut attempt = 0;
+    loop {
+        let raced = match prepare_file(path, o).await {
+            Err(e) => opening(path, &pool, sqlx::migrate::MigrateError::Execute(e)).await,
+            Ok(()) => match MIGRATOR.run(&pool).await {
+                Ok(()) => break,
+                Err(e) => opening(path, &pool, e).await,
+            },
+        };
+        if attempt == 6 || !matches!(raced, Error::Busy | Error::Raced(_)) {
+            pool.close().await;
+            return Err(raced);
+        }
+        attempt += 1;
+        tracing::debug!(error = %raced, attempt, "opening the file raced, retrying");
+        tokio::time::sleep(Duration::from_millis(50 * attempt)).await;
+    }
+    Ok(Store {
+        pool,
+        backend: Backend::Sqlite,
+    })
+}
+
+/// Creates the file when missing and switches it to WAL (a setting the file keeps),
+/// on a connection of its own, closed after.
+async fn prepare_file(path: &Path, o: &Options) -> std::result::Result<(), sqlx::Error> {
+    use sqlx::sqlite::SqliteJournalMode;
+    use sqlx::Connection;
+    let c = SqliteConnectOptions::new()
+        .filename(path)
+        .create_if_missing(true)
+        .busy_timeout(o.busy_timeout)
+        .journal_mode(SqliteJournalMode::Wal)
+        .connect()
+        .await?;
+    c.close().await
+}
+
+async fn open_postgres(url: &str, o: &Options) -> Result<Store> {
+    let shown = shown(url);
+    let opts = AnyConnectOptions::from_str(url)
+        .map_err(|e| Error::Open(format!("cannot read the database URL {shown}: {e}")))?;
+    create_database(url, &shown).await?;
+    let lock_ms = o.busy_timeout.as_millis();
+    let pool = AnyPoolOptions::new()
+        .max_connections(o.connections.unwrap_or(16).max(1))
+        .min_connections(0)
+        .acquire_timeout(o.busy_timeout.max(Duration::from_secs(5)))
+        .after_connect(move |c, _| {
+            Box::pin(async move {
+                // How long a write waits for the write lock (and any row lock).
+                c.execute(sqlx::AssertSqlSafe(format!("SET lock_timeout = {lock_ms}")))
+                    .await?;
+                Ok(())
+            })
+        })
+        .connect_lazy_with(opts);
+    // Servers starting together serialize here: sqlx's PostgreSQL migrator holds an
+    // advisory lock while it applies migrations.
+    if let Err(e) = PG_MIGRATOR.run(&pool).await {
+        let err = pg_opening(&shown, &pool, e).await;
+        pool.close().await;
+        return Err(err);
+    }
+    Ok(Store {
+        pool,
+        backend: Backend::Postgres,
+    })
+}
+
+/// Creates the database `url` names when it does not exist, so that `--db
+/// postgres://host/cairn` is all a first start needs (given a role that may create
+/// databases; otherwise the message says to create it).
+async fn create_database(url: &str, shown: &str) -> Result<()> {
+    use sqlx::migrate::MigrateDatabase;
+    let unreachable = |e: sqlx::Error| {
+        Error::Open(format!(
+            "cannot reach the PostgreSQL server of {shown}: {e}; check the host, port, user and password in the URL"
+        ))
+    };
+    if sqlx::Postgres::database_exists(url)
+        .await
+        .map_err(unreachable)?
+    {
+        return Ok(());
+    }
+    match sqlx::Postgres::create_database(url).await {
+        Ok(()) => Ok(()),
+        // Another server created it a moment ago.
+        Err(sqlx::Error::Database(db))
+            if matches!(db.code().as_deref(), Some("42P04") | Some("23505")) =>
+        {
+            Ok(())
+        }
+        Err(e) => Err(Error::Open(format!(
+            "the database of {shown} does not exist and cannot be created ({e}); create it \
+             (createdb, or CREATE DATABASE) or grant this role CREATEDB"
+        ))),
+    }
+}
+
+/// What a failed PostgreSQL migration means, for the operator.
+async fn pg_opening(shown: &str, pool: &AnyPool, e: sqlx::migrate::MigrateError) -> Error {
+    use sqlx::migrate::MigrateError;
+    match e {
+        MigrateError::VersionMissing(v) => {
+            let known = PG_MIGRATOR.iter().map(|m| m.version).max().unwrap_or(0);
+            let newest: Option<i64> =
+                sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations WHERE success")
+                    .fetch_one(pool)
+                    .await
+                    .ok()
+                    .flatten();
+            Error::Open(format!(
+                "{shown} was migrated by a newer Cairn: its schema is at version {} (it has migration {v}), \
+                 this cairn {} knows versions up to {known}; upgrade cairn, or point --db at another database",
+                newest.unwrap_or(v),
+                env!("CARGO_PKG_VERSION"),
+            ))
+        }
+        other => Error::Open(format!("cannot migrate {shown}: {other}")),
+    }
+}
+
 /// What a failed open means, for the operator: the sqlx error of the migration
 /// (which opens the first connection) turned into a sentence naming the path.
-async fn opening(path: &Path, pool: &SqlitePool, e: sqlx::migrate::MigrateError) -> Error {
+async fn opening(path: &Path, pool: &AnyPool, e: sqlx::migrate::MigrateError) -> Error {
     use sqlx::migrate::MigrateError;
     let shown = path.display();
     // A migration that failed although the file now records it applied lost a race:
@@ -251,20 +474,74 @@ fn why_unwritable(path: &Path) -> String {
 /// A connection lent by the store, outside a transaction or holding one; it goes
 /// back to the pool when dropped. Repositories take `&mut Conn`; a [`Tx`] derefs to
 /// one.
-pub struct Conn(Held);
+pub struct Conn {
+    held: Held,
+    backend: Backend,
+}
 
 enum Held {
-    Pooled(PoolConnection<Sqlite>),
-    Tx(sqlx::Transaction<'static, Sqlite>),
+    Pooled(PoolConnection<Any>),
+    Tx(sqlx::Transaction<'static, Any>),
 }
 
 impl Conn {
-    /// The SQLite connection underneath, for the repositories of this module only.
-    fn db(&mut self) -> &mut SqliteConnection {
-        match &mut self.0 {
+    /// The connection underneath, for the repositories of this module only: an
+    /// executor that rewrites their SQL for PostgreSQL on its way (see `dialect`).
+    fn db(&mut self) -> dialect::Db<'_> {
+        let conn: &mut AnyConnection = match &mut self.held {
             Held::Pooled(c) => c,
             Held::Tx(t) => t,
-        }
+        };
+        dialect::Db::new(conn, self.backend)
+    }
+
+    /// Which database this connection is on, for the statements written twice.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    fn pg(&self) -> bool {
+        self.backend == Backend::Postgres
+    }
+}
+
+/// A write transaction begun on a connection the caller already holds, for the
+/// index catch-ups a read runs outside the caller's transaction. The same rule as
+/// [`Store::write`]: one writer at a time.
+pub struct Nested<'c> {
+    tx: sqlx::Transaction<'c, Any>,
+    backend: Backend,
+}
+
+impl Conn {
+    async fn begin_write(&mut self) -> Result<Nested<'_>> {
+        let backend = self.backend;
+        let conn: &mut AnyConnection = match &mut self.held {
+            Held::Pooled(c) => c,
+            Held::Tx(t) => t,
+        };
+        let tx = match backend {
+            Backend::Sqlite => sqlx::Connection::begin_with(conn, "BEGIN IMMEDIATE").await?,
+            Backend::Postgres => {
+                let mut tx = sqlx::Connection::begin(conn).await?;
+                sqlx::query("SELECT pg_advisory_xact_lock($1)")
+                    .bind(WRITE_LOCK)
+                    .execute(&mut *tx)
+                    .await?;
+                tx
+            }
+        };
+        Ok(Nested { tx, backend })
+    }
+}
+
+impl Nested<'_> {
+    fn db(&mut self) -> dialect::Db<'_> {
+        dialect::Db::new(&mut self.tx, self.backend)
+    }
+
+    async fn commit(self) -> Result<()> {
+        Ok(self.tx.commit().await?)
     }
 }
 
@@ -273,7 +550,7 @@ pub struct Tx(Conn);
 
 impl Tx {
     pub async fn commit(self) -> Result<()> {
-        match self.0 .0 {
+        match self.0.held {
             Held::Tx(t) => Ok(t.commit().await?),
             Held::Pooled(_) => Ok(()),
         }
@@ -281,7 +558,7 @@ impl Tx {
 
     /// Rolls back now (dropping the transaction does it too, a moment later).
     pub async fn rollback(self) -> Result<()> {
-        match self.0 .0 {
+        match self.0.held {
             Held::Tx(t) => Ok(t.rollback().await?),
             Held::Pooled(_) => Ok(()),
         }

@@ -4,7 +4,7 @@
 //! Version checks go through `lock`; nothing here knows about git, pages' syntax or
 //! MCP.
 
-use sqlx::sqlite::SqliteRow;
+use sqlx::any::AnyRow;
 use sqlx::Row;
 
 pub use crate::domain::ontology::records::{
@@ -19,7 +19,7 @@ const REPO_COLS: &str =
     "id, project_id, repo_path, pages_dir, base_branch, github_owner, github_name, \
                          synced_commit, synced_at, version, created_at, updated_at";
 
-fn repo_row(r: SqliteRow) -> Result<Repo> {
+fn repo_row(r: AnyRow) -> Result<Repo> {
     Ok(Repo {
         id: r.try_get("id")?,
         project_id: r.try_get("project_id")?,
@@ -111,7 +111,7 @@ pub struct NewPage<'a> {
     pub now: &'a str,
 }
 
-fn page_row(r: &SqliteRow) -> Result<PageRecord> {
+fn page_row(r: &AnyRow) -> Result<PageRecord> {
     let state: String = r.try_get("state")?;
     Ok(PageRecord {
         id: r.try_get("id")?,
@@ -220,7 +220,7 @@ pub async fn delete_page(conn: &mut Conn, id: &str, expected: i64) -> Result<()>
 const ENTITY_COLS: &str = "id, page_id, iri, kind, term_id, preferred_term, domain, status, definition, alt_terms, \
                            physicality, role, maturity, quality_score, authority_score, last_updated, line, version";
 
-fn entity_row(r: &SqliteRow) -> Result<EntityRecord> {
+fn entity_row(r: &AnyRow) -> Result<EntityRecord> {
     Ok(EntityRecord {
         id: r.try_get("id")?,
         page_id: r.try_get("page_id")?,
@@ -254,9 +254,9 @@ pub async fn entities(conn: &mut Conn, project_id: &str) -> Result<Vec<EntityRec
 }
 
 fn bind_entity<'q>(
-    q: sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments>,
+    q: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>,
     e: &'q EntityRecord,
-) -> sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments> {
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments> {
     q.bind(&e.page_id)
         .bind(&e.iri)
         .bind(&e.kind)
@@ -334,16 +334,27 @@ pub async fn max_term_number(
     project_id: &str,
     prefix: &str,
 ) -> Result<Option<i64>> {
-    let (pattern, start) = (format!("{prefix}-[0-9]*"), prefix.len() as i64 + 2);
-    Ok(sqlx::query_scalar(
-        "SELECT MAX(CAST(substr(term_id, ?) AS INTEGER)) FROM ontology_entities \
-         WHERE project_id = ? AND term_id GLOB ?",
+    // The numbers are read here rather than cast in SQL: SQLite's CAST takes the
+    // leading digits of `PREFIX-12x`, PostgreSQL's refuses it.
+    let head = format!("{prefix}-");
+    let ids: Vec<String> = sqlx::query_scalar(
+        "SELECT term_id FROM ontology_entities WHERE project_id = ? AND substr(term_id, 1, ?) = ?",
     )
-    .bind(start)
     .bind(project_id)
-    .bind(pattern)
-    .fetch_one(conn.db())
-    .await?)
+    .bind(head.chars().count() as i32)
+    .bind(&head)
+    .fetch_all(conn.db())
+    .await?;
+    Ok(ids
+        .iter()
+        .filter_map(|id| {
+            let digits: String = id[head.len()..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse::<i64>().ok()
+        })
+        .max())
 }
 
 // ---- axioms ----
@@ -544,7 +555,7 @@ pub async fn insert_proposal(
     Ok(())
 }
 
-fn proposal_row(r: &SqliteRow) -> Result<ProposalRecord> {
+fn proposal_row(r: &AnyRow) -> Result<ProposalRecord> {
     let state: String = r.try_get("state")?;
     Ok(ProposalRecord {
         id: r.try_get("id")?,

@@ -30,7 +30,7 @@ pub async fn load(conn: &mut Conn) -> Result<Pipelines> {
 pub async fn save(conn: &mut Conn, p: &Pipeline, now: &str) -> Result<()> {
     sqlx::query(
         "INSERT INTO workflow_pipelines (kind, states, version, updated_at) VALUES (?, ?, 1, ?) \
-         ON CONFLICT(kind) DO UPDATE SET states = excluded.states, version = version + 1, updated_at = excluded.updated_at",
+         ON CONFLICT(kind) DO UPDATE SET states = excluded.states, version = workflow_pipelines.version + 1, updated_at = excluded.updated_at",
     )
     .bind(p.kind.as_str())
     .bind(p.names().join(","))

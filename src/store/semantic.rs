@@ -5,8 +5,8 @@
 
 use sqlx::{AssertSqlSafe, FromRow, Row};
 
-use crate::store::Conn;
 use crate::store::Result;
+use crate::store::{Conn, Flag};
 
 /// One full-text index of migration 0005.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,6 +82,9 @@ pub async fn lexical(
         crate::store::memory::catch_up_search(conn).await?;
     }
     let t = index.table();
+    if conn.pg() {
+        return lexical_pg(conn, t, project_id, expr, limit).await;
+    }
     let whole = |limit: i64| {
         let sql = format!(
             "SELECT row_id, -bm25({t}, 4.0, 1.0) AS score FROM {t} WHERE {t} MATCH ? AND project_id = ? \
@@ -148,6 +151,224 @@ pub async fn lexical(
     Ok(out)
 }
 
+/// FTS5's BM25 constants (its defaults).
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+
+/// [`lexical`] on PostgreSQL: the index's `doc` (a `tsvector`, the name's words
+/// weighted `A`) finds the rows through its GIN index, and their BM25 is computed
+/// here as FTS5 computes it, from the same statistics (the number of rows and their
+/// mean length over the whole index, each phrase's row count, a row's weighted term
+/// frequency and length), so both backends rank alike. A phrase's frequency in a
+/// row is that of its rarest word there (FTS5 counts the phrase itself).
+async fn lexical_pg(
+    conn: &mut Conn,
+    t: &str,
+    project_id: &str,
+    expr: &str,
+    limit: i64,
+) -> Result<Vec<(String, f64)>> {
+    let (phrases, all) = fts_phrases(expr);
+    if phrases.is_empty() {
+        return Ok(Vec::new());
+    }
+    let tsq: Vec<String> = phrases.iter().map(Phrase::tsquery).collect();
+    let query = tsq.join(if all { " & " } else { " | " });
+    // The statistics and each phrase's row count, in one statement.
+    let mut sql = format!("SELECT count(*), COALESCE(SUM(len), 0)::BIGINT");
+    for _ in &tsq {
+        sql.push_str(&format!(
+            ", (SELECT count(*) FROM {t} WHERE doc @@ to_tsquery('simple', ?))"
+        ));
+    }
+    sql.push_str(&format!(" FROM {t}"));
+    let mut q = sqlx::query(AssertSqlSafe(sql));
+    for p in &tsq {
+        q = q.bind(p);
+    }
+    let stats = q.fetch_one(conn.db()).await?;
+    let n: i64 = stats.try_get(0)?;
+    let total: i64 = stats.try_get(1)?;
+    let avg = if n > 0 { total as f64 / n as f64 } else { 1.0 };
+    let idf: Vec<f64> = (0..phrases.len())
+        .map(|i| {
+            let df: i64 = stats.try_get(i + 2).unwrap_or(0);
+            (((n - df) as f64 + 0.5) / (df as f64 + 0.5)).ln().max(1e-6)
+        })
+        .collect();
+    let rows: Vec<(i64, String, String, i64)> = sqlx::query_as(AssertSqlSafe(format!(
+        "SELECT rowid, row_id, doc::text, len FROM {t} \
+          WHERE project_id = ? AND doc @@ to_tsquery('simple', ?)"
+    )))
+    .bind(project_id)
+    .bind(&query)
+    .fetch_all(conn.db())
+    .await?;
+    let mut scored: Vec<(i64, String, f64)> = rows
+        .into_iter()
+        .map(|(rowid, id, doc, len)| {
+            let terms = parse_tsvector(&doc);
+            let norm = K1 * (1.0 - B + B * len as f64 / avg);
+            let score = phrases
+                .iter()
+                .zip(&idf)
+                .map(|(p, idf)| {
+                    let f = p.frequency(&terms);
+                    idf * f * (K1 + 1.0) / (f + norm)
+                })
+                .sum::<f64>();
+            (rowid, id, score)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)));
+    scored.truncate(usize::try_from(limit).unwrap_or(0));
+    Ok(scored.into_iter().map(|(_, id, s)| (id, s)).collect())
+}
+
+/// A phrase of an FTS5 expression: its words, lower-case, and whether the last is a
+/// prefix.
+#[derive(Debug, PartialEq)]
+struct Phrase {
+    words: Vec<String>,
+    prefix: bool,
+}
+
+impl Phrase {
+    /// The phrase as `to_tsquery('simple', …)` reads it: adjacent words, the last
+    /// a prefix when it is one. The words hold letters and digits only.
+    fn tsquery(&self) -> String {
+        let mut out = String::from("(");
+        for (i, w) in self.words.iter().enumerate() {
+            if i > 0 {
+                out.push_str(" <-> ");
+            }
+            out.push('\'');
+            out.push_str(w);
+            out.push('\'');
+            if self.prefix && i + 1 == self.words.len() {
+                out.push_str(":*");
+            }
+        }
+        out.push(')');
+        out
+    }
+
+    /// How often the phrase occurs in a row, a name occurrence weighing 4 (FTS5's
+    /// `bm25(t, 4.0, 1.0)`): that of its rarest word.
+    fn frequency(&self, terms: &[(String, f64)]) -> f64 {
+        self.words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                let last = i + 1 == self.words.len();
+                terms
+                    .iter()
+                    .filter(|(l, _)| l == w || (self.prefix && last && l.starts_with(w.as_str())))
+                    .map(|(_, f)| f)
+                    .sum::<f64>()
+            })
+            .fold(f64::INFINITY, f64::min)
+            .min(1e9)
+    }
+}
+
+/// The phrases of an FTS5 expression as `service::semantic::fts_tokens` builds them
+/// (`"word"` or `"word"*`, joined by ` AND ` or ` OR `), and whether they are
+/// joined by AND. A phrase's text is split into words as FTS5's `unicode61`
+/// tokenizer (and the PostgreSQL schema's `cairn_words`) splits it.
+fn fts_phrases(expr: &str) -> (Vec<Phrase>, bool) {
+    let mut phrases = Vec::new();
+    let mut chars = expr.chars().peekable();
+    let mut all = true;
+    while let Some(c) = chars.next() {
+        if c != '"' {
+            if c == 'O' && chars.peek() == Some(&'R') {
+                all = false;
+            }
+            continue;
+        }
+        let mut text = String::new();
+        while let Some(c) = chars.next() {
+            if c == '"' {
+                if chars.peek() == Some(&'"') {
+                    chars.next();
+                    text.push('"');
+                    continue;
+                }
+                break;
+            }
+            text.push(c);
+        }
+        let prefix = chars.peek() == Some(&'*');
+        let words: Vec<String> = text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        if !words.is_empty() {
+            phrases.push(Phrase { words, prefix });
+        }
+    }
+    (phrases, all)
+}
+
+/// A `tsvector`'s text (`'word':1A,4 'other':2`) as (lexeme, weighted frequency):
+/// a position weighted `A` (a name's) counts 4, any other 1.
+fn parse_tsvector(doc: &str) -> Vec<(String, f64)> {
+    let mut out = Vec::new();
+    let mut chars = doc.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\'' {
+            continue;
+        }
+        let mut lexeme = String::new();
+        while let Some(c) = chars.next() {
+            if c == '\'' {
+                if chars.peek() == Some(&'\'') {
+                    chars.next();
+                    lexeme.push('\'');
+                    continue;
+                }
+                break;
+            }
+            lexeme.push(c);
+        }
+        let mut f = 0.0;
+        if chars.peek() == Some(&':') {
+            chars.next();
+            let mut any = false;
+            while let Some(&c) = chars.peek() {
+                match c {
+                    '0'..='9' => any = true,
+                    ',' => {
+                        f += 1.0;
+                        any = false;
+                    }
+                    'A' => {
+                        f += 4.0;
+                        any = false;
+                        chars.next();
+                        if chars.peek() == Some(&',') {
+                            chars.next();
+                        }
+                        continue;
+                    }
+                    'B' | 'C' | 'D' => {}
+                    _ => break,
+                }
+                chars.next();
+            }
+            if any {
+                f += 1.0;
+            }
+        } else {
+            f = 1.0;
+        }
+        out.push((lexeme, f));
+    }
+    out
+}
+
 /// Brings the project's part of the atoms' full-text index up to the project's graph
 /// generation (migration 0011): removes the rows of atoms deleted since the generation
 /// it reflects, writes the rows of atoms written since, and moves its mark, in one
@@ -164,7 +385,7 @@ async fn catch_up_atoms(conn: &mut Conn, project_id: &str) -> Result<()> {
     if indexed == current {
         return Ok(());
     }
-    let changed: bool = sqlx::query_scalar(
+    let changed: Flag = sqlx::query_scalar(
         "SELECT EXISTS (SELECT 1 FROM graph_atoms WHERE project_id = ?1 AND gen > ?2) \
              OR EXISTS (SELECT 1 FROM graph_tombstones WHERE project_id = ?1 AND gen > ?2)",
     )
@@ -172,14 +393,14 @@ async fn catch_up_atoms(conn: &mut Conn, project_id: &str) -> Result<()> {
     .bind(indexed)
     .fetch_one(conn.db())
     .await?;
-    if !changed {
+    if !changed.0 {
         return Ok(());
     }
-    let mut tx = sqlx::Connection::begin_with(conn.db(), "BEGIN IMMEDIATE").await?;
+    let mut tx = conn.begin_write().await?;
     // Read again under the write lock: another catch-up may have run meanwhile.
     let (since, current): (i64, i64) = sqlx::query_as(MARKS)
         .bind(project_id)
-        .fetch_one(&mut *tx)
+        .fetch_one(tx.db())
         .await?;
     if since != current {
         sqlx::query(
@@ -191,16 +412,23 @@ async fn catch_up_atoms(conn: &mut Conn, project_id: &str) -> Result<()> {
         )
         .bind(project_id)
         .bind(since)
-        .execute(&mut *tx)
+        .execute(tx.db())
         .await?;
-        sqlx::query(
+        // PostgreSQL has no INSERT OR REPLACE: the upsert names the key it replaces.
+        sqlx::query(if tx.backend == crate::store::Backend::Postgres {
+            "INSERT INTO graph_atoms_fts (rowid, name, body, row_id, project_id) \
+             SELECT rowid, name || ' ' || paths, knowledge, id, project_id FROM graph_atoms \
+              WHERE project_id = ?1 AND gen > ?2 \
+             ON CONFLICT (rowid) DO UPDATE SET name = excluded.name, body = excluded.body, \
+                row_id = excluded.row_id, project_id = excluded.project_id"
+        } else {
             "INSERT OR REPLACE INTO graph_atoms_fts (rowid, name, body, row_id, project_id) \
              SELECT rowid, name || ' ' || paths, knowledge, id, project_id FROM graph_atoms \
-              WHERE project_id = ?1 AND gen > ?2",
-        )
+              WHERE project_id = ?1 AND gen > ?2"
+        })
         .bind(project_id)
         .bind(since)
-        .execute(&mut *tx)
+        .execute(tx.db())
         .await?;
         sqlx::query(
             "INSERT INTO search_indexed (project_id, gen) VALUES (?1, ?2) \
@@ -208,7 +436,7 @@ async fn catch_up_atoms(conn: &mut Conn, project_id: &str) -> Result<()> {
         )
         .bind(project_id)
         .bind(current)
-        .execute(&mut *tx)
+        .execute(tx.db())
         .await?;
     }
     tx.commit().await?;
@@ -313,6 +541,31 @@ pub async fn each_vector(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn fts_phrases_read_what_fts_tokens_builds() {
+        let (p, all) = super::fts_phrases(r#""Inflate"* AND "crc32_combine" AND "say ""hi""""#);
+        assert!(all);
+        assert_eq!(p.len(), 3);
+        assert_eq!(p[0].tsquery(), "('inflate':*)");
+        assert_eq!(p[1].tsquery(), "('crc32' <-> 'combine')");
+        assert_eq!(p[2].words, ["say", "hi"]);
+        let (_, all) = super::fts_phrases(r#""a" OR "b""#);
+        assert!(!all);
+    }
+
+    #[test]
+    fn a_tsvector_reads_as_weighted_frequencies() {
+        let t = super::parse_tsvector("'crc32':1A,5 'it''s':2,3,4 'z':7A,9A");
+        assert_eq!(
+            t,
+            [
+                ("crc32".to_string(), 5.0),
+                ("it's".to_string(), 3.0),
+                ("z".to_string(), 8.0)
+            ]
+        );
+    }
+
     use super::*;
     use crate::store::TestDir;
 

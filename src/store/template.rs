@@ -4,7 +4,7 @@ use sqlx::{AssertSqlSafe, FromRow};
 
 use crate::domain::section::TemplateFilter;
 use crate::domain::{Template, TemplateSection};
-use crate::store::{lock, placeholders, tag, Conn};
+use crate::store::{lock, placeholders, tag, Conn, Flag};
 use crate::store::{Error, Result};
 
 #[derive(FromRow)]
@@ -13,8 +13,11 @@ struct Row {
     name: String,
     description: String,
     target_entity_type: String,
+    #[sqlx(try_from = "crate::store::Flag")]
     is_built_in: bool,
+    #[sqlx(try_from = "crate::store::Flag")]
     is_protected: bool,
+    #[sqlx(try_from = "crate::store::Flag")]
     is_enabled: bool,
     created_by: Option<String>,
     version: i64,
@@ -49,6 +52,7 @@ struct SectionRow {
     usage_description: String,
     content_sample: String,
     content_format: String,
+    #[sqlx(try_from = "crate::store::Flag")]
     is_required: bool,
     ordinal: i64,
 }
@@ -65,9 +69,9 @@ pub async fn insert(conn: &mut Conn, t: &Template) -> Result<()> {
     .bind(&t.name)
     .bind(&t.description)
     .bind(&t.target_entity_type)
-    .bind(t.is_built_in)
-    .bind(t.is_protected)
-    .bind(t.is_enabled)
+    .bind(Flag(t.is_built_in))
+    .bind(Flag(t.is_protected))
+    .bind(Flag(t.is_enabled))
     .bind(&t.created_by)
     .bind(&t.created_at)
     .bind(&t.updated_at)
@@ -169,8 +173,8 @@ pub async fn update(conn: &mut Conn, t: &Template, expected: Option<i64>) -> Res
         .bind(&t.name)
         .bind(&t.description)
         .bind(&t.target_entity_type)
-        .bind(t.is_protected)
-        .bind(t.is_enabled)
+        .bind(Flag(t.is_protected))
+        .bind(Flag(t.is_enabled))
         .bind(&t.id)
         .execute(conn.db())
         .await?;
@@ -212,7 +216,7 @@ pub async fn add_section(conn: &mut Conn, s: &TemplateSection) -> Result<()> {
     .bind(&s.usage_description)
     .bind(&s.content_sample)
     .bind(&s.content_format)
-    .bind(s.is_required)
+    .bind(Flag(s.is_required))
     .bind(s.ordinal)
     .execute(conn.db())
     .await?;

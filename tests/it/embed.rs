@@ -69,7 +69,7 @@ fn missing_model_falls_back_to_hashing_and_says_why() {
 #[test]
 fn reindex_runs_on_a_fresh_database() {
     let tmp = TempDir::new();
-    let db = tmp.path().join("cairn.db");
+    let db = crate::harness::db_arg(&tmp.path().join("cairn.db"));
     let db = db.to_str().expect("utf-8 path");
     let (ok, _, err) = cairn(&[
         "--db",

@@ -837,13 +837,7 @@ async fn deleting_a_project_removes_its_graph() {
     )
     .await;
     // No graph row survives its project, the changelog included.
-    use sqlx::sqlite::SqliteConnectOptions;
-    use sqlx::ConnectOptions;
-    let mut conn = SqliteConnectOptions::new()
-        .filename(&f.c.db)
-        .connect()
-        .await
-        .unwrap();
+    let mut conn = crate::harness::sql(&f.c.db).await;
     for t in [
         "graph_changelog",
         "graph_atoms",
@@ -1451,13 +1445,10 @@ async fn search_follows_edits_and_deletes_also_after_vacuum() {
     let del = |a: &Value| json!({"operation":"delete","entityType":"atom","id":a["id"],"version":a["version"]});
     // A gap in the rowids, then VACUUM, which may renumber rows without an INTEGER key.
     f.c.ok("manage_graph", del(&atoms[1])).await;
+    // (PostgreSQL's VACUUM keeps rows where they are; run it there too.)
     {
-        let opts = sqlx::sqlite::SqliteConnectOptions::new()
-            .filename(&f.c.db)
-            .busy_timeout(std::time::Duration::from_secs(10));
-        let pool = sqlx::SqlitePool::connect_with(opts).await.unwrap();
-        sqlx::query("VACUUM").execute(&pool).await.unwrap();
-        pool.close().await;
+        let mut conn = crate::harness::sql(&f.c.db).await;
+        sqlx::query("VACUUM").execute(&mut conn).await.unwrap();
     }
     f.c.ok(
         "manage_graph",

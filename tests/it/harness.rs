@@ -2,6 +2,11 @@
 //! directory, driven by rmcp's client over stdio, or over Streamable HTTP against a
 //! real `cairn serve --http` ([`HttpServer`]). [`Transport`] picks one, so a test body
 //! can run over both.
+//!
+//! With `$CAIRN_TEST_PG` set (a PostgreSQL URL; `scripts/test.sh` starts a throwaway
+//! cluster and sets it), every server runs on PostgreSQL instead: [`db_arg`] turns
+//! each test's database file into a database of its own on that server, named after
+//! the file, so servers a test starts on one file share one database.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -21,6 +26,75 @@ pub fn model_dir() -> PathBuf {
     std::env::var_os("CAIRN_TEST_MODEL_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/test-model"))
+}
+
+/// The PostgreSQL server the suite runs on (`$CAIRN_TEST_PG`), if any.
+pub fn postgres() -> Option<String> {
+    std::env::var("CAIRN_TEST_PG")
+        .ok()
+        .filter(|u| !u.is_empty())
+}
+
+/// What `--db` gets for the test database `db`: the file itself, or on PostgreSQL
+/// the URL of a database named after it (Cairn creates it on first use).
+pub fn db_arg(db: &Path) -> std::ffi::OsString {
+    let Some(base) = postgres() else {
+        return db.as_os_str().to_os_string();
+    };
+    // The temporary directory's unique name and the file's, as one identifier.
+    let name: String = db
+        .iter()
+        .rev()
+        .take(2)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("_")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let name = format!("t_{}", &name[name.len().saturating_sub(60)..]);
+    // postgres://user@host/DB?params: replace the database.
+    let (head, query) = base.split_once('?').unwrap_or((&base, ""));
+    let server = &head[..head.rfind('/').expect("a database in $CAIRN_TEST_PG")];
+    let url = if query.is_empty() {
+        format!("{server}/{name}")
+    } else {
+        format!("{server}/{name}?{query}")
+    };
+    url.into()
+}
+
+/// A connection to the test database `db` (the file, or its PostgreSQL database),
+/// for the tests that look under the tools.
+pub async fn sql(db: &Path) -> sqlx::AnyConnection {
+    use sqlx::Connection;
+    sqlx::any::install_default_drivers();
+    let url = match postgres() {
+        Some(_) => db_arg(db).into_string().expect("a UTF-8 URL"),
+        None => format!("sqlite://{}", db.display()),
+    };
+    sqlx::AnyConnection::connect(&url)
+        .await
+        .expect("connect to the test database")
+}
+
+/// Why a test about the SQLite file itself (its directory, its WAL, its pages)
+/// does not run on PostgreSQL, printed when it skips.
+pub fn sqlite_only(what: &str) -> bool {
+    if postgres().is_some() {
+        eprintln!("skipped on PostgreSQL: {what}");
+        return false;
+    }
+    true
 }
 
 /// A directory removed when dropped.
@@ -48,7 +122,7 @@ impl Drop for TempDir {
 pub fn serve_command(db: &Path) -> tokio::process::Command {
     let mut c = tokio::process::Command::new(BIN);
     c.arg("--db")
-        .arg(db)
+        .arg(db_arg(db))
         .arg("serve")
         .env_remove("CAIRN_CONFIG")
         .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
@@ -84,7 +158,7 @@ pub fn cli(db: &Path, args: &[&str]) -> std::process::Output {
         .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
         .env_remove("CAIRN_DB")
         .arg("--db")
-        .arg(db)
+        .arg(db_arg(db))
         .args(args)
         .output()
         .expect("run cairn")
@@ -140,7 +214,10 @@ pub fn transport_env(db: &Path, extra: &[&str], env: &[(&str, &str)]) -> TokioCh
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
     let cmd = Command::new(BIN).configure(|c| {
-        c.arg("--db").arg(&db_owned).args(&extra).arg("serve");
+        c.arg("--db")
+            .arg(db_arg(&db_owned))
+            .args(&extra)
+            .arg("serve");
         // No user config leaks into tests.
         c.env_remove("CAIRN_CONFIG")
             .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
@@ -390,7 +467,7 @@ impl HttpServer {
         use tokio::io::AsyncBufReadExt;
         let mut c = tokio::process::Command::new(BIN);
         c.arg("--db")
-            .arg(db)
+            .arg(db_arg(db))
             .args(extra)
             .args(["serve", "--http", addr])
             .args(http_args)

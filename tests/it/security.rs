@@ -293,6 +293,9 @@ async fn fill(c: &crate::harness::Cairn) -> (serde_json::Value, usize) {
 #[tokio::test]
 async fn a_full_database_answers_storage_full_and_keeps_what_it_had() {
     // The database's own size limit: SQLite answers SQLITE_FULL as on a full disk.
+    if !crate::harness::sqlite_only("max_db_mib, a SQLite file's page limit") {
+        return;
+    }
     let dir = TempDir::new();
     let db = dir.path().join("full.db");
     let cfg = config(dir.path(), "max_db_mib = 2\n");
@@ -313,6 +316,9 @@ async fn a_full_database_answers_storage_full_and_keeps_what_it_had() {
 /// A real full disk, where the test may mount a tiny file system (as root).
 #[tokio::test]
 async fn a_full_disk_answers_storage_full() {
+    if !crate::harness::sqlite_only("a full disk under the SQLite file") {
+        return;
+    }
     let dir = TempDir::new();
     let mnt = dir.path().join("tiny");
     std::fs::create_dir_all(&mnt).unwrap();
@@ -354,6 +360,25 @@ async fn a_lock_held_past_the_busy_timeout_answers_storage_busy_then_the_retry_s
     let cfg = config(dir.path(), "busy_timeout_ms = 300\n");
     let c = crate::harness::Cairn::on(&db, &["--config", &cfg]).await;
     let p = c.project("Busy").await;
+    if crate::harness::postgres().is_some() {
+        // Another server's write transaction, holding the write lock (the advisory
+        // lock every write transaction takes first).
+        let mut other = crate::harness::sql(&db).await;
+        let mut held = other.begin().await.unwrap();
+        sqlx::query("SELECT pg_advisory_xact_lock(426836062830)")
+            .execute(&mut *held)
+            .await
+            .unwrap();
+        let args = json!({"operation":"create","containerType":"task","title":"t","projectId":p});
+        let e = c
+            .err("manage_container", args.clone(), "STORAGE_BUSY")
+            .await;
+        assert_eq!(e["details"]["retryable"], json!(true), "{e}");
+        held.rollback().await.unwrap();
+        c.ok("manage_container", args).await;
+        c.stop().await;
+        return;
+    }
     // Another process's writer, holding the lock.
     let mut other = SqliteConnectOptions::new()
         .filename(&db)
@@ -391,7 +416,7 @@ fn call_as_user(db: &Path, tool: &str, args: &str) -> std::process::Output {
         .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
         .env_remove("CAIRN_DB")
         .arg("--db")
-        .arg(db)
+        .arg(crate::harness::db_arg(db))
         .args(["call", tool, args])
         .output()
         .expect("run cairn")
@@ -411,6 +436,9 @@ fn running_as_root() -> bool {
 #[tokio::test]
 async fn opening_failures_name_the_path_and_the_cause() {
     use std::os::unix::fs::PermissionsExt;
+    if !crate::harness::sqlite_only("a database file's permissions") {
+        return;
+    }
     let dir = TempDir::new();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     // A directory this user cannot write.
@@ -479,4 +507,30 @@ async fn opening_failures_name_the_path_and_the_cause() {
         err.contains("newer Cairn") && err.contains("9999") && err.contains("up to"),
         "{err}"
     );
+}
+
+/// A PostgreSQL URL whose server cannot be reached: an error naming the URL, its
+/// password hidden, and what to check.
+#[test]
+fn an_unreachable_postgres_server_is_named_without_its_password() {
+    let out = std::process::Command::new(crate::harness::BIN)
+        .env_remove("CAIRN_CONFIG")
+        .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+        .args([
+            "--db",
+            "postgres://cairn:s3cret@localhost/cairn?host=/nonexistent-cairn-socket",
+            "call",
+            "list_tags",
+            "{}",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot reach the PostgreSQL server"), "{err}");
+    assert!(
+        err.contains("postgres://cairn:***@localhost/cairn"),
+        "{err}"
+    );
+    assert!(!err.contains("s3cret"), "{err}");
 }

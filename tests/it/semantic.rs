@@ -674,7 +674,7 @@ fn serve_raw_then_idle(
 ) -> (String, String) {
     let mut child = Command::new(BIN)
         .arg("--db")
-        .arg(db)
+        .arg(crate::harness::db_arg(db))
         .arg("serve")
         .env_remove("CAIRN_CONFIG")
         .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
@@ -800,7 +800,7 @@ async fn regression_reindex_all_upserts_vectors_under_generation_triggers() {
     let db = c.db.clone();
     let out = Command::new(BIN)
         .arg("--db")
-        .arg(&db)
+        .arg(crate::harness::db_arg(&db))
         .arg("--model-dir")
         .arg("/nonexistent/cairn-model")
         .args(["reindex", "--all"])
@@ -1447,7 +1447,7 @@ async fn two_servers_embedding_one_file_in_the_background_leave_one_current_vect
     b.stop().await;
     let out = Command::new(BIN)
         .arg("--db")
-        .arg(&db)
+        .arg(crate::harness::db_arg(&db))
         .arg("--model-dir")
         .arg(model_dir())
         .arg("reindex")
