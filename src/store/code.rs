@@ -186,7 +186,7 @@ pub async fn set_categories(conn: &mut Conn, entity_id: &str, ids: &[String]) ->
         .await?;
     for c in ids {
         sqlx::query(
-            "INSERT OR IGNORE INTO code_entity_categories (entity_id, category_id) VALUES (?, ?)",
+            "INSERT INTO code_entity_categories (entity_id, category_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
         )
         .bind(entity_id)
         .bind(c)
@@ -310,7 +310,7 @@ pub async fn set_parents(
         .await?;
     for p in parents {
         sqlx::query(
-            "INSERT OR IGNORE INTO code_belongs (child_id, parent_id, created_at) VALUES (?, ?, ?)",
+            "INSERT INTO code_belongs (child_id, parent_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
         )
         .bind(child)
         .bind(p)
@@ -428,7 +428,7 @@ pub async fn entities_of_reference(conn: &mut Conn, reference_id: &str) -> Resul
 // ---- edges ----
 
 pub async fn attach(conn: &mut Conn, entity: &str, reference: &str, now: &str) -> Result<bool> {
-    let done = sqlx::query("INSERT OR IGNORE INTO code_attachments (entity_id, reference_id, created_at) VALUES (?, ?, ?)")
+    let done = sqlx::query("INSERT INTO code_attachments (entity_id, reference_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
         .bind(entity)
         .bind(reference)
         .bind(now)
@@ -487,7 +487,7 @@ pub async fn unrelate(conn: &mut Conn, from: &str, to: &str) -> Result<bool> {
 }
 
 pub async fn link(conn: &mut Conn, from: &str, to: &str, ty: &str, now: &str) -> Result<bool> {
-    let done = sqlx::query("INSERT OR IGNORE INTO code_links (from_id, to_id, link_type, created_at) VALUES (?, ?, ?, ?)")
+    let done = sqlx::query("INSERT INTO code_links (from_id, to_id, link_type, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING")
         .bind(from)
         .bind(to)
         .bind(ty)

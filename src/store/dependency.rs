@@ -51,7 +51,7 @@ pub struct NewEdge<'a> {
 /// Inserts an edge; false when the same edge already exists.
 pub async fn insert(conn: &mut Conn, e: &NewEdge<'_>) -> Result<bool> {
     let done = sqlx::query(
-        "INSERT OR IGNORE INTO dependencies (id, item_type, from_id, to_id, type, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO dependencies (id, item_type, from_id, to_id, type, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
     )
     .bind(e.id)
     .bind(e.kind.as_str())
@@ -166,8 +166,14 @@ pub async fn open_blockers(conn: &mut Conn, kind: ItemKind, id: &str) -> Result<
 
 /// Whether `from_id` BLOCKS-reaches `to_id` already (so `to_id → from_id` would close a cycle).
 pub async fn reaches(conn: &mut Conn, from_id: &str, to_id: &str) -> Result<bool> {
+    if from_id == to_id {
+        return Ok(true);
+    }
+    // The walk starts from the edges' column rather than from the parameter: the
+    // recursion's two terms must agree on their text's collation in PostgreSQL.
     let hit: Option<i64> = sqlx::query_scalar(
-        "WITH RECURSIVE r(id) AS (SELECT ? UNION SELECT d.to_id FROM dependencies d JOIN r ON d.from_id = r.id \
+        "WITH RECURSIVE r(id) AS (SELECT d.to_id FROM dependencies d WHERE d.from_id = ? AND d.type = 'BLOCKS' \
+         UNION SELECT d.to_id FROM dependencies d JOIN r ON d.from_id = r.id \
          WHERE d.type = 'BLOCKS') SELECT 1 FROM r WHERE id = ? LIMIT 1",
     )
     .bind(from_id)

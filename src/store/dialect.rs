@@ -16,6 +16,11 @@ use sqlx::{Any, AnyConnection, Decode, Encode, Execute, Executor, SqlStr, Type};
 use super::Backend;
 
 /// A connection as a repository's statement runs on it.
+///
+/// Optional floats: sqlx's `Any` driver sends a NULL `Option<f64>` to PostgreSQL as
+/// a `float4` parameter, and PostgreSQL's statement cache, keyed by the SQL text,
+/// would then refuse the same statement's later `float8` value. A statement that
+/// binds an `Option<f64>` therefore runs unprepared (`.persistent(false)`).
 #[derive(Debug)]
 pub struct Db<'c> {
     conn: &'c mut AnyConnection,
@@ -108,15 +113,16 @@ impl<'c> Executor<'c> for Db<'c> {
 ///
 /// - parameters `?` and `?NNN` become `$n` (numbered as SQLite numbers them: a bare
 ///   `?` takes one more than the largest number so far);
-/// - `INSERT OR IGNORE INTO …` becomes `INSERT INTO … ON CONFLICT DO NOTHING`;
 /// - `LIKE` becomes `ILIKE`: SQLite's `LIKE` ignores case, PostgreSQL's does not.
 ///
-/// Quoted strings and identifiers are copied unchanged.
+/// Quoted strings and identifiers and `--` comments are copied unchanged. (What
+/// both read alike is written so in the repositories: `ON CONFLICT DO NOTHING`
+/// rather than SQLite's `INSERT OR IGNORE`, `IS DISTINCT FROM` rather than `IS
+/// NOT ?`.)
 pub fn postgres(sql: &str) -> String {
     let mut out = String::with_capacity(sql.len() + 16);
     let mut chars = sql.char_indices().peekable();
     let mut largest = 0u32;
-    let mut ignore = false;
     let mut quote: Option<char> = None;
     while let Some((i, ch)) = chars.next() {
         if let Some(q) = quote {
@@ -127,6 +133,10 @@ pub fn postgres(sql: &str) -> String {
             continue;
         }
         match ch {
+            '-' if sql[i..].starts_with("--") => {
+                quote = Some('\n');
+                out.push(ch);
+            }
             '\'' | '"' => {
                 quote = Some(ch);
                 out.push(ch);
@@ -149,13 +159,6 @@ pub fn postgres(sql: &str) -> String {
                 out.push('$');
                 out.push_str(&n.to_string());
             }
-            'I' if sql[i..].starts_with("INSERT OR IGNORE INTO") => {
-                out.push_str("INSERT INTO");
-                ignore = true;
-                for _ in 0.."INSERT OR IGNORE INTO".len() - 1 {
-                    chars.next();
-                }
-            }
             'L' if sql[i..].starts_with("LIKE ")
                 && out.ends_with(|c: char| c.is_ascii_whitespace()) =>
             {
@@ -166,9 +169,6 @@ pub fn postgres(sql: &str) -> String {
             }
             _ => out.push(ch),
         }
-    }
-    if ignore {
-        out.push_str(" ON CONFLICT DO NOTHING");
     }
     out
 }
@@ -238,14 +238,14 @@ mod tests {
     }
 
     #[test]
-    fn insert_or_ignore_becomes_on_conflict() {
-        assert_eq!(
-            postgres("INSERT OR IGNORE INTO tags (a, b) VALUES (?, ?)"),
-            "INSERT INTO tags (a, b) VALUES ($1, $2) ON CONFLICT DO NOTHING"
-        );
+    fn only_the_like_operator_and_nothing_in_comments_is_rewritten() {
         assert_eq!(
             postgres("SELECT 1 WHERE nameLIKE"),
             "SELECT 1 WHERE nameLIKE"
+        );
+        assert_eq!(
+            postgres("SELECT a -- what's LIKE ?\nFROM t WHERE b LIKE ?"),
+            "SELECT a -- what's LIKE ?\nFROM t WHERE b ILIKE $1"
         );
     }
 }

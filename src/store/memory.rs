@@ -250,7 +250,7 @@ pub async fn list_subjects(
 
 pub async fn add_name(conn: &mut Conn, n: &NameRow) -> Result<()> {
     sqlx::query(
-        "INSERT OR IGNORE INTO memory_subject_names (subject_id, name, norm, is_alias) VALUES (?, ?, ?, ?)",
+        "INSERT INTO memory_subject_names (subject_id, name, norm, is_alias) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
     )
     .bind(&n.subject_id)
     .bind(&n.name)
@@ -894,7 +894,7 @@ pub struct EdgeRow {
 /// Adds an edge; answers false when it was there already.
 pub async fn insert_edge(conn: &mut Conn, e: &EdgeRow, now: &str) -> Result<bool> {
     let r = sqlx::query(
-        "INSERT OR IGNORE INTO memory_edges (from_kind, from_id, kind, to_kind, to_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO memory_edges (from_kind, from_id, kind, to_kind, to_id, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
     )
     .bind(&e.from_kind)
     .bind(&e.from_id)
@@ -1230,6 +1230,8 @@ pub async fn set_statuses(
             .bind(retired_at)
             .bind(now)
             .bind(from)
+            // A confidence may be NULL: see `dialect::Db` on optional floats.
+            .persistent(false)
             .fetch_all(conn.db())
             .await;
         let done = match r {

@@ -27,7 +27,6 @@ use std::time::Duration;
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::pool::PoolConnection;
-use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{Any, AnyConnection, AnyPool, ConnectOptions, Executor};
 
 pub use dialect::Flag;
@@ -56,15 +55,27 @@ pub fn is_url(db: &str) -> bool {
     db.starts_with("postgres://") || db.starts_with("postgresql://")
 }
 
-/// `db` as it may be printed: a URL's password replaced by `***`.
+/// `db` as it may be printed: a URL's password (`user:password@`, or a
+/// `password=` parameter) replaced by `***`.
 pub fn shown(db: &str) -> String {
     if !is_url(db) {
         return db.to_string();
     }
-    match url_password(db) {
+    let mut out = match url_password(db) {
         Some((start, end)) => format!("{}***{}", &db[..start], &db[end..]),
         None => db.to_string(),
+    };
+    if let Some(q) = out.find('?') {
+        let params: Vec<String> = out[q + 1..]
+            .split('&')
+            .map(|p| match p.split_once('=') {
+                Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}=***"),
+                _ => p.to_string(),
+            })
+            .collect();
+        out = format!("{}?{}", &out[..q], params.join("&"));
     }
+    out
 }
 
 /// Where the password of `scheme://user:password@host…` lies in `url`.
@@ -201,11 +212,8 @@ async fn open_sqlite(path: &Path, o: &Options) -> Result<Store> {
     // (creating it, switching it to WAL) is done first on a connection of its own
     // (`prepare_file`), whose errors come back at once: the pool would retry a
     // failing setup until its timeout.
-    let url = SqliteConnectOptions::new()
-        .filename(path)
-        .create_if_missing(true)
-        .to_url_lossy();
-    let opts = AnyConnectOptions::from_url(&url).map_err(|e| Error::Internal(e.to_string()))?;
+    let opts = AnyConnectOptions::from_str(&sqlite_url(path))
+        .map_err(|e| Error::Open(format!("cannot open {}: {e}", path.display())))?;
     let busy_ms = o.busy_timeout.as_millis();
     let max_pages = o.max_pages;
     let pool = AnyPoolOptions::new()
@@ -232,14 +240,14 @@ async fn open_sqlite(path: &Path, o: &Options) -> Result<Store> {
                 Ok(())
             })
         })
-        .connect_lazy_with(opts);
+        .connect_lazy_with(opts.clone());
     // Two servers starting on a fresh file race twice. Switching the new file to
     // WAL needs it alone, and SQLite answers the loser SQLITE_BUSY at once,
     // without waiting out busy_timeout; and the loser of the migration sees the
     // winner's tables. Both succeed on a later attempt.
     let mut attempt = 0;
     loop {
-        let raced = match prepare_file(path, o).await {
+        let raced = match prepare_file(&opts, busy_ms).await {
             Err(e) => opening(path, &pool, sqlx::migrate::MigrateError::Execute(e)).await,
             Ok(()) => match MIGRATOR.run(&pool).await {
                 Ok(()) => break,
@@ -260,18 +268,48 @@ async fn open_sqlite(path: &Path, o: &Options) -> Result<Store> {
     })
 }
 
+/// `path` as the Any driver's URL names it: absolute, in its directory's canonical
+/// form (a URL parser would fold `a/../b` itself, differently when `a` is a link),
+/// and every byte but letters, digits and `/._-~` percent-encoded (`%` included,
+/// which the driver decodes), with `mode=rwc` to create a missing file.
+fn sqlite_url(path: &Path) -> String {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let full = match (std::fs::canonicalize(dir), path.file_name()) {
+        (Ok(d), Some(f)) => d.join(f),
+        // The directory is missing (opening fails and says so) or the path ends
+        // in `..`: as given, made absolute.
+        _ => std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()),
+    };
+    let mut url = String::from("sqlite://");
+    for &b in full.as_os_str().as_encoded_bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'.' | b'_' | b'-' | b'~' => {
+                url.push(b as char)
+            }
+            _ => url.push_str(&format!("%{b:02X}")),
+        }
+    }
+    url.push_str("?mode=rwc");
+    url
+}
+
 /// Creates the file when missing and switches it to WAL (a setting the file keeps),
-/// on a connection of its own, closed after.
-async fn prepare_file(path: &Path, o: &Options) -> std::result::Result<(), sqlx::Error> {
-    use sqlx::sqlite::SqliteJournalMode;
+/// on a connection of its own, closed after. (Through the same driver as the pool:
+/// sqlx's SQLite connection used directly is a second copy of its code to load.)
+async fn prepare_file(
+    opts: &AnyConnectOptions,
+    busy_ms: u128,
+) -> std::result::Result<(), sqlx::Error> {
     use sqlx::Connection;
-    let c = SqliteConnectOptions::new()
-        .filename(path)
-        .create_if_missing(true)
-        .busy_timeout(o.busy_timeout)
-        .journal_mode(SqliteJournalMode::Wal)
-        .connect()
-        .await?;
+    let mut c = opts.connect().await?;
+    c.execute(sqlx::AssertSqlSafe(format!(
+        "PRAGMA busy_timeout = {busy_ms}"
+    )))
+    .await?;
+    c.execute("PRAGMA journal_mode = WAL").await?;
     c.close().await
 }
 
@@ -280,7 +318,8 @@ async fn open_postgres(url: &str, o: &Options) -> Result<Store> {
     let opts = AnyConnectOptions::from_str(url)
         .map_err(|e| Error::Open(format!("cannot read the database URL {shown}: {e}")))?;
     create_database(url, &shown).await?;
-    let lock_ms = o.busy_timeout.as_millis();
+    // At least 1 ms: PostgreSQL reads a lock_timeout of 0 as "wait forever".
+    let lock_ms = o.busy_timeout.as_millis().max(1);
     let pool = AnyPoolOptions::new()
         .max_connections(o.connections.unwrap_or(16).max(1))
         .min_connections(0)
@@ -309,19 +348,24 @@ async fn open_postgres(url: &str, o: &Options) -> Result<Store> {
 
 /// Creates the database `url` names when it does not exist, so that `--db
 /// postgres://host/cairn` is all a first start needs (given a role that may create
-/// databases; otherwise the message says to create it).
+/// databases; otherwise the message says to create it). The database itself is
+/// tried first: a role may connect to it and to nothing else.
 async fn create_database(url: &str, shown: &str) -> Result<()> {
     use sqlx::migrate::MigrateDatabase;
-    let unreachable = |e: sqlx::Error| {
-        Error::Open(format!(
-            "cannot reach the PostgreSQL server of {shown}: {e}; check the host, port, user and password in the URL"
-        ))
-    };
-    if sqlx::Postgres::database_exists(url)
-        .await
-        .map_err(unreachable)?
-    {
-        return Ok(());
+    use sqlx::Connection;
+    match sqlx::AnyConnection::connect(url).await {
+        Ok(c) => {
+            let _ = c.close().await;
+            return Ok(());
+        }
+        // 3D000: no such database; created below.
+        Err(sqlx::Error::Database(db)) if db.code().as_deref() == Some("3D000") => {}
+        Err(e) => {
+            return Err(Error::Open(format!(
+                "cannot reach the PostgreSQL server of {shown}: {e}; check the host, port, user \
+                 and password in the URL"
+            )))
+        }
     }
     match sqlx::Postgres::create_database(url).await {
         Ok(()) => Ok(()),
@@ -616,4 +660,37 @@ pub fn placeholders(n: usize) -> String {
         s.push('?');
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{shown, Options, Store, TestDir};
+
+    #[tokio::test]
+    async fn a_file_name_a_url_would_read_differently_opens_that_file() {
+        let dir = TestDir::new("url");
+        std::fs::create_dir_all(dir.0.join("sub")).unwrap();
+        for name in ["a%41 b?#.db", "sub/../c.db"] {
+            let store = Store::open(&dir.0.join(name), &Options::default())
+                .await
+                .unwrap();
+            store.close().await;
+        }
+        assert!(dir.0.join("a%41 b?#.db").exists());
+        assert!(!dir.0.join("aA b?#.db").exists());
+        assert!(dir.0.join("c.db").exists());
+    }
+
+    #[test]
+    fn a_url_is_shown_without_its_password() {
+        assert_eq!(
+            shown("postgres://u:pw@h/db?host=/s"),
+            "postgres://u:***@h/db?host=/s"
+        );
+        assert_eq!(
+            shown("postgres://u@h/db?sslmode=require&password=pw"),
+            "postgres://u@h/db?sslmode=require&password=***"
+        );
+        assert_eq!(shown("/srv/cairn.db"), "/srv/cairn.db");
+    }
 }

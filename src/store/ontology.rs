@@ -273,6 +273,8 @@ fn bind_entity<'q>(
         .bind(e.authority_score)
         .bind(&e.last_updated)
         .bind(e.line)
+        // The scores may be NULL: see `dialect::Db` on optional floats.
+        .persistent(false)
 }
 
 pub async fn insert_entity(
@@ -541,6 +543,8 @@ pub async fn insert_proposal(
     .bind(&p.decided_at)
     .bind(&p.created_at)
     .bind(&p.updated_at)
+    // The score may be NULL: see `dialect::Db` on optional floats.
+    .persistent(false)
     .execute(conn.db())
     .await?;
     for f in files {

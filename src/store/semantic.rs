@@ -175,7 +175,7 @@ async fn lexical_pg(
     let tsq: Vec<String> = phrases.iter().map(Phrase::tsquery).collect();
     let query = tsq.join(if all { " & " } else { " | " });
     // The statistics and each phrase's row count, in one statement.
-    let mut sql = format!("SELECT count(*), COALESCE(SUM(len), 0)::BIGINT");
+    let mut sql = String::from("SELECT count(*), COALESCE(SUM(len), 0)::BIGINT");
     for _ in &tsq {
         sql.push_str(&format!(
             ", (SELECT count(*) FROM {t} WHERE doc @@ to_tsquery('simple', ?))"

@@ -19,7 +19,7 @@ pub async fn set(
         .execute(conn.db())
         .await?;
     for t in tags {
-        sqlx::query("INSERT OR IGNORE INTO tags (entity_type, entity_id, tag) VALUES (?, ?, ?)")
+        sqlx::query("INSERT INTO tags (entity_type, entity_id, tag) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
             .bind(entity_type)
             .bind(entity_id)
             .bind(t)
@@ -95,7 +95,7 @@ pub async fn usage(conn: &mut Conn, tag: &str) -> Result<Vec<(String, String, Op
 
 /// Renames `old` to `new` everywhere; an entity that had both keeps one.
 pub async fn rename(conn: &mut Conn, old: &str, new: &str) -> Result<u64> {
-    sqlx::query("INSERT OR IGNORE INTO tags (entity_type, entity_id, tag) SELECT entity_type, entity_id, ? FROM tags WHERE tag = ?")
+    sqlx::query("INSERT INTO tags (entity_type, entity_id, tag) SELECT entity_type, entity_id, ? FROM tags WHERE tag = ? ON CONFLICT DO NOTHING")
         .bind(new)
         .bind(old)
         .execute(conn.db())

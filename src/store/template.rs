@@ -62,8 +62,8 @@ const COLS: &str =
 
 pub async fn insert(conn: &mut Conn, t: &Template) -> Result<()> {
     let done = sqlx::query(
-        "INSERT OR IGNORE INTO templates (id, name, description, target_entity_type, is_built_in, is_protected, is_enabled, \
-         created_by, version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+        "INSERT INTO templates (id, name, description, target_entity_type, is_built_in, is_protected, is_enabled, \
+         created_by, version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?) ON CONFLICT DO NOTHING",
     )
     .bind(&t.id)
     .bind(&t.name)
