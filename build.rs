@@ -1,5 +1,6 @@
-//! Rebuild when a migration is added: `sqlx::migrate!` embeds the directory at
+//! Rebuild when a migration is added: `sqlx::migrate!` embeds the directories at
 //! compile time, and cargo does not otherwise notice a new file there.
 fn main() {
     println!("cargo:rerun-if-changed=migrations");
+    println!("cargo:rerun-if-changed=migrations-postgres");
 }
