@@ -112,7 +112,7 @@ fn main() {
     let run = |name: &str| only.is_empty() || only.iter().any(|o| o == name);
     println!("cairn {} — {}", env!("CARGO_PKG_VERSION"), BIN);
     if let Ok(pg) = std::env::var("CAIRN_BENCH_PG") {
-        println!("on PostgreSQL: {pg}");
+        println!("on PostgreSQL: {}", cairn::store::shown(&pg));
     }
     println!("| {:<58} | {:>22} | {:<16} |", "measure", "value", "target");
     println!("|{}|{}|{}|", "-".repeat(60), "-".repeat(24), "-".repeat(18));

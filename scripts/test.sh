@@ -22,12 +22,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 scripts/fetch-model.sh "$PWD/target/test-model"
 export CAIRN_TEST_MODEL_DIR="$PWD/target/test-model"
-cargo test --locked "$@"
+env -u CAIRN_TEST_PG cargo test --locked "$@"
 # The same integration suite on PostgreSQL: a fresh cluster each run (every test
 # makes a database of its own), fsync off (what is tested is Cairn, not the disk).
 trap 'scripts/pg.sh stop' EXIT
-scripts/pg.sh stop
-rm -rf target/pg
+scripts/pg.sh clean
 CAIRN_TEST_PG="$(PG_FAST=1 scripts/pg.sh start)"
 export CAIRN_TEST_PG
 cargo test --locked --test it "$@"

@@ -3,7 +3,7 @@
 //! Reading order:
 //! - [`error`]: the one error vocabulary and its envelope codes.
 //! - [`domain`]: plain types and their invariants (no SQL, no MCP).
-//! - [`store`]: SQLite through sqlx, migrations, the optimistic-locking helper.
+//! - [`store`]: SQLite or PostgreSQL through sqlx, migrations, the optimistic-locking helper.
 //! - [`service`]: use cases; own transactions and workflow rules.
 //! - [`mcp`]: tool schemas, argument validation, the envelope, the rmcp server.
 //! - [`embed`]: text to vectors (the real model or the hashing fallback), cosine ranking.

@@ -56,8 +56,9 @@ impl From<sqlx::Error> for Error {
             if let Some(pg) = db.try_downcast_ref::<sqlx::postgres::PgDatabaseError>() {
                 match pg.code() {
                     // The write lock (or a row's) not had within lock_timeout; a
-                    // serialization failure or deadlock: the same "try again".
-                    "55P03" | "40001" | "40P01" => return Error::Busy,
+                    // serialization failure or deadlock; no connection slot left on
+                    // the server: the same "try again".
+                    "55P03" | "40001" | "40P01" | "53300" => return Error::Busy,
                     "53100" => return Error::Full,
                     "25006" => return Error::ReadOnly,
                     _ => {}

@@ -1,8 +1,8 @@
-//! The store: the database file, its migrations, the write-transaction rule and the
-//! repositories. All SQL in Cairn lives under this module; services see [`Store`],
-//! [`Conn`], [`Tx`], the repository functions and [`Error`], never a sqlx type, so a
-//! second backend fills this module alone (see ARCHITECTURE.md, "The store seam").
-//! Nothing here knows about MCP.
+//! The store: the database (a SQLite file, or a PostgreSQL database), its
+//! migrations, the write-transaction rule and the repositories. All SQL in Cairn
+//! lives under this module; services see [`Store`], [`Conn`], [`Tx`], the repository
+//! functions and [`Error`], never a sqlx type (see ARCHITECTURE.md, "The store
+//! seam"). Nothing here knows about MCP.
 
 pub mod code;
 pub mod dependency;
@@ -61,31 +61,31 @@ pub fn shown(db: &str) -> String {
     if !is_url(db) {
         return db.to_string();
     }
-    let mut out = match url_password(db) {
-        Some((start, end)) => format!("{}***{}", &db[..start], &db[end..]),
-        None => db.to_string(),
+    let (head, query) = match db.split_once('?') {
+        Some((h, q)) => (h, Some(q)),
+        None => (db, None),
     };
-    if let Some(q) = out.find('?') {
-        let params: Vec<String> = out[q + 1..]
+    // The user information ends at the last `@` before the query: a password may
+    // hold a `/` nobody escaped.
+    let start = head.find("://").map_or(0, |i| i + 3);
+    let mut out = match head.rfind('@').filter(|&at| at >= start) {
+        Some(at) => match head[start..at].find(':') {
+            Some(colon) => format!("{}***{}", &head[..start + colon + 1], &head[at..]),
+            None => head.to_string(),
+        },
+        None => head.to_string(),
+    };
+    if let Some(q) = query {
+        let params: Vec<String> = q
             .split('&')
             .map(|p| match p.split_once('=') {
                 Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}=***"),
                 _ => p.to_string(),
             })
             .collect();
-        out = format!("{}?{}", &out[..q], params.join("&"));
+        out = format!("{out}?{}", params.join("&"));
     }
     out
-}
-
-/// Where the password of `scheme://user:password@host…` lies in `url`.
-fn url_password(url: &str) -> Option<(usize, usize)> {
-    let auth_start = url.find("://")? + 3;
-    let rest = &url[auth_start..];
-    let auth_end = rest.find(['/', '?']).unwrap_or(rest.len());
-    let at = rest[..auth_end].rfind('@')?;
-    let colon = rest[..at].find(':')?;
-    Some((auth_start + colon + 1, auth_start + at))
 }
 
 /// How a store is opened; the defaults suit one agent's server.
@@ -119,6 +119,8 @@ impl Default for Options {
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
+    /// How long a PostgreSQL write waits for the write lock (the busy timeout).
+    lock_ms: u128,
 }
 
 impl Store {
@@ -146,6 +148,7 @@ impl Store {
         Ok(Conn {
             held: Held::Pooled(self.pool.acquire().await?),
             backend: self.backend,
+            lock_ms: self.lock_ms,
         })
     }
 
@@ -165,17 +168,18 @@ impl Store {
         let held = match self.backend {
             Backend::Sqlite => Held::Tx(self.pool.begin_with("BEGIN IMMEDIATE").await?),
             Backend::Postgres => {
-                let mut tx = self.pool.begin().await?;
-                sqlx::query("SELECT pg_advisory_xact_lock($1)")
-                    .bind(WRITE_LOCK)
-                    .execute(&mut *tx)
+                let mut tx = self
+                    .pool
+                    .begin_with("BEGIN ISOLATION LEVEL READ COMMITTED")
                     .await?;
+                take_write_lock(&mut tx, self.lock_ms).await?;
                 Held::Tx(tx)
             }
         };
         Ok(Tx(Conn {
             held,
             backend: self.backend,
+            lock_ms: self.lock_ms,
         }))
     }
 
@@ -194,6 +198,7 @@ impl Store {
         Ok(Tx(Conn {
             held: Held::Tx(tx),
             backend: self.backend,
+            lock_ms: self.lock_ms,
         }))
     }
 
@@ -265,6 +270,7 @@ async fn open_sqlite(path: &Path, o: &Options) -> Result<Store> {
     Ok(Store {
         pool,
         backend: Backend::Sqlite,
+        lock_ms: o.busy_timeout.as_millis(),
     })
 }
 
@@ -318,20 +324,10 @@ async fn open_postgres(url: &str, o: &Options) -> Result<Store> {
     let opts = AnyConnectOptions::from_str(url)
         .map_err(|e| Error::Open(format!("cannot read the database URL {shown}: {e}")))?;
     create_database(url, &shown).await?;
-    // At least 1 ms: PostgreSQL reads a lock_timeout of 0 as "wait forever".
-    let lock_ms = o.busy_timeout.as_millis().max(1);
     let pool = AnyPoolOptions::new()
         .max_connections(o.connections.unwrap_or(16).max(1))
         .min_connections(0)
         .acquire_timeout(o.busy_timeout.max(Duration::from_secs(5)))
-        .after_connect(move |c, _| {
-            Box::pin(async move {
-                // How long a write waits for the write lock (and any row lock).
-                c.execute(sqlx::AssertSqlSafe(format!("SET lock_timeout = {lock_ms}")))
-                    .await?;
-                Ok(())
-            })
-        })
         .connect_lazy_with(opts);
     // Servers starting together serialize here: sqlx's PostgreSQL migrator holds an
     // advisory lock while it applies migrations.
@@ -340,10 +336,45 @@ async fn open_postgres(url: &str, o: &Options) -> Result<Store> {
         pool.close().await;
         return Err(err);
     }
+    warn_of_collation(&pool, &shown).await;
     Ok(Store {
         pool,
         backend: Backend::Postgres,
+        // At least 1 ms: PostgreSQL reads a lock_timeout of 0 as "wait forever".
+        lock_ms: o.busy_timeout.as_millis().max(1),
     })
+}
+
+/// The first statement of every PostgreSQL write transaction: how long it may wait
+/// for a lock (the busy timeout, for this transaction only: the migrator's own lock
+/// must not give up on a slow migration), then the write lock itself.
+async fn take_write_lock(tx: &mut AnyConnection, lock_ms: u128) -> Result<()> {
+    sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+        "SET LOCAL lock_timeout = {lock_ms}; SELECT pg_advisory_xact_lock({WRITE_LOCK})"
+    )))
+    .execute(tx)
+    .await?;
+    Ok(())
+}
+
+/// Says, once at start, when the database's character type is not a UTF-8 one:
+/// full-text search then reads letters beyond ASCII as separators.
+async fn warn_of_collation(pool: &AnyPool, shown: &str) {
+    let ctype: Option<String> = sqlx::query_scalar(
+        "SELECT datctype::text FROM pg_database WHERE datname = current_database()",
+    )
+    .fetch_optional(pool)
+    .await
+    .ok()
+    .flatten();
+    if let Some(c) = ctype.filter(|c| !c.to_ascii_lowercase().contains("utf")) {
+        tracing::warn!(
+            db = %shown,
+            ctype = %c,
+            "the database's LC_CTYPE is not UTF-8: full-text search will treat letters beyond \
+             ASCII as separators; create it with LOCALE 'C.UTF-8' (see the README)"
+        );
+    }
 }
 
 /// Creates the database `url` names when it does not exist, so that `--db
@@ -351,7 +382,6 @@ async fn open_postgres(url: &str, o: &Options) -> Result<Store> {
 /// databases; otherwise the message says to create it). The database itself is
 /// tried first: a role may connect to it and to nothing else.
 async fn create_database(url: &str, shown: &str) -> Result<()> {
-    use sqlx::migrate::MigrateDatabase;
     use sqlx::Connection;
     match sqlx::AnyConnection::connect(url).await {
         Ok(c) => {
@@ -367,7 +397,7 @@ async fn create_database(url: &str, shown: &str) -> Result<()> {
             )))
         }
     }
-    match sqlx::Postgres::create_database(url).await {
+    match create_utf8_database(url).await {
         Ok(()) => Ok(()),
         // Another server created it a moment ago.
         Err(sqlx::Error::Database(db))
@@ -380,6 +410,38 @@ async fn create_database(url: &str, shown: &str) -> Result<()> {
              (createdb, or CREATE DATABASE) or grant this role CREATEDB"
         ))),
     }
+}
+
+/// `CREATE DATABASE`, from the server's maintenance database, with a UTF-8 encoding
+/// and the C.UTF-8 locale (bytewise order, Unicode letters) where the server has it,
+/// else with the server's defaults.
+async fn create_utf8_database(url: &str) -> std::result::Result<(), sqlx::Error> {
+    use sqlx::postgres::{PgConnectOptions, PgConnection};
+    use sqlx::Connection;
+    let target = PgConnectOptions::from_str(url)?;
+    let name = target
+        .get_database()
+        .ok_or_else(|| sqlx::Error::Configuration("the URL names no database".into()))?
+        .replace('"', "\"\"");
+    let mut c = PgConnection::connect_with(&target.clone().database("postgres")).await?;
+    let utf8 =
+        format!("CREATE DATABASE \"{name}\" TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C.UTF-8'");
+    let made = match c.execute(sqlx::AssertSqlSafe(utf8)).await {
+        // No such locale on this server (or a server too old for LOCALE).
+        Err(sqlx::Error::Database(db))
+            if matches!(
+                db.code().as_deref(),
+                Some("22023") | Some("42601") | Some("0A000")
+            ) =>
+        {
+            c.execute(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\"")))
+                .await
+                .map(|_| ())
+        }
+        other => other.map(|_| ()),
+    };
+    let _ = c.close().await;
+    made
 }
 
 /// What a failed PostgreSQL migration means, for the operator.
@@ -521,6 +583,7 @@ fn why_unwritable(path: &Path) -> String {
 pub struct Conn {
     held: Held,
     backend: Backend,
+    lock_ms: u128,
 }
 
 enum Held {
@@ -559,7 +622,7 @@ pub struct Nested<'c> {
 
 impl Conn {
     async fn begin_write(&mut self) -> Result<Nested<'_>> {
-        let backend = self.backend;
+        let (backend, lock_ms) = (self.backend, self.lock_ms);
         let conn: &mut AnyConnection = match &mut self.held {
             Held::Pooled(c) => c,
             Held::Tx(t) => t,
@@ -567,11 +630,10 @@ impl Conn {
         let tx = match backend {
             Backend::Sqlite => sqlx::Connection::begin_with(conn, "BEGIN IMMEDIATE").await?,
             Backend::Postgres => {
-                let mut tx = sqlx::Connection::begin(conn).await?;
-                sqlx::query("SELECT pg_advisory_xact_lock($1)")
-                    .bind(WRITE_LOCK)
-                    .execute(&mut *tx)
-                    .await?;
+                let mut tx =
+                    sqlx::Connection::begin_with(conn, "BEGIN ISOLATION LEVEL READ COMMITTED")
+                        .await?;
+                take_write_lock(&mut tx, lock_ms).await?;
                 tx
             }
         };
