@@ -448,23 +448,33 @@ async fn create_utf8_database(url: &str) -> std::result::Result<(), sqlx::Error>
 async fn pg_opening(shown: &str, pool: &AnyPool, e: sqlx::migrate::MigrateError) -> Error {
     use sqlx::migrate::MigrateError;
     match e {
-        MigrateError::VersionMissing(v) => {
-            let known = PG_MIGRATOR.iter().map(|m| m.version).max().unwrap_or(0);
-            let newest: Option<i64> =
-                sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations WHERE success")
-                    .fetch_one(pool)
-                    .await
-                    .ok()
-                    .flatten();
-            Error::Open(format!(
-                "{shown} was migrated by a newer Cairn: its schema is at version {} (it has migration {v}), \
-                 this cairn {} knows versions up to {known}; upgrade cairn, or point --db at another database",
-                newest.unwrap_or(v),
-                env!("CARGO_PKG_VERSION"),
-            ))
-        }
+        MigrateError::VersionMissing(v) => newer(shown, pool, &PG_MIGRATOR, v, "database").await,
         other => Error::Open(format!("cannot migrate {shown}: {other}")),
     }
+}
+
+/// The message for a database whose schema has migration `v`, which `migrator`
+/// (this Cairn's) does not know: a newer Cairn migrated it.
+async fn newer(
+    shown: &str,
+    pool: &AnyPool,
+    migrator: &sqlx::migrate::Migrator,
+    v: i64,
+    what: &str,
+) -> Error {
+    let known = migrator.iter().map(|m| m.version).max().unwrap_or(0);
+    let newest: Option<i64> =
+        sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations WHERE success")
+            .fetch_one(pool)
+            .await
+            .ok()
+            .flatten();
+    Error::Open(format!(
+        "{shown} was migrated by a newer Cairn: its schema is at version {} (it has migration {v}), \
+         this cairn {} knows versions up to {known}; upgrade cairn, or point --db at another {what}",
+        newest.unwrap_or(v),
+        env!("CARGO_PKG_VERSION"),
+    ))
 }
 
 /// What a failed open means, for the operator: the sqlx error of the migration
@@ -491,19 +501,7 @@ async fn opening(path: &Path, pool: &AnyPool, e: sqlx::migrate::MigrateError) ->
     }
     match e {
         MigrateError::VersionMissing(v) => {
-            let known = MIGRATOR.iter().map(|m| m.version).max().unwrap_or(0);
-            let newest: Option<i64> =
-                sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations WHERE success")
-                    .fetch_one(pool)
-                    .await
-                    .ok()
-                    .flatten();
-            Error::Open(format!(
-                "{shown} was migrated by a newer Cairn: its schema is at version {} (it has migration {v}), \
-                 this cairn {} knows versions up to {known}; upgrade cairn, or point --db at another file",
-                newest.unwrap_or(v),
-                env!("CARGO_PKG_VERSION"),
-            ))
+            newer(&shown.to_string(), pool, &MIGRATOR, v, "file").await
         }
         // Outside a migration (the bookkeeping table itself), the loser of the race
         // meets the winner's work half-way: the table created, the version recorded.

@@ -47,30 +47,7 @@ async fn two_servers_updating_one_task_never_lose_a_write() {
 
     // Read-modify-write with retry on CONFLICT from both sides: every increment lands.
     let per_side = 25;
-    async fn bump(c: &Cairn, id: String, per_side: i64) -> i64 {
-        {
-            let mut done = 0;
-            let mut conflicts = 0;
-            while done < per_side {
-                let t = c.get("task", &id).await;
-                let n: i64 = t["description"].as_str().unwrap_or("0").parse().unwrap();
-                let r = c
-                    .call("manage_container", json!({"operation":"update","containerType":"task","id":id,"version":t["version"],"description":(n + 1).to_string()}))
-                    .await;
-                if r["success"] == json!(true) {
-                    done += 1;
-                } else {
-                    assert_eq!(r["error"]["code"], "CONFLICT", "{r}");
-                    conflicts += 1;
-                }
-            }
-            conflicts
-        }
-    }
-    let (_ca, _cb) = tokio::join!(
-        bump(&a, id.clone(), per_side),
-        bump(&b, id.clone(), per_side)
-    );
+    tokio::join!(bump(&a, &id, per_side), bump(&b, &id, per_side));
     let t = b.get("task", &id).await;
     assert_eq!(
         t["description"],
@@ -79,6 +56,24 @@ async fn two_servers_updating_one_task_never_lose_a_write() {
     );
     a.stop().await;
     b.stop().await;
+}
+
+/// Read-modify-write of a task's description as a counter, `times` times, retrying
+/// on CONFLICT (the only failure allowed).
+async fn bump(c: &Cairn, id: &str, times: i64) {
+    let mut done = 0;
+    while done < times {
+        let t = c.get("task", id).await;
+        let n: i64 = t["description"].as_str().unwrap_or("0").parse().unwrap();
+        let r = c
+            .call("manage_container", json!({"operation":"update","containerType":"task","id":id,"version":t["version"],"description":(n + 1).to_string()}))
+            .await;
+        if r["success"] == json!(true) {
+            done += 1;
+        } else {
+            assert_eq!(r["error"]["code"], "CONFLICT", "{r}");
+        }
+    }
 }
 
 /// Four servers on one database, all reading the same tasks and writing them naming
@@ -123,21 +118,6 @@ async fn four_servers_updating_the_same_tasks_lose_no_write() {
             for r in answers.iter().filter(|r| r["success"] != json!(true)) {
                 assert_eq!(r["error"]["code"], "CONFLICT", "{r}");
                 assert_eq!(r["error"]["details"]["currentVersion"], json!(v + 1), "{r}");
-            }
-        }
-    }
-    async fn bump(c: &Cairn, id: &str, times: i64) {
-        let mut done = 0;
-        while done < times {
-            let t = c.get("task", id).await;
-            let n: i64 = t["description"].as_str().unwrap_or("0").parse().unwrap();
-            let r = c
-                .call("manage_container", json!({"operation":"update","containerType":"task","id":id,"version":t["version"],"description":(n + 1).to_string()}))
-                .await;
-            if r["success"] == json!(true) {
-                done += 1;
-            } else {
-                assert_eq!(r["error"]["code"], "CONFLICT", "{r}");
             }
         }
     }

@@ -353,43 +353,30 @@ async fn a_full_disk_answers_storage_full() {
 
 #[tokio::test]
 async fn a_lock_held_past_the_busy_timeout_answers_storage_busy_then_the_retry_succeeds() {
-    use sqlx::sqlite::SqliteConnectOptions;
-    use sqlx::{ConnectOptions, Connection};
+    use sqlx::Connection;
     let dir = TempDir::new();
     let db = dir.path().join("busy.db");
     let cfg = config(dir.path(), "busy_timeout_ms = 300\n");
     let c = crate::harness::Cairn::on(&db, &["--config", &cfg]).await;
     let p = c.project("Busy").await;
-    if crate::harness::postgres().is_some() {
-        // Another server's write transaction, holding the write lock (the advisory
-        // lock every write transaction takes first).
-        let mut other = crate::harness::sql(&db).await;
-        let mut held = other.begin().await.unwrap();
+    // Another process's writer, holding the write lock: SQLite's, or on PostgreSQL
+    // the advisory lock every write transaction takes first.
+    let mut other = crate::harness::sql(&db).await;
+    let held = if crate::harness::postgres().is_some() {
+        let mut t = other.begin().await.unwrap();
         sqlx::query("SELECT pg_advisory_xact_lock(426836062830)")
-            .execute(&mut *held)
+            .execute(&mut *t)
             .await
             .unwrap();
-        let args = json!({"operation":"create","containerType":"task","title":"t","projectId":p});
-        let e = c
-            .err("manage_container", args.clone(), "STORAGE_BUSY")
-            .await;
-        assert_eq!(e["details"]["retryable"], json!(true), "{e}");
-        held.rollback().await.unwrap();
-        c.ok("manage_container", args).await;
-        c.stop().await;
-        return;
-    }
-    // Another process's writer, holding the lock.
-    let mut other = SqliteConnectOptions::new()
-        .filename(&db)
-        .connect()
-        .await
-        .unwrap();
-    let mut held = other.begin_with("BEGIN IMMEDIATE").await.unwrap();
-    sqlx::query("UPDATE projects SET name = name")
-        .execute(&mut *held)
-        .await
-        .unwrap();
+        t
+    } else {
+        let mut t = other.begin_with("BEGIN IMMEDIATE").await.unwrap();
+        sqlx::query("UPDATE projects SET name = name")
+            .execute(&mut *t)
+            .await
+            .unwrap();
+        t
+    };
     let args = json!({"operation":"create","containerType":"task","title":"t","projectId":p});
     let e = c
         .err("manage_container", args.clone(), "STORAGE_BUSY")
