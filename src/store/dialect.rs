@@ -2,7 +2,7 @@
 //! `?` parameters; on PostgreSQL every statement is rewritten on its way to the
 //! server by [`postgres`], in one place, so a statement is read and reviewed once.
 //! What the rewrite cannot cover (full-text ranking, an upsert's conflict target) is
-//! written twice where it is used, chosen by [`super::Conn::backend`]; the functions
+//! written twice where it is used, chosen by `Conn::pg`; the functions
 //! SQLite has and PostgreSQL lacks (`instr`, `json_group_array`) are defined by
 //! PostgreSQL's schema.
 
@@ -60,7 +60,7 @@ impl<'c> Executor<'c> for Db<'c> {
     {
         match self.backend {
             Backend::Sqlite => self.conn.fetch_many(query),
-            Backend::Postgres => match rewritten(query) {
+            Backend::Postgres { .. } => match rewritten(query) {
                 Ok(q) => self.conn.fetch_many(q),
                 Err(e) => futures::stream::once(async { Err(e) }).boxed(),
             },
@@ -77,7 +77,7 @@ impl<'c> Executor<'c> for Db<'c> {
     {
         match self.backend {
             Backend::Sqlite => self.conn.fetch_optional(query),
-            Backend::Postgres => match rewritten(query) {
+            Backend::Postgres { .. } => match rewritten(query) {
                 Ok(q) => self.conn.fetch_optional(q),
                 Err(e) => async { Err(e) }.boxed(),
             },
@@ -92,12 +92,7 @@ impl<'c> Executor<'c> for Db<'c> {
     where
         'c: 'e,
     {
-        let sql = match self.backend {
-            Backend::Sqlite => sql,
-            Backend::Postgres => {
-                sqlx::SqlSafeStr::into_sql_str(sqlx::AssertSqlSafe(postgres(sql.as_str())))
-            }
-        };
+        let sql = in_dialect(self.backend, sql);
         self.conn.prepare_with(sql, parameters)
     }
 
@@ -105,7 +100,18 @@ impl<'c> Executor<'c> for Db<'c> {
     where
         'c: 'e,
     {
+        let sql = in_dialect(self.backend, sql);
         self.conn.describe(sql)
+    }
+}
+
+/// `sql` as `backend` reads it.
+fn in_dialect(backend: Backend, sql: SqlStr) -> SqlStr {
+    match backend {
+        Backend::Sqlite => sql,
+        Backend::Postgres { .. } => {
+            sqlx::SqlSafeStr::into_sql_str(sqlx::AssertSqlSafe(postgres(sql.as_str())))
+        }
     }
 }
 

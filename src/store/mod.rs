@@ -43,11 +43,53 @@ static PG_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations-postg
 /// in ASCII): see [`Store::write`].
 const WRITE_LOCK: i64 = 0x63_61_69_72_6e;
 
-/// Which database a store is on.
+/// Which database a store is on, and how its write transactions begin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Backend {
+enum Backend {
     Sqlite,
-    Postgres,
+    /// `lock_ms`: how long a write waits for the write lock (the busy timeout).
+    Postgres {
+        lock_ms: u128,
+    },
+}
+
+impl Backend {
+    fn pg(self) -> bool {
+        matches!(self, Backend::Postgres { .. })
+    }
+
+    /// The statement beginning a write transaction. SQLite's `IMMEDIATE` takes the
+    /// write lock at once; PostgreSQL's writers take theirs next
+    /// ([`Backend::take_write_lock`]).
+    fn write_begin(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "BEGIN IMMEDIATE",
+            Backend::Postgres { .. } => "BEGIN ISOLATION LEVEL READ COMMITTED",
+        }
+    }
+
+    /// The statement beginning a read transaction that sees one snapshot.
+    fn snapshot_begin(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "BEGIN",
+            Backend::Postgres { .. } => "BEGIN ISOLATION LEVEL REPEATABLE READ",
+        }
+    }
+
+    /// On PostgreSQL, the first statement of every write transaction: how long it
+    /// may wait for a lock (the busy timeout, for this transaction only: the
+    /// migrator's own lock must not give up on a slow migration), then the write
+    /// lock itself. Nothing on SQLite, whose `BEGIN IMMEDIATE` took it.
+    async fn take_write_lock(self, tx: &mut AnyConnection) -> Result<()> {
+        if let Backend::Postgres { lock_ms } = self {
+            sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+                "SET LOCAL lock_timeout = {lock_ms}; SELECT pg_advisory_xact_lock({WRITE_LOCK})"
+            )))
+            .execute(tx)
+            .await?;
+        }
+        Ok(())
+    }
 }
 
 /// Whether `db` (a `--db` value) names a PostgreSQL database rather than a file.
@@ -119,8 +161,6 @@ impl Default for Options {
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
-    /// How long a PostgreSQL write waits for the write lock (the busy timeout).
-    lock_ms: u128,
 }
 
 impl Store {
@@ -138,17 +178,11 @@ impl Store {
         }
     }
 
-    /// Which database this store is on.
-    pub fn backend(&self) -> Backend {
-        self.backend
-    }
-
     /// A connection for reads outside a transaction.
     pub async fn read(&self) -> Result<Conn> {
         Ok(Conn {
             held: Held::Pooled(self.pool.acquire().await?),
             backend: self.backend,
-            lock_ms: self.lock_ms,
         })
     }
 
@@ -165,21 +199,11 @@ impl Store {
     /// milliseconds. A writer waits for the lock up to the busy timeout
     /// (`lock_timeout`), then fails with [`Error::Busy`] as on SQLite.
     pub async fn write(&self) -> Result<Tx> {
-        let held = match self.backend {
-            Backend::Sqlite => Held::Tx(self.pool.begin_with("BEGIN IMMEDIATE").await?),
-            Backend::Postgres => {
-                let mut tx = self
-                    .pool
-                    .begin_with("BEGIN ISOLATION LEVEL READ COMMITTED")
-                    .await?;
-                take_write_lock(&mut tx, self.lock_ms).await?;
-                Held::Tx(tx)
-            }
-        };
+        let mut tx = self.pool.begin_with(self.backend.write_begin()).await?;
+        self.backend.take_write_lock(&mut tx).await?;
         Ok(Tx(Conn {
-            held,
+            held: Held::Tx(tx),
             backend: self.backend,
-            lock_ms: self.lock_ms,
         }))
     }
 
@@ -187,18 +211,10 @@ impl Store {
     /// while another process writes (SQLite's deferred `BEGIN`; PostgreSQL's
     /// `REPEATABLE READ`).
     pub async fn snapshot(&self) -> Result<Tx> {
-        let tx = match self.backend {
-            Backend::Sqlite => self.pool.begin().await?,
-            Backend::Postgres => {
-                self.pool
-                    .begin_with("BEGIN ISOLATION LEVEL REPEATABLE READ")
-                    .await?
-            }
-        };
+        let tx = self.pool.begin_with(self.backend.snapshot_begin()).await?;
         Ok(Tx(Conn {
             held: Held::Tx(tx),
             backend: self.backend,
-            lock_ms: self.lock_ms,
         }))
     }
 
@@ -270,7 +286,6 @@ async fn open_sqlite(path: &Path, o: &Options) -> Result<Store> {
     Ok(Store {
         pool,
         backend: Backend::Sqlite,
-        lock_ms: o.busy_timeout.as_millis(),
     })
 }
 
@@ -339,22 +354,11 @@ async fn open_postgres(url: &str, o: &Options) -> Result<Store> {
     warn_of_collation(&pool, &shown).await;
     Ok(Store {
         pool,
-        backend: Backend::Postgres,
-        // At least 1 ms: PostgreSQL reads a lock_timeout of 0 as "wait forever".
-        lock_ms: o.busy_timeout.as_millis().max(1),
+        backend: Backend::Postgres {
+            // At least 1 ms: PostgreSQL reads a lock_timeout of 0 as "wait forever".
+            lock_ms: o.busy_timeout.as_millis().max(1),
+        },
     })
-}
-
-/// The first statement of every PostgreSQL write transaction: how long it may wait
-/// for a lock (the busy timeout, for this transaction only: the migrator's own lock
-/// must not give up on a slow migration), then the write lock itself.
-async fn take_write_lock(tx: &mut AnyConnection, lock_ms: u128) -> Result<()> {
-    sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
-        "SET LOCAL lock_timeout = {lock_ms}; SELECT pg_advisory_xact_lock({WRITE_LOCK})"
-    )))
-    .execute(tx)
-    .await?;
-    Ok(())
 }
 
 /// Says, once at start, when the database's character type is not a UTF-8 one:
@@ -581,7 +585,6 @@ fn why_unwritable(path: &Path) -> String {
 pub struct Conn {
     held: Held,
     backend: Backend,
-    lock_ms: u128,
 }
 
 enum Held {
@@ -590,23 +593,33 @@ enum Held {
 }
 
 impl Conn {
+    /// The connection underneath.
+    fn conn(&mut self) -> &mut AnyConnection {
+        match &mut self.held {
+            Held::Pooled(c) => c,
+            Held::Tx(t) => t,
+        }
+    }
+
     /// The connection underneath, for the repositories of this module only: an
     /// executor that rewrites their SQL for PostgreSQL on its way (see `dialect`).
     fn db(&mut self) -> dialect::Db<'_> {
-        let conn: &mut AnyConnection = match &mut self.held {
-            Held::Pooled(c) => c,
-            Held::Tx(t) => t,
-        };
-        dialect::Db::new(conn, self.backend)
+        let backend = self.backend;
+        dialect::Db::new(self.conn(), backend)
     }
 
-    /// Which database this connection is on, for the statements written twice.
-    pub fn backend(&self) -> Backend {
-        self.backend
-    }
-
+    /// Whether this connection is on PostgreSQL, for the statements written twice.
     fn pg(&self) -> bool {
-        self.backend == Backend::Postgres
+        self.backend.pg()
+    }
+
+    /// Begins a write transaction on this connection (held outside a transaction),
+    /// by the same rule as [`Store::write`].
+    async fn begin_write(&mut self) -> Result<Nested<'_>> {
+        let backend = self.backend;
+        let mut tx = sqlx::Connection::begin_with(self.conn(), backend.write_begin()).await?;
+        backend.take_write_lock(&mut tx).await?;
+        Ok(Nested { tx, backend })
     }
 }
 
@@ -618,30 +631,13 @@ pub struct Nested<'c> {
     backend: Backend,
 }
 
-impl Conn {
-    async fn begin_write(&mut self) -> Result<Nested<'_>> {
-        let (backend, lock_ms) = (self.backend, self.lock_ms);
-        let conn: &mut AnyConnection = match &mut self.held {
-            Held::Pooled(c) => c,
-            Held::Tx(t) => t,
-        };
-        let tx = match backend {
-            Backend::Sqlite => sqlx::Connection::begin_with(conn, "BEGIN IMMEDIATE").await?,
-            Backend::Postgres => {
-                let mut tx =
-                    sqlx::Connection::begin_with(conn, "BEGIN ISOLATION LEVEL READ COMMITTED")
-                        .await?;
-                take_write_lock(&mut tx, lock_ms).await?;
-                tx
-            }
-        };
-        Ok(Nested { tx, backend })
-    }
-}
-
 impl Nested<'_> {
     fn db(&mut self) -> dialect::Db<'_> {
         dialect::Db::new(&mut self.tx, self.backend)
+    }
+
+    fn pg(&self) -> bool {
+        self.backend.pg()
     }
 
     async fn commit(self) -> Result<()> {

@@ -415,7 +415,7 @@ async fn catch_up_atoms(conn: &mut Conn, project_id: &str) -> Result<()> {
         .execute(tx.db())
         .await?;
         // PostgreSQL has no INSERT OR REPLACE: the upsert names the key it replaces.
-        sqlx::query(if tx.backend == crate::store::Backend::Postgres {
+        sqlx::query(if tx.pg() {
             "INSERT INTO graph_atoms_fts (rowid, name, body, row_id, project_id) \
              SELECT rowid, name || ' ' || paths, knowledge, id, project_id FROM graph_atoms \
               WHERE project_id = ?1 AND gen > ?2 \
