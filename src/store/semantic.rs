@@ -267,8 +267,8 @@ impl Phrase {
                     .map(|(_, f)| f)
                     .sum::<f64>()
             })
-            .fold(f64::INFINITY, f64::min)
-            .min(1e9)
+            .reduce(f64::min)
+            .unwrap_or(0.0)
     }
 }
 
@@ -287,18 +287,7 @@ fn fts_phrases(expr: &str) -> (Vec<Phrase>, bool) {
             }
             continue;
         }
-        let mut text = String::new();
-        while let Some(c) = chars.next() {
-            if c == '"' {
-                if chars.peek() == Some(&'"') {
-                    chars.next();
-                    text.push('"');
-                    continue;
-                }
-                break;
-            }
-            text.push(c);
-        }
+        let text = quoted(&mut chars, '"');
         let prefix = chars.peek() == Some(&'*');
         let words: Vec<String> = text
             .split(|c: char| !c.is_alphanumeric())
@@ -321,52 +310,38 @@ fn parse_tsvector(doc: &str) -> Vec<(String, f64)> {
         if c != '\'' {
             continue;
         }
-        let mut lexeme = String::new();
-        while let Some(c) = chars.next() {
-            if c == '\'' {
-                if chars.peek() == Some(&'\'') {
-                    chars.next();
-                    lexeme.push('\'');
-                    continue;
-                }
-                break;
-            }
-            lexeme.push(c);
-        }
-        let mut f = 0.0;
+        let lexeme = quoted(&mut chars, '\'');
+        let mut positions = String::new();
         if chars.peek() == Some(&':') {
             chars.next();
-            let mut any = false;
-            while let Some(&c) = chars.peek() {
-                match c {
-                    '0'..='9' => any = true,
-                    ',' => {
-                        f += 1.0;
-                        any = false;
-                    }
-                    'A' => {
-                        f += 4.0;
-                        any = false;
-                        chars.next();
-                        if chars.peek() == Some(&',') {
-                            chars.next();
-                        }
-                        continue;
-                    }
-                    'B' | 'C' | 'D' => {}
-                    _ => break,
-                }
-                chars.next();
+            while let Some(c) = chars.next_if(|c| !c.is_whitespace()) {
+                positions.push(c);
             }
-            if any {
-                f += 1.0;
-            }
-        } else {
-            f = 1.0;
         }
+        let f = if positions.is_empty() {
+            1.0
+        } else {
+            positions
+                .split(',')
+                .map(|p| if p.ends_with('A') { 4.0 } else { 1.0 })
+                .sum()
+        };
         out.push((lexeme, f));
     }
     out
+}
+
+/// The rest of a string quoted by `q` whose opening quote was just read, a doubled
+/// `q` standing for one (as both FTS5 and `tsvector` texts quote).
+fn quoted(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, q: char) -> String {
+    let mut text = String::new();
+    while let Some(c) = chars.next() {
+        if c == q && chars.next_if_eq(&q).is_none() {
+            break;
+        }
+        text.push(c);
+    }
+    text
 }
 
 /// Brings the project's part of the atoms' full-text index up to the project's graph
