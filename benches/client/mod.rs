@@ -18,36 +18,20 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_cairn");
 /// progress, total).
 pub type Progressed = (Duration, f64, Option<f64>);
 
+#[path = "../../tests/it/pg_url.rs"]
+mod pg_url;
+
 /// What `--db` gets for the benchmark database `db`: the file itself, or with
 /// `$CAIRN_BENCH_PG` set (a PostgreSQL URL, e.g. from `scripts/pg.sh start`) a
 /// database of its own on that server, named after the file, which Cairn creates.
 pub fn db_arg(db: &Path) -> std::ffi::OsString {
-    let Some(base) = std::env::var("CAIRN_BENCH_PG")
+    match std::env::var("CAIRN_BENCH_PG")
         .ok()
         .filter(|u| !u.is_empty())
-    else {
-        return db.as_os_str().to_os_string();
-    };
-    let name: String = db
-        .iter()
-        .rev()
-        .take(2)
-        .map(|p| p.to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join("_")
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let (head, query) = base.split_once('?').unwrap_or((&base, ""));
-    let server = &head[..head.rfind('/').expect("a database in $CAIRN_BENCH_PG")];
-    let sep = if query.is_empty() { "" } else { "?" };
-    format!("{server}/b_{name}{sep}{query}").into()
+    {
+        Some(base) => pg_url::database_for(&base, db, "b_").into(),
+        None => db.as_os_str().to_os_string(),
+    }
 }
 
 pub struct Server {

@@ -286,3 +286,34 @@ fn readme_states_the_minimum_rust_and_the_path_cargo_installs_to() {
         "{sha}"
     );
 }
+
+/// `$CAIRN_DB` and the config file's `db` choose the database as `--db` does: a
+/// file, or on PostgreSQL its URL. What one process writes through the first, the
+/// next reads through the second.
+#[test]
+fn the_database_is_chosen_by_cairn_db_or_the_config_file() {
+    let dir = TempDir::new();
+    let db = crate::harness::db_arg(&dir.path().join("chosen.db"));
+    let db = Path::new(&db);
+    let create =
+        json!({"operation":"create","containerType":"project","name":"Chosen"}).to_string();
+    let out = bare(&["call", "manage_container", &create], &[("CAIRN_DB", db)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let cfg = dir.path().join("config.toml");
+    let quoted = serde_json::to_string(&db.to_string_lossy()).unwrap();
+    std::fs::write(&cfg, format!("db = {quoted}\n")).unwrap();
+    let out = bare(
+        &[
+            "call",
+            "query_container",
+            r#"{"operation":"search","containerType":"project"}"#,
+        ],
+        &[("CAIRN_CONFIG", &cfg)],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("\"Chosen\""),
+        "{}",
+        text(&out.stdout)
+    );
+}

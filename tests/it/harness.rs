@@ -38,39 +38,10 @@ pub fn postgres() -> Option<String> {
 /// What `--db` gets for the test database `db`: the file itself, or on PostgreSQL
 /// the URL of a database named after it (Cairn creates it on first use).
 pub fn db_arg(db: &Path) -> std::ffi::OsString {
-    let Some(base) = postgres() else {
-        return db.as_os_str().to_os_string();
-    };
-    // The temporary directory's unique name and the file's, as one identifier.
-    let name: String = db
-        .iter()
-        .rev()
-        .take(2)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .map(|p| p.to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join("_")
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let name = format!("t_{}", &name[name.len().saturating_sub(60)..]);
-    // postgres://user@host/DB?params: replace the database.
-    let (head, query) = base.split_once('?').unwrap_or((&base, ""));
-    let server = &head[..head.rfind('/').expect("a database in $CAIRN_TEST_PG")];
-    let url = if query.is_empty() {
-        format!("{server}/{name}")
-    } else {
-        format!("{server}/{name}?{query}")
-    };
-    url.into()
+    match postgres() {
+        Some(base) => crate::pg_url::database_for(&base, db, "t_").into(),
+        None => db.as_os_str().to_os_string(),
+    }
 }
 
 /// A connection to the test database `db` (the file, or its PostgreSQL database),

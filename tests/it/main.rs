@@ -1,5 +1,6 @@
 //! One integration-test binary (it builds once): every test drives the real `cairn`
-//! binary over MCP (stdio or Streamable HTTP) with rmcp's client, on a real SQLite file.
+//! binary over MCP (stdio or Streamable HTTP) with rmcp's client, on a real SQLite
+//! file (or, with `$CAIRN_TEST_PG`, on a PostgreSQL database).
 
 #[macro_use]
 mod harness;
@@ -15,6 +16,7 @@ mod http;
 mod memory;
 mod ontology;
 mod page;
+mod pg_url;
 mod sections;
 mod security;
 mod semantic;
