@@ -1,22 +1,24 @@
 //! Use cases of the `ontology` toolset (issue 19): attaching a project's ontology
 //! repository and syncing it ([`sync`]), the read path ([`read`]: discover, read,
 //! query, traverse), proposals and hypothetical axioms checked by the reasoner
-//! ([`propose`]), OWL functional syntax in and out ([`interop`]), and pull requests
-//! on GitHub ([`github`]).
+//! ([`propose`]), a checked proposal's term id, commit, branch and row ([`stage`]),
+//! OWL functional syntax in and out ([`interop`]), and pull requests on GitHub
+//! ([`github`]).
 //!
 //! A synced ontology is served from an [`Index`] (classification, query graph,
 //! keyword index) built from the stored page texts and cached per project; a cached
 //! index is reused only while the project's ontology generation (moved by every
 //! page row a sync writes, from any process) is the one it was built at.
 //!
-//! Git and GitHub work happens outside write transactions, except a proposal's
-//! commit, which is made inside the transaction that reserves its term id (see
-//! [`propose`]). Nothing here knows MCP or SQL.
+//! Git and GitHub work (processes, on the blocking pool) never happens inside a
+//! write transaction (see [`stage`] for how a proposal keeps its branch and its row
+//! together without one). Nothing here knows MCP or SQL.
 
 pub mod github;
 pub mod interop;
 pub mod propose;
 pub mod read;
+pub mod stage;
 pub mod sync;
 
 use std::collections::HashMap;
