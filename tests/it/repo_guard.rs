@@ -489,7 +489,8 @@ async fn a_committed_page_with_lone_cr_lines_reads_as_commonmark_reads_it() {
 // ---- Processes leave the async workers and the write transaction ----
 
 /// A `git` first on `PATH` that holds every `update-ref` (a proposal's branch) until
-/// `go` exists in `dir`, after writing `waiting` there; then runs the real git.
+/// `go` exists in `dir`, after writing `waiting` there; then runs the real git. After
+/// a minute it gives up waiting and writes `gave-up`.
 fn gated_git(dir: &Path) -> PathBuf {
     let real = String::from_utf8(
         Command::new("sh")
@@ -504,7 +505,7 @@ fn gated_git(dir: &Path) -> PathBuf {
     let bin = dir.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     let script = format!(
-        "#!/bin/sh\ncase \" $* \" in *\" update-ref \"*)\n  touch '{d}/waiting'\n  n=0\n  while [ ! -e '{d}/go' ] && [ $n -lt 1200 ]; do sleep 0.05; n=$((n+1)); done;;\nesac\nexec '{real}' \"$@\"\n",
+        "#!/bin/sh\ncase \" $* \" in *\" update-ref \"*)\n  touch '{d}/waiting'\n  n=0\n  while [ ! -e '{d}/go' ] && [ $n -lt 1200 ]; do sleep 0.05; n=$((n+1)); done\n  [ -e '{d}/go' ] || touch '{d}/gave-up';;\nesac\nexec '{real}' \"$@\"\n",
         d = dir.display()
     );
     let git = bin.join("git");
@@ -572,6 +573,10 @@ async fn a_proposal_commits_while_other_calls_read_and_write(t: Transport) {
         )
         .await;
     assert!(made["project"]["id"].is_string(), "{made:#}");
+    assert!(
+        !gate.path().join("gave-up").exists(),
+        "the calls were answered only once git stopped waiting"
+    );
     std::fs::write(gate.path().join("go"), "").unwrap();
     let p = proposing.await.unwrap();
     assert_eq!(p["state"], json!("staged"));
