@@ -79,7 +79,8 @@ pub async fn repo(app: &App, project_id: &str) -> Result<Repo> {
     }
 }
 
-/// The git work tree of an attached repository, checked to still be there.
+/// The git work tree of an attached repository, checked to still be there (and its
+/// pages folder to be one git can be handed, whatever an older Cairn stored).
 pub fn git_of(repo: &Repo) -> Result<GitCli> {
     let root = PathBuf::from(&repo.repo_path);
     if !root.is_dir() {
@@ -87,6 +88,14 @@ pub fn git_of(repo: &Repo) -> Result<GitCli> {
             "the ontology repository of project {} is gone from {}: attach it again",
             repo.project_id, repo.repo_path
         )));
+    }
+    if !repo.pages_dir.is_empty() {
+        if let Err(e) = crate::git::check_path(&repo.pages_dir) {
+            return Err(Error::invalid(format!(
+                "the pages folder attached to project {} {e}: attach again with another pagesDir",
+                repo.project_id
+            )));
+        }
     }
     Ok(GitCli::at(&root))
 }
