@@ -79,6 +79,9 @@ pub struct OntologySettings {
     pub reject_inconsistent: bool,
     /// The GitHub REST API's base URL ("https://api.github.com").
     pub github_api_url: String,
+    /// Where GitHub's pages are ("https://github.com"): a pull request's URL is kept
+    /// only when it is on this host, over https.
+    pub github_web_url: String,
     /// The environment variable holding the GitHub token ("GITHUB_TOKEN"); the token
     /// itself is never in the file.
     pub github_token_env: String,
@@ -100,6 +103,7 @@ impl Default for OntologySettings {
             min_proposal_quality: 0.5,
             reject_inconsistent: true,
             github_api_url: "https://api.github.com".into(),
+            github_web_url: "https://github.com".into(),
             github_token_env: "GITHUB_TOKEN".into(),
             max_query_rows: 1000,
             query_timeout: Duration::from_millis(2000),
@@ -119,6 +123,7 @@ struct OntologyFile {
     min_proposal_quality: Option<f32>,
     reject_inconsistent: Option<bool>,
     github_api_url: Option<String>,
+    github_web_url: Option<String>,
     github_token_env: Option<String>,
     max_query_rows: Option<usize>,
     query_timeout_ms: Option<u64>,
@@ -146,6 +151,14 @@ fn ontology_of(f: Option<&OntologyFile>) -> Result<OntologySettings> {
     let api = text("github_api_url", &f.github_api_url)?.unwrap_or(d.github_api_url);
     if !(api.starts_with("https://") || api.starts_with("http://")) {
         return Err(bad("github_api_url", "must be an http(s) URL"));
+    }
+    let web = text("github_web_url", &f.github_web_url)?.unwrap_or(d.github_web_url);
+    let web = web.trim_end_matches('/').to_string();
+    if crate::github::https_host(&web).is_none() {
+        return Err(bad(
+            "github_web_url",
+            "must be an https URL (https://github.com)",
+        ));
     }
     Ok(OntologySettings {
         discovery_limit: within(
@@ -176,6 +189,7 @@ fn ontology_of(f: Option<&OntologyFile>) -> Result<OntologySettings> {
         min_proposal_quality: quality,
         reject_inconsistent: f.reject_inconsistent.unwrap_or(d.reject_inconsistent),
         github_api_url: api.trim_end_matches('/').to_string(),
+        github_web_url: web,
         github_token_env: text("github_token_env", &f.github_token_env)?
             .unwrap_or(d.github_token_env),
         max_query_rows: within(
@@ -436,6 +450,8 @@ mod tests {
             "[ontology]\ndiscovery_limit = 0\n",
             "[ontology]\nmin_proposal_quality = 1.5\n",
             "[ontology]\ngithub_api_url = \"ftp://x\"\n",
+            "[ontology]\ngithub_web_url = \"http://github.com\"\n",
+            "[ontology]\ngithub_web_url = \"https://\"\n",
             "[ontology]\ngithub_token_env = \" \"\n",
             "[ontology]\nmax_traverse_depth = 99\n",
             "[ontology]\nno_such_setting = 1\n",

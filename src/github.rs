@@ -5,8 +5,13 @@
 //! Like git, curl runs with a fixed argument list: the URL after `--url`, the body
 //! from a private temporary file. The token goes to curl as a header read from its
 //! standard input (`--header @-`), never on a command line (where other users could
-//! read it) nor in a log line or an error message. Knows nothing of the store or of
-//! ontologies.
+//! read it) nor in a log line or an error message. Every curl process is built by
+//! [`curl_command`]: `-q` first, so no `.curlrc` is read (one could add headers, or
+//! trace the token to a file), and a minimal environment (`PATH`, the proxy and CA
+//! variables; not `HOME`, `CURL_HOME` or `SSLKEYLOGFILE`). Curl is blocking: the
+//! service calls it from tokio's blocking pool. Paths written into a tree pass
+//! `git::check_path`, as they do for a local commit. Knows nothing of the store or
+//! of ontologies.
 
 use std::io::Write as _;
 use std::os::unix::fs::OpenOptionsExt as _;
@@ -73,6 +78,35 @@ impl Drop for BodyFile {
     }
 }
 
+/// The environment curl keeps: where programs are, and the operator's proxy and CA
+/// settings (a GitHub Enterprise behind a proxy or a private CA needs them).
+const CURL_ENV: &[&str] = &[
+    "PATH",
+    "https_proxy",
+    "HTTPS_PROXY",
+    "http_proxy",
+    "all_proxy",
+    "ALL_PROXY",
+    "no_proxy",
+    "NO_PROXY",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "CURL_CA_BUNDLE",
+];
+
+/// A curl command reading no config file (`-q`, which must come first) and seeing
+/// only [`CURL_ENV`] of the server's environment. Every curl process is made here.
+pub fn curl_command() -> Command {
+    let mut cmd = Command::new("curl");
+    cmd.arg("-q").env_clear();
+    for k in CURL_ENV {
+        if let Some(v) = std::env::var_os(k) {
+            cmd.env(k, v);
+        }
+    }
+    cmd
+}
+
 impl Http for Curl {
     fn send(
         &self,
@@ -82,7 +116,7 @@ impl Http for Curl {
         body: Option<&str>,
     ) -> Result<Response, String> {
         let file = body.map(BodyFile::new).transpose()?;
-        let mut cmd = Command::new("curl");
+        let mut cmd = curl_command();
         cmd.args([
             "--silent",
             "--show-error",
@@ -145,6 +179,45 @@ impl Http for Curl {
             status,
             body: body.to_string(),
         })
+    }
+}
+
+/// The host (with its port) of an `https://` URL, lower-cased; `None` for any other
+/// scheme, a URL with credentials (`user@`), no host, or a character outside the
+/// printable ASCII a URL is made of.
+pub fn https_host(url: &str) -> Option<String> {
+    let rest = url
+        .get(..8)
+        .filter(|s| s.eq_ignore_ascii_case("https://"))?;
+    let rest = &url[rest.len()..];
+    if !url.bytes().all(|b| b.is_ascii_graphic()) || url.contains(['"', '<', '>', '\\', '`']) {
+        return None;
+    }
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if host.is_empty() || host.contains('@') || host.starts_with(':') {
+        return None;
+    }
+    Some(host.to_ascii_lowercase())
+}
+
+/// Checks a pull request's URL as GitHub answered it: `https://` on the host of
+/// `web` (the configured `github_web_url`). The error says why it is not kept.
+pub fn check_pull_url(url: &str, web: &str) -> Result<(), String> {
+    let want = https_host(web).unwrap_or_default();
+    let shown: String = url
+        .chars()
+        .take(120)
+        .collect::<String>()
+        .escape_debug()
+        .to_string();
+    match https_host(url) {
+        Some(h) if h == want => Ok(()),
+        Some(h) => Err(format!(
+            "GitHub answered the pull request URL '{shown}', on {h} rather than {want}; it was not kept"
+        )),
+        None => Err(format!(
+            "GitHub answered the pull request URL '{shown}', which is not an https URL; it was not kept"
+        )),
     }
 }
 
@@ -249,8 +322,13 @@ impl Repo<'_> {
         Self::sha(&v, "the blob")
     }
 
-    /// A tree: `base_tree` with files (path, blob sha) written (`POST git/trees`).
+    /// A tree: `base_tree` with files (path, blob sha) written (`POST git/trees`);
+    /// every path is checked as a local commit's are.
     pub fn create_tree(&self, base_tree: &str, files: &[(&str, &str)]) -> Result<String, String> {
+        for (path, _) in files {
+            crate::git::check_path(path)
+                .map_err(|e| format!("the path '{}' {e}", path.escape_debug()))?;
+        }
         let tree: Vec<Value> = files
             .iter()
             .map(|(path, sha)| json!({"path": path, "mode": "100644", "type": "blob", "sha": sha}))
@@ -333,5 +411,40 @@ mod tests {
         assert!(valid_name("my-org.io") && valid_name("repo_1"));
         assert!(!valid_name("a/b") && !valid_name("..") && !valid_name("") && !valid_name("a b"));
         assert_eq!(host_of("http://127.0.0.1:9/repos/x"), "127.0.0.1:9");
+    }
+
+    #[test]
+    fn pull_urls_are_kept_only_over_https_on_the_configured_host() {
+        let web = "https://github.com";
+        assert_eq!(
+            check_pull_url("https://github.com/acme/onto/pull/7", web),
+            Ok(())
+        );
+        assert_eq!(
+            check_pull_url("HTTPS://GitHub.com/acme/onto/pull/7", web),
+            Ok(())
+        );
+        assert_eq!(
+            check_pull_url("https://ghe.corp:8443/a/b/pull/1", "https://GHE.corp:8443"),
+            Ok(())
+        );
+        for bad in [
+            "javascript:alert(1)",
+            "http://github.com/acme/onto/pull/7",
+            "https://evil.example/acme/onto/pull/7",
+            "https://github.com@evil.example/x",
+            "https://github.com.evil.example/x",
+            "https://github.com:443/x",
+            "https:///x",
+            "https://github.com/a\nb",
+            "https://github.com/a b",
+            "https://github.com/\"onmouseover=alert(1)",
+            "//github.com/x",
+            "",
+        ] {
+            assert!(check_pull_url(bad, web).is_err(), "{bad:?}");
+        }
+        assert_eq!(https_host("https://github.com/"), Some("github.com".into()));
+        assert_eq!(https_host("http://github.com"), None);
     }
 }

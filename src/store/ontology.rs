@@ -686,7 +686,7 @@ pub async fn record_push(
     conn: &mut Conn,
     id: &str,
     expected: i64,
-    pr: Option<(i64, &str)>,
+    pr: Option<(i64, Option<&str>)>,
     error: Option<&str>,
     now: &str,
 ) -> Result<i64> {
@@ -696,7 +696,7 @@ pub async fn record_push(
          pr_number = COALESCE(?1, pr_number), pr_url = COALESCE(?2, pr_url), push_error = ?3 WHERE id = ?4",
     )
     .bind(pr.map(|p| p.0))
-    .bind(pr.map(|p| p.1))
+    .bind(pr.and_then(|p| p.1))
     .bind(error)
     .bind(id)
     .execute(conn.db())

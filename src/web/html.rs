@@ -2,7 +2,9 @@
 //!
 //! Everything the page shows that came from the database (agent-written text, most
 //! of it) goes through [`esc`] (text and quoted attribute values) or [`enc`] (URL
-//! query values); nothing is written raw. The layout's one style sheet and one
+//! query values); nothing is written raw. Every link is made by [`link`], which
+//! links only to this server's own paths and to `http(s)` URLs (a `javascript:` or
+//! `data:` URL a row holds is shown as text, never as a link). The layout's one style sheet and one
 //! script are inline, with the response's CSP nonce, so the page fetches nothing from
 //! the network and runs no script but its own.
 
@@ -22,6 +24,43 @@ pub fn esc(s: &str) -> String {
         }
     }
     out
+}
+
+/// Whether `href` may be a link's target: a path of this server (`/…`, not the
+/// scheme-relative `//…`), this page's query or fragment (`?…`, `#…`), or an
+/// `http://` or `https://` URL; all of it printable ASCII (a browser drops tabs and
+/// line breaks from a URL, so `java\tscript:` would run).
+pub fn safe_href(href: &str) -> bool {
+    if !href.bytes().all(|b| b.is_ascii_graphic()) {
+        return false;
+    }
+    let scheme = |p: &str| {
+        href.get(..p.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(p))
+    };
+    match href.as_bytes() {
+        [b'/', b'/' | b'\\', ..] => false,
+        [b'/' | b'?' | b'#', ..] => true,
+        _ => ["https://", "http://"]
+            .iter()
+            .any(|p| scheme(p) && href.len() > p.len() && !href[p.len()..].starts_with('/')),
+    }
+}
+
+/// `<a href="href" attrs>inner</a>`, or `inner` alone when `href` is not a safe link
+/// target ([`safe_href`]). `inner` is HTML its caller escaped; `attrs` is written as
+/// given (` aria-current="page"`). Every link of the page is made here.
+pub fn link_with(href: &str, attrs: &str, inner: &str) -> String {
+    if safe_href(href) {
+        format!("<a href=\"{}\"{attrs}>{inner}</a>", esc(href))
+    } else {
+        inner.to_string()
+    }
+}
+
+/// [`link_with`] without attributes.
+pub fn link(href: &str, inner: &str) -> String {
+    link_with(href, "", inner)
 }
 
 /// Percent-encodes a URL query value (everything but unreserved characters).
@@ -98,17 +137,12 @@ pub fn layout(nonce: &str, title: &str, project: Option<(&str, &[NavItem])>, bod
     if let Some((name, items)) = project {
         let _ = write!(nav, "<span class=\"proj\">{}</span><nav>", esc(name));
         for i in items {
-            let _ = write!(
-                nav,
-                "<a href=\"{}\"{}>{}</a>",
-                esc(&i.href),
-                if i.current {
-                    " aria-current=\"page\""
-                } else {
-                    ""
-                },
-                esc(i.label)
-            );
+            let current = if i.current {
+                " aria-current=\"page\""
+            } else {
+                ""
+            };
+            nav.push_str(&link_with(&i.href, current, &esc(i.label)));
         }
         nav.push_str("</nav>");
     }
@@ -116,9 +150,10 @@ pub fn layout(nonce: &str, title: &str, project: Option<(&str, &[NavItem])>, bod
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
          <title>{title} · Cairn</title><style nonce=\"{nonce}\">{CSS}</style></head>\
-         <body><header><a class=\"brand\" href=\"/\">Cairn</a>{nav}</header>\
+         <body><header>{brand}{nav}</header>\
          <main>{body}</main><script nonce=\"{nonce}\">{JS}</script></body></html>\n",
         title = esc(title),
+        brand = link_with("/", " class=\"brand\"", "Cairn"),
     )
 }
 
@@ -136,19 +171,13 @@ pub fn pager(base: &str, param: &str, offset: i64, limit: i64, shown: usize, tot
     );
     if offset > 0 {
         let prev = (offset - limit).max(0);
-        let _ = write!(
-            s,
-            " <a href=\"{}\">previous</a>",
-            esc(&format!("{base}{sep}{param}={prev}"))
-        );
+        s.push(' ');
+        s.push_str(&link(&format!("{base}{sep}{param}={prev}"), "previous"));
     }
     if offset + (shown as i64) < total {
         let next = offset + limit;
-        let _ = write!(
-            s,
-            " <a href=\"{}\">next</a>",
-            esc(&format!("{base}{sep}{param}={next}"))
-        );
+        s.push(' ');
+        s.push_str(&link(&format!("{base}{sep}{param}={next}"), "next"));
     }
     s.push_str("</p>");
     s
@@ -223,6 +252,42 @@ mod tests {
         );
         assert_eq!(parse_query("a=1+2%2"), vec![("a".into(), "1 2%2".into())]);
         assert_eq!(parse_query("a=%zz%4"), vec![("a".into(), "%zz%4".into())]);
+    }
+
+    #[test]
+    fn links_go_only_to_this_server_and_to_http_urls() {
+        for ok in [
+            "/",
+            "/p/x/ontology?iri=ai%3AA#class",
+            "?poffset=50",
+            "#atoms",
+            "https://github.com/acme/onto/pull/7",
+            "HTTP://example.com/x",
+        ] {
+            assert!(safe_href(ok), "{ok}");
+            assert!(link(ok, "t").starts_with("<a href="), "{ok}");
+        }
+        for bad in [
+            "javascript:alert(1)",
+            "JavaScript:alert(1)",
+            " javascript:alert(1)",
+            "java\tscript:alert(1)",
+            "data:text/html,<script>alert(1)</script>",
+            "vbscript:x",
+            "//evil.example/x",
+            "/\\evil.example",
+            "https://",
+            "https://a b",
+            "",
+            "pull/7",
+        ] {
+            assert!(!safe_href(bad), "{bad:?}");
+            assert_eq!(link(bad, "pull request"), "pull request", "{bad:?}");
+        }
+        assert_eq!(
+            link("/a?b=\"x\"", "t"),
+            "<a href=\"/a?b=&quot;x&quot;\">t</a>"
+        );
     }
 
     #[test]

@@ -264,9 +264,19 @@ impl Cairn {
 
     /// A server on `db` with extra command-line arguments (before `serve`), over `t`.
     pub async fn on_via(t: Transport, db: &Path, extra: &[&str]) -> Cairn {
+        Cairn::on_via_env(t, db, extra, &[]).await
+    }
+
+    /// As [`Cairn::on_via`], with extra environment variables for the server.
+    pub async fn on_via_env(
+        t: Transport,
+        db: &Path,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Cairn {
         match t {
             Transport::Stdio => {
-                let client = ().serve(transport(db, extra)).await.expect("MCP initialize");
+                let client = ().serve(transport_env(db, extra, env)).await.expect("MCP initialize");
                 Cairn {
                     client,
                     db: db.to_path_buf(),
@@ -275,7 +285,7 @@ impl Cairn {
                 }
             }
             Transport::Http => {
-                let server = HttpServer::start(db, extra, &[], &[]).await;
+                let server = HttpServer::start(db, extra, &[], env).await;
                 let client = server.client(None).await;
                 Cairn {
                     client,

@@ -1220,23 +1220,27 @@ async fn two_processes_proposing_at_once_get_distinct_term_ids() {
 }
 
 /// A request the fake GitHub received: method, path, headers (lower-case names), body.
-type Request = (String, String, HashMap<String, String>, String);
+pub(crate) type Request = (String, String, HashMap<String, String>, String);
 
 /// A loopback server answering the GitHub REST endpoints a proposal uses, recording
-/// every request.
-struct FakeGitHub {
-    url: String,
-    requests: Arc<Mutex<Vec<Request>>>,
-    merged: Arc<Mutex<bool>>,
+/// every request. A pull request it opens has the URL `pull_url` holds.
+pub(crate) struct FakeGitHub {
+    pub(crate) url: String,
+    pub(crate) requests: Arc<Mutex<Vec<Request>>>,
+    pub(crate) merged: Arc<Mutex<bool>>,
+    pub(crate) pull_url: Arc<Mutex<String>>,
 }
 
 impl FakeGitHub {
-    fn start() -> FakeGitHub {
+    pub(crate) fn start() -> FakeGitHub {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let requests = Arc::new(Mutex::new(Vec::new()));
         let merged = Arc::new(Mutex::new(false));
-        let (log, state) = (requests.clone(), merged.clone());
+        let pull_url = Arc::new(Mutex::new(
+            "https://github.com/acme/onto/pull/7".to_string(),
+        ));
+        let (log, state, answer_url) = (requests.clone(), merged.clone(), pull_url.clone());
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(mut s) = stream else { continue };
@@ -1286,7 +1290,7 @@ impl FakeGitHub {
                     }
                     ("POST", "/repos/acme/onto/pulls") => (
                         201,
-                        json!({"number": 7, "html_url": "https://github.com/acme/onto/pull/7"}),
+                        json!({"number": 7, "html_url": *answer_url.lock().unwrap()}),
                     ),
                     ("GET", "/repos/acme/onto/pulls/7") => {
                         let m = *state.lock().unwrap();
@@ -1310,6 +1314,7 @@ impl FakeGitHub {
             url,
             requests,
             merged,
+            pull_url,
         }
     }
 }

@@ -95,9 +95,20 @@ impl ClassDraft {
     }
 }
 
-/// A definition on one line (a property value cannot span lines).
-fn one_line(s: &str) -> String {
+/// Prose on one line (a property value cannot span lines): every run of whitespace,
+/// line breaks included, becomes one space.
+pub fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The first character of `value` that has no place in a one-line property value:
+/// a line break as CommonMark reads one (LF, CR), a Unicode line break (U+0085,
+/// U+2028, U+2029), or any other control character (TAB among them). `None` when the
+/// value is one line.
+pub fn not_one_line(value: &str) -> Option<char> {
+    value
+        .chars()
+        .find(|&c| c.is_control() || c == '\u{2028}' || c == '\u{2029}')
 }
 
 /// The items of a comma-separated property value, as written (`[[A]]`, `ai:B`).

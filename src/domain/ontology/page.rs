@@ -1,6 +1,8 @@
 //! A Logseq markdown page holding an `### OntologyBlock`, as a document: the block's
 //! `- key:: value` lines in order, and every other line kept verbatim, so a page
-//! Cairn did not write survives an edit with only the edited lines changed.
+//! Cairn did not write survives an edit with only the edited lines changed. Lines
+//! are split as CommonMark splits them (LF, CRLF, or a CR alone), so what Cairn
+//! reads is what any Markdown reader shows.
 //!
 //! This module knows the block's layout, not what its properties mean (that is
 //! `entity`), and never touches a file: callers hand it text.
@@ -52,7 +54,9 @@ pub struct Page {
     pub props: Vec<Prop>,
     /// Lines after the block, verbatim.
     pub tail: Vec<String>,
-    /// Whether lines end with `\r\n`.
+    /// Whether lines end with `\r\n`: a text holding one is written with `\r\n`
+    /// after every line, any other with `\n` (a page that mixed its line endings is
+    /// written with one).
     pub crlf: bool,
     /// Whether the text ends with a line break.
     pub final_newline: bool,
@@ -119,6 +123,34 @@ fn read_prop(line: &str) -> Option<(&str, &str, &str)> {
     Some((indent, key, value.trim()))
 }
 
+/// The lines of `text` as CommonMark splits them: at a line feed, a carriage return
+/// followed by a line feed, or a carriage return alone, so Cairn reads the lines
+/// every Markdown reader reads. Also whether the text ends with a line break.
+fn split_lines(text: &str) -> (Vec<&str>, bool) {
+    let b = text.as_bytes();
+    let mut lines = Vec::new();
+    let (mut start, mut i) = (0, 0);
+    while i < b.len() {
+        match b[i] {
+            b'\n' | b'\r' => {
+                lines.push(&text[start..i]);
+                i += if b[i] == b'\r' && b.get(i + 1) == Some(&b'\n') {
+                    2
+                } else {
+                    1
+                };
+                start = i;
+            }
+            _ => i += 1,
+        }
+    }
+    let final_newline = !text.is_empty() && start == text.len();
+    if start < text.len() {
+        lines.push(&text[start..]);
+    }
+    (lines, final_newline)
+}
+
 fn is_heading(line: &str) -> bool {
     line.trim_start().strip_prefix("- ").map(str::trim) == Some(BLOCK_HEADING)
 }
@@ -143,20 +175,7 @@ impl Page {
     /// `no_block` set; a second block is an error at its line.
     pub fn parse(text: &str) -> Result<Page, PageError> {
         let crlf = text.contains("\r\n");
-        let final_newline = text.ends_with('\n');
-        let body = text.strip_suffix('\n').unwrap_or(text);
-        let body = if crlf {
-            body.strip_suffix('\r').unwrap_or(body)
-        } else {
-            body
-        };
-        let lines: Vec<&str> = if body.is_empty() && !final_newline {
-            Vec::new()
-        } else if crlf {
-            body.split("\r\n").collect()
-        } else {
-            body.split('\n').collect()
-        };
+        let (lines, final_newline) = split_lines(text);
         let Some(h) = lines.iter().position(|l| is_heading(l)) else {
             return Err(PageError {
                 line: 1,
@@ -434,6 +453,26 @@ mod tests {
         let mut q = p.clone();
         q.push("new", "v");
         assert!(q.write().ends_with("\t\t- x:: y\r\n\t\t- new:: v"));
+    }
+
+    #[test]
+    fn lines_split_as_commonmark_splits_them() {
+        // A lone CR ends a line, as it does for every CommonMark reader.
+        let t = "- A\n  - ### OntologyBlock\n    - owl:class:: ai:A\r    - status:: approved\r\n    - x:: y\n";
+        let p = Page::parse(t).unwrap();
+        assert_eq!(p.get("owl:class"), Some("ai:A"));
+        assert_eq!(p.get("status"), Some("approved"));
+        assert_eq!(p.prop("x").unwrap().line, 5);
+        // Written with one ending (CRLF, the text had one), and read back the same.
+        assert_eq!(
+            p.write(),
+            t.replace("\r\n", "\n").replace(['\r', '\n'], "\r\n")
+        );
+        assert_eq!(Page::parse(&p.write()).unwrap(), p);
+        let (lines, last) = split_lines("a\r\rb\r\n\nc");
+        assert_eq!((lines, last), (vec!["a", "", "b", "", "c"], false));
+        assert_eq!(split_lines("\r"), (vec![""], true));
+        assert_eq!(split_lines(""), (vec![], false));
     }
 
     #[test]

@@ -475,11 +475,7 @@ async fn propose_tool(app: &App, a: Args) -> Result<Reply> {
         p.proposal.id,
         p.proposal.state.as_str(),
         p.proposal.branch,
-        p.proposal
-            .pr_url
-            .as_ref()
-            .map(|u| format!(" (pull request {u})"))
-            .unwrap_or_default()
+        pull_request(&p.proposal)
     );
     Ok(Reply::new(msg, view::proposed(&p)))
 }
@@ -693,10 +689,8 @@ async fn manage(app: &App, a: Args) -> Result<Reply> {
             only(&["proposalId"])?;
             let id = a.req_id("proposalId")?;
             let p = propose::push_again(app, &pid, &id).await?;
-            let msg = match &p.pr_url {
-                Some(u) if p.state == ProposalState::Pushed => {
-                    format!("proposal {} pushed: {u}", p.id)
-                }
+            let msg = match p.state {
+                ProposalState::Pushed => format!("proposal {} pushed{}", p.id, pull_request(&p)),
                 _ => format!(
                     "proposal {} not pushed: {}",
                     p.id,
@@ -707,6 +701,15 @@ async fn manage(app: &App, a: Args) -> Result<Reply> {
             m.insert("proposal".into(), view::proposal(&p));
             Ok(Reply::new(msg, Value::Object(m)))
         }
+    }
+}
+
+/// ` (pull request URL)`, or ` (pull request #N)` when its URL was not kept.
+fn pull_request(p: &crate::domain::ontology::records::ProposalRecord) -> String {
+    match (&p.pr_url, p.pr_number) {
+        (Some(u), _) => format!(" (pull request {u})"),
+        (None, Some(n)) => format!(" (pull request #{n})"),
+        (None, None) => String::new(),
     }
 }
 

@@ -8,7 +8,6 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::domain::code::{find_heading, shift, Hunk, RefKind, Reference};
 use crate::error::Result;
-use crate::git::Git;
 use crate::lsp::Symbol;
 use crate::service::code::refs::pick;
 use crate::service::code::{ctx, path_error, text_of, Ctx};
@@ -41,14 +40,14 @@ pub struct DocState {
 }
 
 /// Reads a document and diffs every distinct baseline of `refs` against it.
-pub fn doc_state(c: &Ctx, path: &str, refs: &[Reference]) -> Result<DocState> {
-    doc_state_at(c, path, refs, None)
+pub async fn doc_state(c: &Ctx, path: &str, refs: &[Reference]) -> Result<DocState> {
+    doc_state_at(c, path, refs, None).await
 }
 
 /// As [`doc_state`], given the file's blob id when the caller already hashed it:
 /// then a file whose diffs against its baselines are cached costs no git process
 /// (`get_changed_files` over a tree with many edited files, called again and again).
-pub fn doc_state_at(
+pub async fn doc_state_at(
     c: &Ctx,
     path: &str,
     refs: &[Reference],
@@ -81,10 +80,10 @@ pub fn doc_state_at(
     if !refs.is_empty() {
         // Stored, not just hashed: git diffs blobs in its object store (an object
         // already there is not written again).
-        let now = c.git.store_blob(path, &text)?;
+        let now = c.git.store_blob(&text).await?;
         let baselines: HashSet<&str> = refs.iter().map(|r| r.blob_sha.as_str()).collect();
         for b in baselines.into_iter().filter(|b| *b != now) {
-            hunks.insert(b.to_string(), c.git.diff_blobs(b, &now)?);
+            hunks.insert(b.to_string(), c.git.diff_blobs(b, &now).await?);
         }
     }
     Ok(DocState {
@@ -95,7 +94,7 @@ pub fn doc_state_at(
 }
 
 /// Judges every reference of one document.
-pub fn judge(
+pub async fn judge(
     c: &Ctx,
     refs: &[Reference],
     st: &DocState,
@@ -117,7 +116,7 @@ pub fn judge(
             let renamed = match renames.get(&r.commit_sha) {
                 Some(v) => v.clone(),
                 None => {
-                    let v = c.git.renamed_to(&r.commit_sha, &r.document_path)?;
+                    let v = c.git.renamed_to(&r.commit_sha, &r.document_path).await?;
                     renames.insert(r.commit_sha.clone(), v.clone());
                     v
                 }
@@ -203,8 +202,8 @@ pub async fn analyze(
         )
     };
     let t_db = t0.elapsed();
-    let head = c.git.head()?;
-    let st = doc_state(&c, path, &refs)?;
+    let head = c.git.head().await?;
+    let st = doc_state(&c, path, &refs).await?;
     let t_git = t0.elapsed();
     if !st.exists && refs.is_empty() {
         return Err(crate::error::Error::NotFound {
@@ -228,7 +227,7 @@ pub async fn analyze(
         _ => None,
     };
     let t_lsp = t0.elapsed();
-    let tracked = judge(&c, &refs, &st, symbols.as_deref())?;
+    let tracked = judge(&c, &refs, &st, symbols.as_deref()).await?;
     tracing::debug!(?t_db, ?t_git, ?t_lsp, total = ?t0.elapsed(), "analyze_document timings");
     let tracked_names: HashSet<&str> = refs
         .iter()
@@ -298,15 +297,15 @@ pub async fn changed_files(app: &App, project_id: &str) -> Result<(Vec<ChangedFi
             .push(r.clone());
     }
     let paths: Vec<&str> = by_doc.keys().copied().collect();
-    let current = c.git.blob_ids(&paths)?;
+    let current = c.git.blob_ids(&paths).await?;
     let mut out = Vec::new();
     for (path, cur) in paths.iter().zip(current) {
         let doc_refs = &by_doc[path];
         if doc_refs.iter().all(|r| Some(&r.blob_sha) == cur.as_ref()) {
             continue;
         }
-        let st = doc_state_at(&c, path, doc_refs, cur.as_deref())?;
-        let judged = judge(&c, doc_refs, &st, None)?;
+        let st = doc_state_at(&c, path, doc_refs, cur.as_deref()).await?;
+        let judged = judge(&c, doc_refs, &st, None).await?;
         out.push(ChangedFile {
             document_path: path.to_string(),
             references: doc_refs.len(),

@@ -10,7 +10,6 @@ use crate::domain::code::{Category, Entity, Reference, Scope};
 use crate::domain::id::new_id;
 use crate::domain::now;
 use crate::error::{Details, Error, Result};
-use crate::git::Git;
 use crate::service::code::refs::{resolve_new, NewRef, Run};
 use crate::service::code::{ctx, Ctx};
 use crate::service::App;
@@ -269,7 +268,7 @@ async fn prepare(
     if !cmds.iter().any(|c| matches!(c, Command::Add(_))) {
         return Ok(out);
     }
-    let head = c.git.head()?;
+    let head = c.git.head().await?;
     for (i, cmd) in cmds.iter().enumerate() {
         if let Command::Add(n) = cmd {
             out.insert(i, resolve_new(app, c, &head, n).await);

@@ -18,7 +18,7 @@ use crate::domain::code::{Category, Entity, Reference, Repo, Scope};
 use crate::domain::id::new_id;
 use crate::domain::{now, Project};
 use crate::error::{Details, Error, Result};
-use crate::git::{Git, GitCli};
+use crate::git::GitCli;
 use crate::repo_fs::{PathError, RepoFs};
 use crate::service::App;
 use crate::store::{self, code as db, lock};
@@ -141,9 +141,9 @@ pub async fn init_project(app: &App, p: InitProject) -> Result<Initialized> {
             "must be an absolute path to a git work tree",
         ));
     }
-    let git = GitCli::open(&path)?;
+    let git = GitCli::open(&path).await?;
     let root = git.root().to_path_buf();
-    let head = git.head().ok();
+    let head = git.head().await.ok();
     let ts = now();
     let mut tx = app.store.write().await?;
     let (project, created_project) = match &p.project_id {

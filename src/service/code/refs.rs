@@ -7,7 +7,6 @@ use crate::domain::container::clip;
 use crate::domain::id::new_id;
 use crate::domain::now;
 use crate::error::{Details, Error, Result};
-use crate::git::Git;
 use crate::lsp::Symbol;
 use crate::service::code::{ctx, Ctx};
 use crate::service::App;
@@ -80,6 +79,8 @@ pub async fn symbols_of(app: &App, c: &Ctx, path: &str, text: &str) -> Result<Op
 /// language server; nothing is written to the store.
 pub async fn resolve_new(app: &App, c: &Ctx, head: &str, n: &NewRef) -> Result<Reference> {
     let path = &n.document_path;
+    // The path is handed to git whenever the reference is checked for staleness.
+    crate::git::check_path(path).map_err(|e| Error::validation("documentPath", e))?;
     let text = c.read(path)?;
     let lines = line_count(&text);
     let (mut start, mut end, mut kind_no) = (n.start_line, n.end_line, None);
@@ -122,7 +123,7 @@ pub async fn resolve_new(app: &App, c: &Ctx, head: &str, n: &NewRef) -> Result<R
     }
     let (s, e) = (start.unwrap_or(1), end.unwrap_or(1));
     check_range(s, e, lines, path)?;
-    let blob = c.git.store_blob(path, &text)?;
+    let blob = c.git.store_blob(&text).await?;
     let ts = now();
     Ok(Reference {
         id: new_id(),
@@ -228,7 +229,7 @@ pub async fn resolve_update(
         }
     }
     check_range(r.start_line, r.end_line, lines, path)?;
-    r.blob_sha = c.git.store_blob(path, &text)?;
+    r.blob_sha = c.git.store_blob(&text).await?;
     r.commit_sha = head.to_string();
     r.updated_at = now();
     Ok(r)
@@ -266,7 +267,7 @@ pub async fn alter_references(
     cmds: &[RefCommand],
 ) -> Result<(Run<Reference>, String)> {
     let c = ctx(app, project_id).await?;
-    let head = c.git.head()?;
+    let head = c.git.head().await?;
     // Outside work first: each update resolved against the repository (or its error,
     // reported when the run reaches it).
     let mut prepared: Vec<Option<Result<Reference>>> = Vec::with_capacity(cmds.len());

@@ -6,7 +6,6 @@ use std::collections::{HashMap, HashSet};
 
 use crate::domain::code::Scope;
 use crate::error::Result;
-use crate::git::Git;
 use crate::service::code::ctx;
 use crate::service::App;
 use crate::store::code as db;
@@ -79,7 +78,7 @@ pub async fn validate(app: &App, project_id: &str, fix: bool) -> Result<Vec<Issu
     };
     let present: HashSet<&str> = paths
         .iter()
-        .zip(c.git.blob_ids(&paths)?)
+        .zip(c.git.blob_ids(&paths).await?)
         .filter(|(_, b)| b.is_some())
         .map(|(p, _)| *p)
         .collect();
@@ -91,7 +90,7 @@ pub async fn validate(app: &App, project_id: &str, fix: bool) -> Result<Vec<Issu
     };
     let known: HashSet<&str> = commits
         .iter()
-        .zip(c.git.commits_exist(&commits)?)
+        .zip(c.git.commits_exist(&commits).await?)
         .filter(|(_, ok)| *ok)
         .map(|(s, _)| *s)
         .collect();

@@ -13,7 +13,8 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use super::propose::{commit, compare, problems_error, AgentContext, Change, Proposed};
+use super::propose::{compare, problems_error, AgentContext, Change, Proposed};
+use super::stage::commit;
 use super::{served, Served};
 use crate::domain::ontology::draft;
 use crate::domain::ontology::entity::{key_rank, keys, read_entry};
@@ -146,10 +147,15 @@ pub async fn import(
         .collect();
     let back = load_pages(texts.iter().map(|(f, t)| (f.as_str(), t.as_str())));
     if !back.problems.is_empty() || !back.ontology.same_content(&r.ontology) {
-        return Err(Error::Internal(format!(
-            "the imported pages do not read back as {file}: {:?}",
-            back.problems.first()
-        )));
+        let why = back
+            .problems
+            .first()
+            .map(|p| format!("{}:{}: {}", p.file, p.line, p.message))
+            .unwrap_or_else(|| "they state other axioms".into());
+        return Err(Error::validation(
+            "ofn",
+            format!("the pages made from {file} do not read back as the document ({why}); a literal or an IRI holding a line break cannot become a page property"),
+        ));
     }
     let stored: HashMap<String, String> = {
         let mut c = app.store.read().await?;
@@ -169,7 +175,7 @@ pub async fn import(
             (at != *t).then(|| (format!("[[{t}]]"), format!("[[{at}]]")))
         })
         .collect();
-    let mut files: Vec<(String, String)> = Vec::new();
+    let mut files: Vec<(String, Page)> = Vec::new();
     let mut before: HashMap<String, Option<String>> = HashMap::new();
     let mut affected: Vec<(String, String)> = Vec::new();
     let mut clashes: Vec<Problem> = Vec::new();
@@ -195,7 +201,7 @@ pub async fn import(
                     continue;
                 };
                 if merge(&mut merged, &page) {
-                    files.push((path.clone(), merged.write()));
+                    files.push((path.clone(), merged));
                     before.insert(path, Some(old.clone()));
                     affected.push((iri, "updated".into()));
                     updated_pages += 1;
@@ -227,7 +233,7 @@ pub async fn import(
                     });
                     continue;
                 }
-                files.push((path.clone(), page.write()));
+                files.push((path.clone(), page));
                 before.insert(path, None);
                 affected.push((iri, "new".into()));
                 new_pages += 1;
@@ -244,8 +250,8 @@ pub async fn import(
     }
     // The whole ontology with the imported pages, classified afresh.
     let mut all = stored.clone();
-    for (p, t) in &files {
-        all.insert(p.clone(), t.clone());
+    for (p, page) in &files {
+        all.insert(p.clone(), page.write());
     }
     let touched: Vec<String> = files.iter().map(|(p, _)| p.clone()).collect();
     let s2: std::sync::Arc<Served> = s.clone();

@@ -1,22 +1,24 @@
 //! Use cases of the `ontology` toolset (issue 19): attaching a project's ontology
 //! repository and syncing it ([`sync`]), the read path ([`read`]: discover, read,
 //! query, traverse), proposals and hypothetical axioms checked by the reasoner
-//! ([`propose`]), OWL functional syntax in and out ([`interop`]), and pull requests
-//! on GitHub ([`github`]).
+//! ([`propose`]), a checked proposal's term id, commit, branch and row ([`stage`]),
+//! OWL functional syntax in and out ([`interop`]), and pull requests on GitHub
+//! ([`github`]).
 //!
 //! A synced ontology is served from an [`Index`] (classification, query graph,
 //! keyword index) built from the stored page texts and cached per project; a cached
 //! index is reused only while the project's ontology generation (moved by every
 //! page row a sync writes, from any process) is the one it was built at.
 //!
-//! Git and GitHub work happens outside write transactions, except a proposal's
-//! commit, which is made inside the transaction that reserves its term id (see
-//! [`propose`]). Nothing here knows MCP or SQL.
+//! Git and GitHub work (processes, on the blocking pool) never happens inside a
+//! write transaction (see [`stage`] for how a proposal keeps its branch and its row
+//! together without one). Nothing here knows MCP or SQL.
 
 pub mod github;
 pub mod interop;
 pub mod propose;
 pub mod read;
+pub mod stage;
 pub mod sync;
 
 use std::collections::HashMap;
@@ -77,7 +79,8 @@ pub async fn repo(app: &App, project_id: &str) -> Result<Repo> {
     }
 }
 
-/// The git work tree of an attached repository, checked to still be there.
+/// The git work tree of an attached repository, checked to still be there (and its
+/// pages folder to be one git can be handed, whatever an older Cairn stored).
 pub fn git_of(repo: &Repo) -> Result<GitCli> {
     let root = PathBuf::from(&repo.repo_path);
     if !root.is_dir() {
@@ -85,6 +88,14 @@ pub fn git_of(repo: &Repo) -> Result<GitCli> {
             "the ontology repository of project {} is gone from {}: attach it again",
             repo.project_id, repo.repo_path
         )));
+    }
+    if !repo.pages_dir.is_empty() {
+        if let Err(e) = crate::git::check_path(&repo.pages_dir) {
+            return Err(Error::invalid(format!(
+                "the pages folder attached to project {} {e}: attach again with another pagesDir",
+                repo.project_id
+            )));
+        }
     }
     Ok(GitCli::at(&root))
 }

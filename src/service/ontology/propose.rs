@@ -4,39 +4,54 @@
 //! A proposal (create or amend) is turned into its page, resolved against the synced
 //! ontology, checked for consistency against the saturated ontology plus (minus) its
 //! axioms without changing the base, and scored; all of that runs before any lock is
-//! taken. Then one write transaction reserves the domain's next term id (`AI-0851`:
-//! two proposals in two processes never share one, since `BEGIN IMMEDIATE` orders
-//! them), writes the final page, checks it reads back to the same axioms, commits it
-//! on the branch `ontology/{agentType}-{proposalId}` with git plumbing (the user's
-//! HEAD, index and working tree untouched), and stages the proposal row; if the
-//! transaction does not commit, the branch is removed. The git work inside the
-//! transaction is a few plumbing commands (tens of milliseconds), the price of never
-//! staging a branch without its row nor a row without its branch. A GitHub push, when
-//! configured, comes after, outside the transaction.
+//! taken. Every field an agent gives becomes one line of the page or is refused
+//! (`VALIDATION_ERROR` naming it): prose (a definition, a custom field's value) has
+//! its whitespace runs, line breaks included, folded to one space; every other field
+//! must hold no line break or control character. The page must then read back as
+//! the page checked, to the same axioms. [`super::stage`] reserves the term id,
+//! commits the page on its branch and stages the row.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use super::{git_of, served, today};
-use crate::domain::id::new_id;
-use crate::domain::now;
-use crate::domain::ontology::diff::unified_diff;
+use super::stage::{commit, reads_back};
+use super::{served, today};
 use crate::domain::ontology::draft::{self, ClassDraft};
 use crate::domain::ontology::entity::{key_rank, keys, read_entry, split_terms, RELATIONSHIPS};
 use crate::domain::ontology::expr::looks_like_iri;
 use crate::domain::ontology::page::{file_name, title_from_file};
 use crate::domain::ontology::quality::{self, QualityReport};
-use crate::domain::ontology::records::{ProposalFile, ProposalRecord, ProposalState, Repo};
+use crate::domain::ontology::records::{ProposalFile, ProposalRecord};
 use crate::domain::ontology::{
     classification_diff, Axiom, Classification, EntityKind, Page, Problem, Sourced,
 };
 use crate::domain::ontology_index::Index;
 use crate::error::{Clash, Details, Error, Result};
-use crate::git::Signature;
 use crate::service::App;
 use crate::store::ontology as db;
 
 use super::read::{cite, entity};
+pub use super::stage::push_again;
+
+/// Refuses a field that would not be one line of a page: a line break as CommonMark
+/// reads one (LF, CR), a Unicode line separator, or another control character.
+fn one_line(parameter: &str, value: &str) -> Result<()> {
+    match draft::not_one_line(value) {
+        None => Ok(()),
+        Some(c) => Err(Error::validation(
+            parameter,
+            format!(
+                "holds U+{:04X} (a line break or control character); a page property is one line, so send it without one",
+                c as u32
+            ),
+        )),
+    }
+}
+
+/// [`one_line`] for each of `values`.
+fn each_one_line<'a>(parameter: &str, values: impl IntoIterator<Item = &'a String>) -> Result<()> {
+    values.into_iter().try_for_each(|v| one_line(parameter, v))
+}
 
 /// Who proposes, and why (the spec's `AgentContext`).
 #[derive(Debug, Clone)]
@@ -196,13 +211,16 @@ pub(super) fn problems_error(parameter: &str, ps: Vec<Problem>) -> Error {
 
 /// A page link to an entity: its page's title (as Logseq links it), else its IRI.
 fn link_name(ix: &Index, iri: &str) -> String {
+    // A title a file name spells with a line break (`%0A`) is linked by its IRI.
     ix.page_of(iri)
         .map(title_from_file)
+        .filter(|t| draft::not_one_line(t).is_none())
         .unwrap_or_else(|| iri.to_string())
 }
 
 /// Resolves the targets an agent named (IRIs, terms, titles) to page link names.
 fn targets(ix: &Index, parameter: &str, names: &[String]) -> Result<Vec<String>> {
+    each_one_line(parameter, names)?;
     names
         .iter()
         .map(|n| {
@@ -235,311 +253,6 @@ pub(super) struct Change {
     pub before: HashMap<String, Option<String>>,
 }
 
-/// The spec's pull request body: the task, the affected classes, the consistency
-/// report, the quality assessment and the diff.
-pub fn report(
-    operation: &str,
-    agent: &AgentContext,
-    affected: &[(String, String)],
-    c: &Checked,
-    q: Option<&QualityReport>,
-    diff: &str,
-) -> String {
-    let mut s = format!(
-        "## Proposed Change\n\n{}\n\n**Action**: {operation}\n**Agent**: {} ({})\n\n",
-        agent.task_description.trim(),
-        agent.agent_type,
-        agent.agent_id
-    );
-    s.push_str("## Affected Classes\n\n| IRI | Change |\n|-----|--------|\n");
-    for (iri, what) in affected {
-        s.push_str(&format!("| {iri} | {} |\n", what.replace('|', "\\|")));
-    }
-    s.push_str("\n## Consistency Report\n\n");
-    match &c.clash {
-        None if c.consistent || !c.consistent_before => {
-            if c.consistent {
-                s.push_str("✅ **Consistent** — no logical contradictions introduced\n");
-            } else {
-                s.push_str("⚠️ **The base ontology is already inconsistent**; this change adds no new contradiction\n");
-            }
-            s.push_str(&format!(
-                "- New subsumptions inferred: {}\n",
-                c.gained.len()
-            ));
-            if !c.lost.is_empty() {
-                s.push_str(&format!(
-                    "- Subsumptions no longer inferred: {}\n",
-                    c.lost.len()
-                ));
-            }
-        }
-        _ => {
-            s.push_str("❌ **Inconsistent** — staged because reject_inconsistent is off\n");
-            if let Some(cl) = &c.clash {
-                let why: Vec<String> = cl
-                    .justification
-                    .iter()
-                    .map(|(a, f, l)| format!("`{a}` ({f}:{l})"))
-                    .collect();
-                s.push_str(&format!("- Explanation: {}\n", why.join("; ")));
-            }
-        }
-    }
-    s.push_str("\n## Quality Assessment\n\n");
-    match q {
-        Some(q) => s.push_str(&format!(
-            "- Quality Score: {:.2}/1.0\n- Agent Confidence: {:.2}/1.0\n- Tier Coverage: {}\n",
-            q.score,
-            agent.confidence,
-            q.coverage()
-        )),
-        None => s.push_str(&format!(
-            "- Agent Confidence: {:.2}/1.0\n",
-            agent.confidence
-        )),
-    }
-    // GitHub refuses bodies past 65,536 characters; the branch holds the whole change.
-    let cut = match diff.char_indices().nth(DIFF_IN_REPORT) {
-        Some((i, _)) => format!(
-            "{}\n… (cut at {DIFF_IN_REPORT} characters: the branch holds the whole change)\n",
-            &diff[..i]
-        ),
-        None => diff.to_string(),
-    };
-    s.push_str(&format!("\n## Diff\n\n```diff\n{cut}```\n"));
-    s
-}
-
-/// The most diff characters a report holds.
-const DIFF_IN_REPORT: usize = 50_000;
-
-fn agent_branch(agent: &AgentContext, id: &str) -> String {
-    format!("ontology/{}-{id}", agent.agent_type)
-}
-
-/// Commits a checked change as a proposal (see the module documentation). `render`
-/// writes the files with the reserved term id (when `term_domain` asks for one).
-pub(super) async fn commit(
-    app: &App,
-    repo: &Repo,
-    agent: &AgentContext,
-    change: Change,
-    term_domain: Option<String>,
-    render: impl FnOnce(Option<&str>) -> Result<Vec<(String, String)>>,
-) -> Result<Proposed> {
-    let git = git_of(repo)?;
-    let Some(base) = repo.synced_commit.clone() else {
-        return Err(Error::invalid(
-            "the ontology was never synced: call manage_ontology with operation sync first",
-        ));
-    };
-    let id = new_id();
-    let branch = agent_branch(agent, &id);
-    if !git.valid_branch_name(&branch)? {
-        return Err(Error::validation(
-            "agentContext",
-            format!("agentType '{}' cannot name a branch", agent.agent_type),
-        ));
-    }
-    let ts = now();
-    let mut tx = app.store.write().await?;
-    let term_id = match &term_domain {
-        Some(d) => {
-            let prefix = d.to_uppercase();
-            let floor = db::max_term_number(&mut tx, &repo.project_id, &prefix)
-                .await?
-                .unwrap_or(0)
-                + 1;
-            let n = db::reserve_term(&mut tx, &repo.project_id, &prefix, floor).await?;
-            Some(format!("{prefix}-{n:04}"))
-        }
-        None => None,
-    };
-    let files = render(term_id.as_deref())?;
-    let mut diff = String::new();
-    for (path, text) in &files {
-        let old = change.before.get(path).cloned().flatten();
-        let from = if old.is_some() {
-            format!("a/{path}")
-        } else {
-            "/dev/null".into()
-        };
-        diff.push_str(&unified_diff(
-            old.as_deref().unwrap_or(""),
-            text,
-            &from,
-            &format!("b/{path}"),
-            3,
-        ));
-    }
-    let body = report(
-        change.operation,
-        agent,
-        &change.affected,
-        &change.checked,
-        change.quality.as_ref(),
-        &diff,
-    );
-    let texts: Vec<&str> = files.iter().map(|(_, t)| t.as_str()).collect();
-    let blobs = git.write_blobs(&texts)?;
-    let pairs: Vec<(&str, &str)> = files
-        .iter()
-        .zip(&blobs)
-        .map(|((p, _), b)| (p.as_str(), b.as_str()))
-        .collect();
-    let title = match (&change.target_iri, change.operation) {
-        (Some(iri), op) => format!("Ontology: {op} {iri}"),
-        (None, op) => format!("Ontology: {op}"),
-    };
-    let message = format!(
-        "{title}\n\n{}\n\nProposed by {} ({}).\n",
-        agent.task_description.trim(),
-        agent.agent_type,
-        agent.agent_id
-    );
-    let by = Signature {
-        name: format!("Cairn ({})", agent.agent_type),
-        email: "cairn@localhost".into(),
-    };
-    let sha = git.commit_files(&base, &pairs, &message, &by)?;
-    git.create_branch(&branch, &sha)?;
-    let record = ProposalRecord {
-        id: id.clone(),
-        project_id: repo.project_id.clone(),
-        operation: change.operation.into(),
-        state: ProposalState::Staged,
-        target_iri: change.target_iri.clone(),
-        term_id,
-        agent_id: agent.agent_id.clone(),
-        agent_type: agent.agent_type.clone(),
-        session_id: agent.session_id.clone(),
-        task_description: agent.task_description.clone(),
-        confidence: f64::from(agent.confidence),
-        branch: branch.clone(),
-        commit_sha: sha.clone(),
-        base_commit: base,
-        new_subsumptions: change.checked.gained.len() as i64,
-        quality_score: change.quality.as_ref().map(|q| f64::from(q.score)),
-        tier_coverage: change.quality.as_ref().map(|q| q.coverage()),
-        report: body,
-        diff,
-        pr_number: None,
-        pr_url: None,
-        push_error: None,
-        decided_at: None,
-        version: 1,
-        created_at: ts.clone(),
-        updated_at: ts,
-    };
-    let files: Vec<ProposalFile> = files
-        .into_iter()
-        .zip(blobs)
-        .map(|((path, content), blob_sha)| ProposalFile {
-            path,
-            blob_sha,
-            content,
-        })
-        .collect();
-    let written = async {
-        db::insert_proposal(&mut tx, &record, &files).await?;
-        tx.commit().await
-    }
-    .await;
-    if let Err(e) = written {
-        if let Err(undo) = git.delete_branch(&branch, &sha) {
-            tracing::error!(branch = %branch, error = %undo, "could not remove the branch of a proposal that was not staged");
-        }
-        return Err(e.into());
-    }
-    let staged_inconsistent = change.checked.clash.is_some();
-    let mut proposed = Proposed {
-        proposal: record,
-        files,
-        checked: change.checked,
-        quality: change.quality,
-        staged_inconsistent,
-    };
-    if repo.github().is_some() {
-        push(app, repo, &mut proposed.proposal, &proposed.files).await?;
-    }
-    Ok(proposed)
-}
-
-/// Pushes a staged proposal to GitHub and records the pull request (or why the push
-/// failed: the proposal stays staged, and `push_again` may retry).
-pub async fn push(
-    app: &App,
-    repo: &Repo,
-    p: &mut ProposalRecord,
-    files: &[ProposalFile],
-) -> Result<()> {
-    let (a, r, rec, fs) = (app.clone(), repo.clone(), p.clone(), files.to_vec());
-    let title = match &rec.target_iri {
-        Some(iri) => format!("Ontology: {} {iri}", rec.operation),
-        None => format!("Ontology: {}", rec.operation),
-    };
-    let pushed =
-        tokio::task::spawn_blocking(move || super::github::push(&a, &r, &rec, &fs, &title))
-            .await
-            .map_err(|e| Error::Internal(format!("pushing a proposal: {e}")))?;
-    let ts = now();
-    let mut tx = app.store.write().await?;
-    let v = match &pushed {
-        Ok((n, url)) => {
-            db::record_push(&mut tx, &p.id, p.version, Some((*n, url)), None, &ts).await?
-        }
-        Err(why) => db::record_push(&mut tx, &p.id, p.version, None, Some(why), &ts).await?,
-    };
-    tx.commit().await?;
-    p.version = v;
-    p.updated_at = ts;
-    match pushed {
-        Ok((n, url)) => {
-            p.state = ProposalState::Pushed;
-            p.pr_number = Some(n);
-            p.pr_url = Some(url);
-            p.push_error = None;
-        }
-        Err(why) => {
-            tracing::warn!(proposal = %p.id, error = %why, "push to GitHub failed");
-            p.push_error = Some(why);
-        }
-    }
-    Ok(())
-}
-
-/// Pushes a staged proposal to GitHub again (after a failed push, or once a token
-/// is set). Answers the proposal as it stands after the attempt.
-pub async fn push_again(app: &App, project_id: &str, proposal_id: &str) -> Result<ProposalRecord> {
-    let repo = super::repo(app, project_id).await?;
-    if repo.github().is_none() {
-        return Err(Error::invalid(
-            "no GitHub repository is configured: attach again with githubOwner and githubName",
-        ));
-    }
-    let (record, files) = {
-        let mut c = app.store.read().await?;
-        let p = db::proposal(&mut c, proposal_id)
-            .await?
-            .filter(|p| p.project_id == project_id);
-        let Some(p) = p else {
-            return Err(Error::not_found("proposal", proposal_id));
-        };
-        let files = db::proposal_files(&mut c, &p.id).await?;
-        (p, files)
-    };
-    if record.state != ProposalState::Staged {
-        return Err(Error::invalid(format!(
-            "proposal {proposal_id} is {}, not staged: only a staged proposal is pushed",
-            record.state.as_str()
-        )));
-    }
-    let mut record = record;
-    push(app, &repo, &mut record, &files).await?;
-    Ok(record)
-}
-
 fn checked_agent(a: &AgentContext) -> Result<()> {
     let t = &a.agent_type;
     if t.is_empty()
@@ -553,6 +266,11 @@ fn checked_agent(a: &AgentContext) -> Result<()> {
             "agentContext",
             "agentType must be 1-64 letters, digits, '-', '_' or '.' (it names the branch)",
         ));
+    }
+    // Both go into the commit message.
+    one_line("agentContext.agentId", &a.agent_id)?;
+    if let Some(s) = &a.session_id {
+        one_line("agentContext.sessionId", s)?;
     }
     if !(0.0..=1.0).contains(&a.confidence) {
         return Err(Error::validation(
@@ -614,6 +332,14 @@ pub async fn create(
         ));
     }
     let term = p.preferred_term.trim().to_string();
+    one_line("preferredTerm", &term)?;
+    one_line("definition", &draft::one_line(&p.definition))?;
+    one_line("physicality", &p.physicality)?;
+    one_line("role", &p.role)?;
+    each_one_line("altTerms", &p.alt_terms)?;
+    if let Some(c) = &p.owl_class {
+        one_line("owlClass", c)?;
+    }
     let iri = p
         .owl_class
         .clone()
@@ -697,6 +423,7 @@ pub async fn create(
     // Checked with a placeholder id of the right shape; the reserved one changes no
     // axiom and no score.
     let page = make(&format!("{}-0000", domain.to_uppercase()));
+    reads_back("create", &path, &page)?;
     let axioms = page_axioms(ix, &path, &page)?;
     let q = quality::assess(&page);
     let min = app.config.ontology.min_proposal_quality;
@@ -731,9 +458,8 @@ pub async fn create(
         Some(domain.clone()),
         move |term_id| {
             let page = make(term_id.unwrap_or_default());
-            let text = page.write();
-            round_trip(ix, &p2, &text, &axioms)?;
-            Ok(vec![(p2.clone(), text)])
+            round_trip(ix, "create", &p2, &page, &axioms)?;
+            Ok(vec![(p2.clone(), page)])
         },
     )
     .await
@@ -760,16 +486,17 @@ fn page_axioms(ix: &Index, path: &str, page: &Page) -> Result<Vec<Sourced>> {
     Ok(axioms)
 }
 
-/// The page Cairn is about to commit reads back as the same page and states the
-/// axioms that were checked.
-fn round_trip(ix: &Index, path: &str, text: &str, checked: &[Sourced]) -> Result<()> {
-    let page = Page::parse(text)
-        .map_err(|e| Error::Internal(format!("a generated page does not parse: {e}")))?;
-    if page.write() != text {
-        return Err(Error::Internal(format!(
-            "{path} does not write back as it reads"
-        )));
-    }
+/// The page Cairn is about to commit reads back as the same page (see
+/// [`reads_back`]) and states the axioms that were checked.
+fn round_trip(
+    ix: &Index,
+    operation: &str,
+    path: &str,
+    page: &Page,
+    checked: &[Sourced],
+) -> Result<()> {
+    let text = reads_back(operation, path, page)?;
+    let page = Page::parse(&text).map_err(|e| Error::validation("proposal", e.to_string()))?;
     let again = page_axioms(ix, path, &page)?;
     let key = |v: &[Sourced]| {
         let mut a: Vec<&Axiom> = v.iter().map(|s| &s.axiom).collect();
@@ -777,9 +504,10 @@ fn round_trip(ix: &Index, path: &str, text: &str, checked: &[Sourced]) -> Result
         a.into_iter().cloned().collect::<Vec<_>>()
     };
     if key(&again) != key(checked) {
-        return Err(Error::Internal(format!(
-            "{path} does not read back to the axioms that were checked"
-        )));
+        return Err(Error::validation(
+            "proposal",
+            format!("{path} does not read back to the axioms that were checked"),
+        ));
     }
     Ok(())
 }
@@ -823,6 +551,17 @@ pub async fn amend(
     let mut page = Page::parse(&old)
         .map_err(|e| Error::invalid(format!("{path} does not parse ({e}): fix it in git first")))?;
     let before_q = quality::assess(&page);
+    if let Some(d) = &a.definition {
+        one_line("definition", &draft::one_line(d))?;
+    }
+    each_one_line("altTerms", &a.add_alt_terms)?;
+    for (k, v) in &a.custom_fields {
+        one_line("customFields", k)?;
+        one_line("customFields", &draft::one_line(v))?;
+    }
+    for (_, ts) in &a.remove_relationships {
+        each_one_line("removeRelationships", ts)?;
+    }
     for (k, ts) in &a.add_relationships {
         let key = rel_key(k, true).ok_or_else(|| Error::validation("addRelationships", format!("'{k}' is not is-subclass-of, has-part, requires, enables, bridges-to or relates-to")))?;
         for t in targets(ix, "addRelationships", ts)? {
@@ -905,7 +644,7 @@ pub async fn amend(
         )));
     }
     page.set(keys::LAST_UPDATED, &today().1, &key_rank);
-    let text = page.write();
+    reads_back("amend", &path, &page)?;
     let new_axioms = page_axioms(ix, &path, &page)?;
     let old_axioms: Vec<&Sourced> = ix
         .ontology
@@ -960,8 +699,8 @@ pub async fn amend(
     };
     let checked_axioms = new_axioms;
     commit(app, &repo, &agent, change, None, move |_| {
-        round_trip(ix, &path, &text, &checked_axioms)?;
-        Ok(vec![(path, text)])
+        round_trip(ix, "amend", &path, &page, &checked_axioms)?;
+        Ok(vec![(path, page)])
     })
     .await
 }
@@ -1018,6 +757,8 @@ pub async fn validate(app: &App, project_id: &str, input: Vec<AxiomInput>) -> Re
     let mut all = Vec::new();
     for (i, a) in input.iter().enumerate() {
         let file = format!("axioms[{i}]");
+        one_line(&format!("axioms[{i}].subject"), &a.subject)?;
+        one_line(&format!("axioms[{i}].object"), &a.object)?;
         let subject = as_expr(ix, &a.subject);
         let object = as_expr(ix, &a.object);
         let t = a.axiom_type.trim();

@@ -29,7 +29,7 @@ use crate::domain::ontology::records::{
 use crate::domain::ontology::{load_pages, EntityKind, Problem};
 use crate::domain::ontology_index::{domain_of, Index};
 use crate::error::{Error, Result};
-use crate::git::{Git, GitCli, TreeFile};
+use crate::git::{self, GitCli, TreeFile};
 use crate::repo_fs;
 use crate::service::App;
 use crate::store::{self, ontology as db};
@@ -54,13 +54,18 @@ pub struct Attached {
 }
 
 /// A repository-relative folder (`""`/`.` for the root), checked as `repo_fs` checks
-/// every path.
+/// every path and as git's paths are checked (it is handed to git as a pathspec and
+/// prefixes every page path a proposal writes into an index).
 pub fn pages_dir(raw: &str) -> Result<String> {
+    let bad = |e: String| Error::validation("pagesDir", e);
+    git::check_text(raw).map_err(bad)?;
     let t = raw.trim();
     if t.is_empty() || t == "." || t == "./" {
         return Ok(String::new());
     }
-    repo_fs::relative(t).map_err(|e| Error::validation("pagesDir", e.to_string()))
+    let dir = repo_fs::relative(t).map_err(|e| bad(e.to_string()))?;
+    git::check_path(&dir).map_err(bad)?;
+    Ok(dir)
 }
 
 pub async fn attach(app: &App, a: Attach) -> Result<Attached> {
@@ -72,19 +77,14 @@ pub async fn attach(app: &App, a: Attach) -> Result<Attached> {
             "must be an absolute path to a git work tree",
         ));
     }
-    let git = GitCli::open(path)?;
     let dir = pages_dir(a.pages_dir.as_deref().unwrap_or("pages"))?;
     let base = a
         .base_branch
         .clone()
         .unwrap_or_else(|| settings.github_base_branch.clone());
-    if !git.valid_branch_name(&base)? {
-        return Err(Error::validation(
-            "baseBranch",
-            format!("'{base}' is not a valid branch name"),
-        ));
-    }
-    let Some(head) = git.branch_commit(&base)? else {
+    git::check_branch(&base).map_err(|e| Error::validation("baseBranch", e))?;
+    let git = GitCli::open(path).await?;
+    let Some(head) = git.branch_commit(&base).await? else {
         return Err(Error::validation(
             "baseBranch",
             format!(
@@ -225,7 +225,7 @@ fn is_page(f: &TreeFile) -> bool {
 
 /// Reads the pages at `commit` and builds everything the sync will write.
 async fn plan(app: &App, repo: &Repo, git: &GitCli, commit: &str) -> Result<Plan> {
-    let tree = git.tree_files(commit, &repo.pages_dir)?;
+    let tree = git.tree_files(commit, &repo.pages_dir).await?;
     let stored = {
         let mut c = app.store.read().await?;
         db::pages(&mut c, &repo.project_id).await?
@@ -234,7 +234,9 @@ async fn plan(app: &App, repo: &Repo, git: &GitCli, commit: &str) -> Result<Plan
     let mut problems = Vec::new();
     let mut files: Vec<File> = Vec::new();
     for t in tree.into_iter().filter(is_page) {
-        if repo_fs::relative(&t.path).ok().as_deref() != Some(t.path.as_str()) {
+        if repo_fs::relative(&t.path).ok().as_deref() != Some(t.path.as_str())
+            || git::check_path(&t.path).is_err()
+        {
             problems.push(Problem {
                 file: t.path.clone(),
                 line: 0,
@@ -280,7 +282,7 @@ async fn plan(app: &App, repo: &Repo, git: &GitCli, commit: &str) -> Result<Plan
         });
     }
     let ids: Vec<&str> = need.iter().map(|&i| files[i].tree.blob.as_str()).collect();
-    let blobs = git.read_blobs(&ids)?;
+    let blobs = git.read_blobs(&ids).await?;
     for (&i, bytes) in need.iter().zip(blobs) {
         files[i].text = Some(
             String::from_utf8(bytes).map_err(|_| "the page is not UTF-8 text; skipped".to_string()),
@@ -317,7 +319,7 @@ async fn plan(app: &App, repo: &Repo, git: &GitCli, commit: &str) -> Result<Plan
             None if !texts.contains_key(&f.tree.path) => {
                 // Stored with this blob a moment ago, gone now: another sync removed
                 // it; read it from git.
-                let b = git.read_blobs(&[f.tree.blob.as_str()])?;
+                let b = git.read_blobs(&[f.tree.blob.as_str()]).await?;
                 let t = b
                     .into_iter()
                     .next()
@@ -500,16 +502,12 @@ async fn decisions(
             && files
                 .iter()
                 .all(|f| at_base.get(&f.path) == Some(&f.blob_sha));
-        if landed || git.is_ancestor(&p.commit_sha, commit)? {
+        if landed || git.is_ancestor(&p.commit_sha, commit).await? {
             decided.push((p, ProposalState::Merged));
             continue;
         }
         if let (Some(n), ProposalState::Pushed) = (p.pr_number, p.state) {
-            let (a, r) = (app.clone(), repo.clone());
-            let state = tokio::task::spawn_blocking(move || super::github::pull_state(&a, &r, n))
-                .await
-                .map_err(|e| Error::Internal(format!("reading a pull request: {e}")))?;
-            match state {
+            match super::github::pull_state(app, repo, n).await? {
                 Ok(crate::github::PullState::Merged) => {
                     decided.push((p, ProposalState::Merged));
                     continue;
@@ -522,7 +520,7 @@ async fn decisions(
                 Err(why) => unreachable.push((p.id.clone(), why)),
             }
         }
-        if git.branch_commit(&p.branch)?.is_none() {
+        if git.branch_commit(&p.branch).await?.is_none() {
             decided.push((p, ProposalState::Rejected));
         }
     }
@@ -534,7 +532,7 @@ pub async fn sync(app: &App, project_id: &str) -> Result<SyncReport> {
     for _attempt in 0..3 {
         let repo = repo(app, project_id).await?;
         let git = git_of(&repo)?;
-        let Some(commit) = git.branch_commit(&repo.base_branch)? else {
+        let Some(commit) = git.branch_commit(&repo.base_branch).await? else {
             return Err(Error::invalid(format!(
                 "the ontology repository has no branch '{}' any more: attach again with baseBranch",
                 repo.base_branch
@@ -786,9 +784,10 @@ pub struct Status {
 
 pub async fn status(app: &App, project_id: &str) -> Result<Status> {
     let repo = repo(app, project_id).await?;
-    let head = git_of(&repo)
-        .ok()
-        .and_then(|g| g.branch_commit(&repo.base_branch).ok().flatten());
+    let head = match git_of(&repo) {
+        Ok(g) => g.branch_commit(&repo.base_branch).await.ok().flatten(),
+        Err(_) => None,
+    };
     let mut c = app.store.read().await?;
     let (kinds, axioms) = db::counts(&mut c, project_id).await?;
     let problems = db::problems(&mut c, project_id).await?;

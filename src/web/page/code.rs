@@ -10,7 +10,7 @@ use crate::domain::code::{EntityFilter, Reference, Scope};
 use crate::domain::Project;
 use crate::error::{Error, Result};
 use crate::service::code::{self, analysis, overview};
-use crate::web::html::{enc, esc, excerpt, pager};
+use crate::web::html::{enc, esc, excerpt, link, pager};
 use crate::web::page::{Req, PAGE};
 
 pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<String> {
@@ -47,10 +47,13 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
          <label for=\"analyze\"><strong>Analyze a document</strong> <span class=\"mut\">its references' \
          staleness and its untracked symbols (reads git and asks the language server)</span></label> \
          <input id=\"analyze\" type=\"text\" name=\"analyze\" size=\"50\" value=\"{}\" spellcheck=\"false\"> \
-         <button type=\"submit\">Analyze</button> <a href=\"{}?changes=1#changes\">Check every reference against the working tree</a></form>",
+         <button type=\"submit\">Analyze</button> {}</form>",
         esc(base),
         esc(req.param("analyze").unwrap_or("")),
-        esc(base)
+        link(
+            &format!("{base}?changes=1#changes"),
+            "Check every reference against the working tree"
+        )
     );
 
     if let Some(path) = req.param("analyze").filter(|p| !p.trim().is_empty()) {
@@ -131,9 +134,8 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
         let cats: Vec<String> = cats.iter().map(|c| esc(&c.name)).collect();
         let _ = write!(
             b,
-            "<tr data-filter><td><a href=\"{}\">{}</a></td><td>{}</td><td>{}</td></tr>",
-            esc(&format!("{base}?entity={}", enc(&e.id))),
-            esc(&e.name),
+            "<tr data-filter><td>{}</td><td>{}</td><td>{}</td></tr>",
+            link(&format!("{base}?entity={}", enc(&e.id)), &esc(&e.name)),
             cats.join(", "),
             esc(&excerpt(&e.description, 200))
         );
@@ -153,9 +155,9 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
         for (path, n) in &ov.key_files {
             let _ = write!(
                 b,
-                "<tr data-filter><td><code>{}</code></td><td>{n}</td><td><a href=\"{}\">analyze</a></td></tr>",
+                "<tr data-filter><td><code>{}</code></td><td>{n}</td><td>{}</td></tr>",
                 esc(path),
-                esc(&analyze_link(base, path))
+                link(&analyze_link(base, path), "analyze")
             );
         }
         b.push_str("</table>");
@@ -184,10 +186,12 @@ fn tree(
         let n = &nodes[i];
         let _ = write!(
             b,
-            "<li data-filter><span class=\"scope\">{}</span><a href=\"{}\">{}</a>",
+            "<li data-filter><span class=\"scope\">{}</span>{}",
             n.entity.scope.as_str(),
-            esc(&format!("{base}?entity={}#entity", enc(&n.entity.id))),
-            esc(&n.entity.name)
+            link(
+                &format!("{base}?entity={}#entity", enc(&n.entity.id)),
+                &esc(&n.entity.name)
+            )
         );
         if let Some(kids) = children.get(n.entity.id.as_str()) {
             tree(b, nodes, kids, children, base, depth + 1);
@@ -209,11 +213,13 @@ async fn entity(req: &Req<'_>, b: &mut String, id: &str, base: &str) -> Result<(
     if !v.entity.description.is_empty() {
         let _ = write!(b, "<pre>{}</pre>", esc(&v.entity.description));
     }
-    let link = |e: &crate::domain::code::Entity| {
+    let entity_link = |e: &crate::domain::code::Entity| {
         format!(
-            "<a href=\"{}\">{}</a> <span class=\"scope\">{}</span>",
-            esc(&format!("{base}?entity={}#entity", enc(&e.id))),
-            esc(&e.name),
+            "{} <span class=\"scope\">{}</span>",
+            link(
+                &format!("{base}?entity={}#entity", enc(&e.id)),
+                &esc(&e.name)
+            ),
             e.scope.as_str()
         )
     };
@@ -222,11 +228,11 @@ async fn entity(req: &Req<'_>, b: &mut String, id: &str, base: &str) -> Result<(
         let _ = write!(b, "<p>Categories: {}</p>", cats.join(", "));
     }
     if !v.parents.is_empty() {
-        let p: Vec<String> = v.parents.iter().map(link).collect();
+        let p: Vec<String> = v.parents.iter().map(entity_link).collect();
         let _ = write!(b, "<p>Belongs to: {}</p>", p.join(", "));
     }
     if !v.children.is_empty() {
-        let c: Vec<String> = v.children.iter().take(200).map(link).collect();
+        let c: Vec<String> = v.children.iter().take(200).map(entity_link).collect();
         let _ = write!(
             b,
             "<p>Children ({}): {}</p>",
@@ -239,19 +245,19 @@ async fn entity(req: &Req<'_>, b: &mut String, id: &str, base: &str) -> Result<(
             b,
             "<p class=\"mut\">{} {}</p>",
             esc(&e.kind),
-            link(&e.other)
+            entity_link(&e.other)
         );
     }
     b.push_str("<table><tr><th>Reference</th><th>Lines</th><th>Recorded at</th><th></th></tr>");
     for r in &v.references {
         let _ = write!(
             b,
-            "<tr><td>{}</td><td>{}–{}</td><td class=\"mut\"><code>{}</code></td><td><a href=\"{}\">analyze</a></td></tr>",
+            "<tr><td>{}</td><td>{}–{}</td><td class=\"mut\"><code>{}</code></td><td>{}</td></tr>",
             reference_name(r),
             r.start_line,
             r.end_line,
             esc(&excerpt(&r.commit_sha, 10)),
-            esc(&analyze_link(base, &r.document_path))
+            link(&analyze_link(base, &r.document_path), "analyze")
         );
     }
     b.push_str("</table></section>");
@@ -287,11 +293,11 @@ async fn changes(req: &Req<'_>, b: &mut String, project: &str, base: &str) -> Re
             };
             let _ = write!(
                 b,
-                "<tr data-filter><td><code>{}</code></td><td>{}</td><td><span class=\"badge b-stale\">{}</span></td><td><a href=\"{}\">analyze</a></td></tr>",
+                "<tr data-filter><td><code>{}</code></td><td>{}</td><td><span class=\"badge b-stale\">{}</span></td><td>{}</td></tr>",
                 esc(&f.document_path),
                 f.references,
                 state,
-                esc(&analyze_link(base, &f.document_path))
+                link(&analyze_link(base, &f.document_path), "analyze")
             );
         }
         b.push_str("</table>");

@@ -10,7 +10,7 @@ use crate::domain::Project;
 use crate::error::{Error, Result};
 use crate::service::context::{self, ContextAtom, Options};
 use crate::service::graph::{self, Node, SearchQuery};
-use crate::web::html::{enc, esc, excerpt, pager};
+use crate::web::html::{enc, esc, excerpt, link, pager};
 use crate::web::page::{Req, PAGE};
 
 /// Atoms shown under each molecule in the molecule list.
@@ -89,11 +89,13 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
         let _ = write!(
             b,
             "<tr data-filter class=\"molecule\"><td><strong>{}</strong></td><td>{}</td>\
-             <td><a href=\"{}\">{total} atom{}</a><div class=\"mut\">{}{}</div></td></tr>",
+             <td>{}<div class=\"mut\">{}{}</div></td></tr>",
             esc(&m.name),
             esc(&excerpt(&m.knowledge, 240)),
-            esc(&format!("{base}?molecule={}#atoms", enc(&m.id))),
-            if total == 1 { "" } else { "s" },
+            link(
+                &format!("{base}?molecule={}#atoms", enc(&m.id)),
+                &format!("{total} atom{}", if total == 1 { "" } else { "s" })
+            ),
             names.join(", "),
             if total > atoms.len() as i64 {
                 ", …"
@@ -128,9 +130,10 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
     let _ = write!(
         b,
         "<h2 id=\"atoms\">{} <span class=\"mut\">{total}</span></h2><p class=\"mut\">Show: \
-         <a href=\"{base}#atoms\">all</a> · <a href=\"{base}?molecule=none#atoms\">in no molecule</a></p>",
+         {} · {}</p>",
         esc(&title),
-        base = esc(base)
+        link(&format!("{base}#atoms"), "all"),
+        link(&format!("{base}?molecule=none#atoms"), "in no molecule")
     );
     b.push_str("<table><tr><th>Atom</th><th>Globs</th><th>Knowledge</th></tr>");
     for a in &atoms {

@@ -15,7 +15,7 @@ use crate::domain::Project;
 use crate::error::{Error, Result};
 use crate::service::memory::atoms;
 use crate::service::memory::recall::{self, RecallReq};
-use crate::web::html::{enc, esc, excerpt};
+use crate::web::html::{enc, esc, excerpt, link};
 use crate::web::page::{Req, PAGE};
 
 type Names = HashMap<SubjectId, (SubjectKind, String)>;
@@ -86,10 +86,9 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
         let a = &h.atom;
         let _ = write!(
             b,
-            "<tr data-filter class=\"memory-atom\"><td><a href=\"{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td>\
+            "<tr data-filter class=\"memory-atom\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
              <td>{}</td><td>{:.2}</td><td class=\"mut\">{}</td></tr>",
-            esc(&atom_href(base, a)),
-            esc(&excerpt(&a.statement, 240)),
+            link(&atom_href(base, a), &esc(&excerpt(&a.statement, 240))),
             esc(a.atom_type().as_wire()),
             status_badge(a),
             esc(&a.about.map(|s| name(&r.subjects, s)).unwrap_or_default()),
@@ -168,10 +167,9 @@ async fn atom(req: &Req<'_>, base: &str, id: &str, b: &mut String) -> Result<()>
             let here = h.id == a.id;
             let _ = write!(
                 b,
-                "<li{}><a href=\"{}\">{}</a> {} <span class=\"mut\">{} – {}</span></li>",
+                "<li{}>{} {} <span class=\"mut\">{} – {}</span></li>",
                 if here { " class=\"current\"" } else { "" },
-                esc(&atom_href(base, h)),
-                esc(&excerpt(&h.statement, 200)),
+                link(&atom_href(base, h), &esc(&excerpt(&h.statement, 200))),
                 status_badge(h),
                 esc(&day(h.recorded_at)),
                 esc(&h.retired_at.map(day).unwrap_or_default())
@@ -223,9 +221,8 @@ async fn atom(req: &Req<'_>, base: &str, id: &str, b: &mut String) -> Result<()>
         for (o, _) in &v.on_key {
             let _ = write!(
                 b,
-                "<li><a href=\"{}\">{}</a> {}</li>",
-                esc(&atom_href(base, o)),
-                esc(&excerpt(&o.statement, 200)),
+                "<li>{} {}</li>",
+                link(&atom_href(base, o), &esc(&excerpt(&o.statement, 200))),
                 status_badge(o)
             );
         }
@@ -279,10 +276,9 @@ fn value(names: &Names, a: &MemoryAtom) -> String {
 fn node(names: &Names, base: &str, n: NodeRef, shown: &str) -> String {
     match n {
         NodeRef::Atom(id) if id.to_string() == shown => "this".to_string(),
-        NodeRef::Atom(id) => format!(
-            "<a href=\"{}\">atom …{}</a>",
-            esc(&format!("{base}?atom={}#atom", enc(&id.to_string()))),
-            esc(&tail(&id.to_string()))
+        NodeRef::Atom(id) => link(
+            &format!("{base}?atom={}#atom", enc(&id.to_string())),
+            &format!("atom …{}", esc(&tail(&id.to_string()))),
         ),
         NodeRef::Subject(s) => esc(&name(names, s)),
         NodeRef::Reference(r) => format!("reference …{}", esc(&tail(&r.to_string()))),

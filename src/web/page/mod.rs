@@ -18,7 +18,7 @@ use http::StatusCode;
 use crate::error::Error;
 use crate::service::containers::{self, Container, Page as Rows, SearchQuery};
 use crate::service::App;
-use crate::web::html::{enc, esc, excerpt, layout, pager, NavItem};
+use crate::web::html::{enc, esc, excerpt, layout, link, pager, NavItem};
 
 /// Rows shown at once in any list.
 pub const PAGE: i64 = 50;
@@ -136,9 +136,10 @@ pub async fn render(req: &Req<'_>, path: &str) -> Answer {
                 _ => StatusCode::CONFLICT,
             };
             let body = format!(
-                "<h1>{}</h1><p class=\"err\">{}</p><p><a href=\"/\">All projects</a></p>",
+                "<h1>{}</h1><p class=\"err\">{}</p><p>{}</p>",
                 status.canonical_reason().unwrap_or("Error"),
-                esc(&e.to_string())
+                esc(&e.to_string()),
+                link("/", "All projects")
             );
             Answer::Html(status, layout(req.nonce, "Error", None, &body))
         }
@@ -178,9 +179,8 @@ async fn projects(req: &Req<'_>) -> crate::error::Result<Rendered> {
     for p in &rows {
         let _ = write!(
             b,
-            "<tr data-filter><td><a href=\"/p/{}/{first}\">{}</a></td><td>{}</td><td class=\"mut\">{}</td></tr>",
-            enc(&p.id),
-            esc(&p.name),
+            "<tr data-filter><td>{}</td><td>{}</td><td class=\"mut\">{}</td></tr>",
+            link(&format!("/p/{}/{first}", enc(&p.id)), &esc(&p.name)),
             esc(&excerpt(&p.summary, 200)),
             esc(&p.updated_at)
         );

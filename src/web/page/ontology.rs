@@ -11,7 +11,7 @@ use crate::domain::ontology::EntityKind;
 use crate::domain::Project;
 use crate::error::{Error, Result};
 use crate::service::ontology::{self, read, sync};
-use crate::web::html::{enc, esc, excerpt, pager};
+use crate::web::html::{enc, esc, excerpt, link, pager};
 use crate::web::page::{Req, PAGE};
 
 /// Problems of the last sync listed on the page (the rest are counted).
@@ -142,9 +142,11 @@ async fn classes(req: &Req<'_>, project: &Project, base: &str, b: &mut String) -
             .collect();
         let _ = write!(
             b,
-            "<tr data-filter class=\"class\"><td><a href=\"{}\"><code>{}</code></a>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(&format!("{here}iri={}#class", enc(iri))),
-            esc(iri),
+            "<tr data-filter class=\"class\"><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            link(
+                &format!("{here}iri={}#class", enc(iri)),
+                &format!("<code>{}</code>", esc(iri))
+            ),
             if unsat.contains(iri.as_str()) {
                 " <span class=\"badge b-stale\">unsatisfiable</span>"
             } else {
@@ -191,11 +193,10 @@ async fn class(
         Err(e) => return Err(e),
     };
     let ix = &note.served.index;
-    let link = |iri: &str| {
-        format!(
-            "<a href=\"{}\"><code>{}</code></a>",
-            esc(&format!("{base}?iri={}", enc(iri))),
-            esc(iri)
+    let class_link = |iri: &str| {
+        link(
+            &format!("{base}?iri={}", enc(iri)),
+            &format!("<code>{}</code>", esc(iri)),
         )
     };
     let _ = write!(
@@ -225,7 +226,7 @@ async fn class(
         b.push_str("</ul>");
     }
     if !note.parents.is_empty() {
-        let parents: Vec<String> = note.parents.iter().map(|p| link(p)).collect();
+        let parents: Vec<String> = note.parents.iter().map(|p| class_link(p)).collect();
         let _ = write!(b, "<p>Parents: {}</p>", parents.join(" "));
     }
     b.push_str("<h3>Axioms</h3><table><tr><th>Axiom</th><th>Stated</th></tr>");
@@ -275,7 +276,7 @@ async fn class(
                 "<li>{} <code>{}</code> {}{}</li>",
                 if r.outgoing { "→" } else { "←" },
                 esc(&r.rel_type),
-                link(&r.iri),
+                class_link(&r.iri),
                 if r.inferred {
                     " <span class=\"mut\">(inferred)</span>"
                 } else {
@@ -317,11 +318,12 @@ async fn proposals(req: &Req<'_>, project: &Project, base: &str, b: &mut String)
             .as_deref()
             .or(p.term_id.as_deref())
             .unwrap_or("");
+        // A URL an earlier Cairn kept unchecked is shown as text unless it is http(s).
         let branch = match &p.pr_url {
             Some(url) => format!(
-                "<code>{}</code> · <a href=\"{}\">pull request</a>",
+                "<code>{}</code> · {}",
                 esc(&p.branch),
-                esc(url)
+                link(url, &format!("pull request {}", esc(&excerpt(url, 120))))
             ),
             None => format!("<code>{}</code>", esc(&p.branch)),
         };
