@@ -243,6 +243,7 @@ async fn open_sqlite(path: &Path, o: &Options) -> Result<Store> {
         // A connection taken from the pool is used at once; a broken one fails
         // that call, which is answered, rather than costing every call a ping.
         .test_before_acquire(false)
+        .after_release(|c, _| Box::pin(reusable(c, Backend::Sqlite)))
         .after_connect(move |c, _| {
             Box::pin(async move {
                 c.execute(sqlx::AssertSqlSafe(format!(
@@ -336,6 +337,10 @@ async fn prepare_file(
 
 async fn open_postgres(url: &str, o: &Options) -> Result<Store> {
     let shown = shown(url);
+    let backend = Backend::Postgres {
+        // At least 1 ms: PostgreSQL reads a lock_timeout of 0 as "wait forever".
+        lock_ms: o.busy_timeout.as_millis().max(1),
+    };
     let opts = AnyConnectOptions::from_str(url)
         .map_err(|e| Error::Open(format!("cannot read the database URL {shown}: {e}")))?;
     create_database(url, &shown).await?;
@@ -343,6 +348,7 @@ async fn open_postgres(url: &str, o: &Options) -> Result<Store> {
         .max_connections(o.connections.unwrap_or(16).max(1))
         .min_connections(0)
         .acquire_timeout(o.busy_timeout.max(Duration::from_secs(5)))
+        .after_release(move |c, _| Box::pin(reusable(c, backend)))
         .connect_lazy_with(opts);
     // Servers starting together serialize here: sqlx's PostgreSQL migrator holds an
     // advisory lock while it applies migrations.
@@ -352,13 +358,40 @@ async fn open_postgres(url: &str, o: &Options) -> Result<Store> {
         return Err(err);
     }
     warn_of_collation(&pool, &shown).await;
-    Ok(Store {
-        pool,
-        backend: Backend::Postgres {
-            // At least 1 ms: PostgreSQL reads a lock_timeout of 0 as "wait forever".
-            lock_ms: o.busy_timeout.as_millis().max(1),
-        },
-    })
+    Ok(Store { pool, backend })
+}
+
+/// Whether a connection coming back to the pool may be lent again: only when no
+/// transaction is open on it. A transaction that ended on an error (its BEGIN, a
+/// statement, its COMMIT or its ROLLBACK failed, or it was dropped after one) can
+/// leave a connection in a state nobody knows. SQLite rolls a whole transaction back
+/// by itself on some errors (a full disk among them); the ROLLBACK sqlx then sends
+/// for the dropped transaction fails, and sqlx goes on counting a transaction that
+/// no longer exists, so every later BEGIN on that connection would fail. Such a
+/// connection is closed instead (sqlx closes it when this answers `false`, and opens
+/// a new one when the pool needs it). This hook sees every connection a [`Conn`] or a
+/// [`Tx`] gives back, whichever way it ended.
+async fn reusable(
+    c: &mut AnyConnection,
+    backend: Backend,
+) -> std::result::Result<bool, sqlx::Error> {
+    use sqlx::Connection;
+    if backend == Backend::Sqlite {
+        // The ROLLBACK of a dropped transaction is queued on the connection's worker
+        // thread; a ping, queued behind it, returns once it ran.
+        c.ping().await?;
+    }
+    // (On PostgreSQL, sqlx counts a dropped transaction's ROLLBACK when it queues it;
+    // the pool's own ping after this hook sends it and sees whether the server is
+    // still there.)
+    let clean = !c.is_in_transaction();
+    if !clean {
+        tracing::warn!(
+            "a database connection was left inside a transaction that failed; it is closed and \
+             a new one will be opened"
+        );
+    }
+    Ok(clean)
 }
 
 /// Says, once at start, when the database's character type is not a UTF-8 one:
@@ -657,9 +690,18 @@ impl Tx {
     }
 
     /// Rolls back now (dropping the transaction does it too, a moment later).
+    /// Nothing of the transaction is kept even when the ROLLBACK itself fails: that
+    /// happens when the transaction is gone already (SQLite rolled it back on the
+    /// error the caller is handling) or the connection broke, and the pool then
+    /// closes the connection (see `reusable`) rather than lend it again.
     pub async fn rollback(self) -> Result<()> {
         match self.0.held {
-            Held::Tx(t) => Ok(t.rollback().await?),
+            Held::Tx(t) => {
+                if let Err(e) = t.rollback().await {
+                    tracing::debug!(error = %e, "a ROLLBACK failed; its connection is closed");
+                }
+                Ok(())
+            }
             Held::Pooled(_) => Ok(()),
         }
     }
@@ -717,6 +759,9 @@ pub fn placeholders(n: usize) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod faults;
 
 #[cfg(test)]
 mod tests {
