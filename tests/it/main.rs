@@ -11,6 +11,7 @@ mod code;
 mod concurrency;
 mod containers;
 mod embed;
+mod errors;
 mod full_disk;
 mod graph;
 mod http;
