@@ -8,6 +8,7 @@ pub mod code;
 pub mod dependency;
 pub mod embedding;
 mod error;
+pub mod file;
 pub mod graph;
 pub mod item;
 pub mod lock;
@@ -555,60 +556,16 @@ async fn opening(path: &Path, pool: &AnyPool, e: sqlx::migrate::MigrateError) ->
                 Error::ReadOnly => Error::Open(format!(
                     "cannot write {shown}: permission denied ({}); Cairn writes the file and its -wal and -shm \
                      beside it, so both the file and its directory must be writable by this user",
-                    why_unwritable(path)
+                    file::why_unwritable(path)
                 )),
                 Error::CantOpen => Error::Open(format!(
                     "cannot open {shown}: {}",
-                    why_unopenable(path)
+                    file::why_unopenable(path)
                 )),
                 other => other,
             }
         }
         other => Error::Open(format!("cannot migrate {shown}: {other}")),
-    }
-}
-
-/// Why SQLite could not open `path`, from what the file system shows.
-fn why_unopenable(path: &Path) -> String {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    match std::fs::metadata(dir) {
-        Err(_) => format!(
-            "the directory {} does not exist; create it, or point --db at a file in an existing directory",
-            dir.display()
-        ),
-        Ok(m) if !m.is_dir() => format!("{} is not a directory", dir.display()),
-        Ok(_) if path.is_dir() => format!("{} is a directory, not a database file", path.display()),
-        Ok(_) if std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly()) => format!(
-            "permission denied: the file is read-only and this user cannot create files in {} \
-             (SQLite needs the -wal and -shm files beside it)",
-            dir.display()
-        ),
-        Ok(_) => format!(
-            "permission denied: this user cannot create or open files in {} (SQLite needs the file and its -wal and -shm beside it)",
-            dir.display()
-        ),
-    }
-}
-
-/// Which of `path` and its directory looks unwritable.
-fn why_unwritable(path: &Path) -> String {
-    let ro = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.permissions().readonly());
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    if ro(path) {
-        format!("the file {} is read-only", path.display())
-    } else if ro(dir) {
-        format!("the directory {} is read-only", dir.display())
-    } else {
-        format!(
-            "the file {} or its directory is not writable",
-            path.display()
-        )
     }
 }
 

@@ -2,7 +2,8 @@
 //! `INTERNAL_ERROR` with a short message and an id; the cause (the database's text,
 //! SQL, file paths) is only in the server's log, on the line with that id. The
 //! failures are made under a running server from the test's own connection to its
-//! database: triggers that fail a statement or a COMMIT, a table renamed away.
+//! database: triggers that fail a statement or a COMMIT, a table renamed away. And a
+//! database directory that exists but cannot be entered says permission denied.
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -219,3 +220,38 @@ async fn internal_errors_carry_an_id_and_never_the_cause(t: Transport) {
 }
 
 over_both_transports!(internal_errors_carry_an_id_and_never_the_cause);
+
+/// A database in a directory this user cannot enter, or below one: permission
+/// denied, naming the directory, never "does not exist". Run as `nobody` when the
+/// tests run as root (for whom permissions do not bite).
+#[test]
+fn a_directory_that_cannot_be_entered_is_not_called_missing() {
+    use std::os::unix::fs::PermissionsExt;
+    if !crate::harness::sqlite_only("a database file's directory") {
+        return;
+    }
+    let dir = TempDir::new();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    // Readable, not searchable: its entries can be listed, not reached.
+    let closed = dir.path().join("closed");
+    std::fs::create_dir_all(closed.join("sub")).unwrap();
+    std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o644)).unwrap();
+    for (db, names) in [
+        (closed.join("cairn.db"), closed.clone()),
+        (closed.join("sub/cairn.db"), closed.clone()),
+    ] {
+        let out = crate::security::call_as_user(&db, "list_tags", "{}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{err}");
+        assert!(
+            err.contains("permission denied") && err.contains(&*names.to_string_lossy()),
+            "{}: {err}",
+            db.display()
+        );
+        assert!(!err.contains("does not exist"), "{err}");
+    }
+    // A directory that is really missing still says so.
+    let out = crate::security::call_as_user(&dir.path().join("nope/cairn.db"), "list_tags", "{}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("does not exist"), "{err}");
+}
