@@ -40,6 +40,11 @@ if have_model; then
   exit 0
 fi
 
+# The directories made for DEST (Cairn's data directory, ~/.local/share/cairn, when
+# DEST is the default) are this user's only, as Cairn makes its own: 0700, whatever
+# the umask. Directories that exist keep their mode.
+(umask 077 && mkdir -p "$(dirname "$DEST")")
+
 sha256_of() {
   if command -v sha256sum >/dev/null 2>&1; then sha256sum "$1" | cut -d' ' -f1
   elif command -v shasum >/dev/null 2>&1; then shasum -a 256 "$1" | cut -d' ' -f1
@@ -95,7 +100,6 @@ SRC=$(dirname "$SRC")
 
 # Copy into a sibling directory, then rename: an interrupted run never leaves a
 # half-written model where cairn would load it.
-mkdir -p "$(dirname "$DEST")"
 STAGE=$(mktemp -d "$(dirname "$DEST")/.fetch-model.XXXXXX")
 cp -R "$SRC"/. "$STAGE"/
 rm -rf "$DEST"

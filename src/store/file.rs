@@ -1,7 +1,12 @@
-//! The SQLite file on the file system: whether its directory can be reached, and
-//! why the file cannot be opened or written, in words an operator can act on.
+//! The SQLite file on the file system: whether its directory can be reached, why
+//! the file cannot be opened or written (in words an operator can act on), and its
+//! mode. A database Cairn creates is the user's own (`0600`, whatever the umask;
+//! SQLite gives its `-wal` and `-shm` the database file's mode); Cairn never changes
+//! the mode of a file or directory it did not create, and says so at start when the
+//! database can be read by other users.
 
 use std::io::ErrorKind;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 /// What the file system says of a directory a database is to be in.
@@ -79,6 +84,41 @@ fn parent(path: &Path) -> &Path {
         .unwrap_or(Path::new("."))
 }
 
+/// Creates the database file, empty, readable and writable by this user only, when
+/// it does not exist (SQLite reads an empty file as an empty database, and creates
+/// its `-wal` and `-shm` with this file's mode). Any failure is left to SQLite's
+/// opening, whose error [`why_unopenable`] explains.
+pub(super) fn create_private(path: &Path) {
+    use std::os::unix::fs::OpenOptionsExt;
+    let made = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path);
+    if let Ok(f) = made {
+        // The umask may have taken bits from 0600 (never added any): set it exactly.
+        let _ = f.set_permissions(std::fs::Permissions::from_mode(0o600));
+    }
+}
+
+/// Says once, at start, when the database file can be read or written by other
+/// users than its owner (a file made by an older Cairn, or under a loose umask):
+/// Cairn does not change the mode of a file it did not create.
+pub(super) fn warn_if_shared(path: &Path) {
+    let Ok(m) = std::fs::metadata(path) else {
+        return;
+    };
+    let mode = m.permissions().mode() & 0o777;
+    if mode & 0o077 != 0 {
+        tracing::warn!(
+            db = %path.display(),
+            mode = %format!("{mode:04o}"),
+            "the database can be read by other users than its owner; unless that is meant, \
+             chmod 600 it and its -wal and -shm files"
+        );
+    }
+}
+
 /// Why SQLite could not open `path`, from what the file system shows.
 pub(super) fn why_unopenable(path: &Path) -> String {
     let dir = parent(path);
@@ -121,8 +161,32 @@ pub(super) fn why_unwritable(path: &Path) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{dir, Dir};
+    use super::{create_private, dir, Dir};
     use crate::store::TestDir;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn a_new_database_file_is_this_users_only_whatever_it_is_in() {
+        let d = TestDir::new("mode");
+        std::fs::set_permissions(&d.0, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let db = d.0.join("c.db");
+        create_private(&db);
+        assert_eq!(
+            std::fs::metadata(&db).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        // An existing file keeps its mode, and the directory keeps its own.
+        std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o640)).unwrap();
+        create_private(&db);
+        assert_eq!(
+            std::fs::metadata(&db).unwrap().permissions().mode() & 0o777,
+            0o640
+        );
+        assert_eq!(
+            std::fs::metadata(&d.0).unwrap().permissions().mode() & 0o777,
+            0o755
+        );
+    }
 
     #[test]
     fn a_directory_is_missing_usable_or_not_a_directory() {

@@ -167,7 +167,8 @@ pub struct Store {
 impl Store {
     /// Opens and migrates the database `db` names: a PostgreSQL URL
     /// (`postgres://…`, the database created when missing and the role may), or
-    /// else a SQLite file (created if needed, never its directory). A failure says
+    /// else a SQLite file (created if needed, for this user only, never its
+    /// directory: see `file`). A failure says
     /// what is wrong in terms an operator can act on: a missing or unwritable
     /// directory, a read-only file, an unreachable server, a database migrated by a
     /// newer Cairn.
@@ -268,6 +269,8 @@ async fn open_sqlite(path: &Path, o: &Options) -> Result<Store> {
     // WAL needs it alone, and SQLite answers the loser SQLITE_BUSY at once,
     // without waiting out busy_timeout; and the loser of the migration sees the
     // winner's tables. Both succeed on a later attempt.
+    // A new file is this user's only; SQLite would make it 0644 (less the umask).
+    file::create_private(path);
     let mut attempt = 0;
     loop {
         let raced = match prepare_file(&opts, busy_ms).await {
@@ -285,6 +288,7 @@ async fn open_sqlite(path: &Path, o: &Options) -> Result<Store> {
         tracing::debug!(error = %raced, attempt, "opening the file raced, retrying");
         tokio::time::sleep(Duration::from_millis(50 * attempt)).await;
     }
+    file::warn_if_shared(path);
     Ok(Store {
         pool,
         backend: Backend::Sqlite,

@@ -12,6 +12,7 @@ mod concurrency;
 mod containers;
 mod embed;
 mod errors;
+mod file_modes;
 mod full_disk;
 mod graph;
 mod http;
