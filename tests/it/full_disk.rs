@@ -53,6 +53,23 @@ fn filler(path: &Path, mib: usize) {
     std::fs::write(path, vec![0u8; mib << 20]).unwrap();
 }
 
+/// About `len` bytes of words that do not compress (PostgreSQL compresses long
+/// values; a repeated phrase would never fill its disk), the same for the same seed.
+fn words(seed: u64, len: usize) -> String {
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut out = String::with_capacity(len + 8);
+    while out.len() < len {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        for i in 0..(3 + x % 6) {
+            out.push((b'a' + ((x >> (8 + 5 * i)) % 26) as u8) as char);
+        }
+        out.push(' ');
+    }
+    out
+}
+
 /// What the server acknowledged: the names of tasks, atoms and memory statements.
 #[derive(Default)]
 struct Acked {
@@ -87,7 +104,7 @@ impl<'a> Writer<'a> {
     async fn write(&mut self, big: bool, acked: &mut Acked) -> Value {
         self.n += 1;
         let n = self.n;
-        let text = |len: usize| format!("{n} {}", "lorem ipsum dolor ".repeat(len / 18));
+        let text = |len: usize| format!("{n} {}", words(n as u64, len));
         let (tool, args, name) = match n % 3 {
             0 => {
                 let title = format!("task {n}");
@@ -298,4 +315,180 @@ async fn a_full_database_is_recovered_by_deleting_rows(dir: &TempDir) {
     nothing_lost(&c, &w.project.clone(), &acked).await;
     c.stop().await;
     integrity_ok(&db).await;
+}
+
+/// The test database's name on the PostgreSQL server, from its URL.
+fn pg_database(db: &Path) -> String {
+    let url = crate::harness::db_arg(db).into_string().unwrap();
+    let head = url.split('?').next().unwrap();
+    head[head.rfind('/').unwrap() + 1..].to_string()
+}
+
+async fn pg_exec(c: &mut sqlx::AnyConnection, sql: &str) {
+    sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_string()))
+        .execute(c)
+        .await
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+}
+
+#[tokio::test]
+async fn a_full_disk_under_postgres_is_recovered_without_a_restart() {
+    use sqlx::Connection;
+    let Some(base) = crate::harness::postgres() else {
+        eprintln!("skipped on SQLite: a full disk under PostgreSQL's tables (the SQLite file's is tested above)");
+        return;
+    };
+    let dir = TempDir::new();
+    let db = dir.path().join("cairn.db");
+    // Cairn creates and migrates the database on the server's own disk.
+    crate::harness::cli_ok(&db, "list_tags", "{}");
+    let mnt = dir.path().join("tiny");
+    let Some(_fs) = Tmpfs::mount(&mnt, 8) else {
+        eprintln!("a_full_disk_under_postgres_is_recovered_without_a_restart: cannot mount a tmpfs here; skipped");
+        return;
+    };
+    eprintln!(
+        "a_full_disk_under_postgres_is_recovered_without_a_restart: tables on an 8 MiB tmpfs"
+    );
+    // A tablespace there, owned by the server's user, takes the database's tables
+    // and indexes (the system catalogs stay where they are).
+    sqlx::any::install_default_drivers();
+    let mut admin = sqlx::AnyConnection::connect(&base).await.unwrap();
+    let data: String = sqlx::query_scalar("SELECT current_setting('data_directory')")
+        .fetch_one(&mut admin)
+        .await
+        .unwrap();
+    let owner = {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(&data).unwrap();
+        (m.uid(), m.gid())
+    };
+    let ts_dir = mnt.join("ts");
+    std::fs::create_dir(&ts_dir).unwrap();
+    std::os::unix::fs::chown(&ts_dir, Some(owner.0), Some(owner.1)).unwrap();
+    let name = pg_database(&db);
+    let ts = format!("ts_{}", &name[name.len() - 20..]);
+    pg_exec(
+        &mut admin,
+        &format!("CREATE TABLESPACE {ts} LOCATION '{}'", ts_dir.display()),
+    )
+    .await;
+    let mut own = crate::harness::sql(&db).await;
+    pg_exec(
+        &mut own,
+        &format!("ALTER TABLE ALL IN TABLESPACE pg_default SET TABLESPACE {ts}"),
+    )
+    .await;
+    pg_exec(
+        &mut own,
+        &format!("ALTER INDEX ALL IN TABLESPACE pg_default SET TABLESPACE {ts}"),
+    )
+    .await;
+    drop(own);
+    filler(&mnt.join("filler"), 1);
+
+    // The body runs as a task of its own: whatever its outcome, the database and
+    // its tablespace are dropped before the file system goes (PostgreSQL's
+    // checkpoints would fail on the buffers of a vanished tablespace from then on).
+    let (db2, spare) = (db.clone(), mnt.join("filler"));
+    let body = tokio::spawn(async move {
+        let c = Cairn::on(&db2, &[]).await;
+        let mut acked = Acked::default();
+        let mut w = Writer::new(&c).await;
+        fill_up(&mut w, &mut acked).await;
+        std::fs::remove_file(spare).unwrap();
+        recovers(&mut w, &mut acked).await;
+        nothing_lost(&c, &w.project.clone(), &acked).await;
+        c.stop().await;
+    })
+    .await;
+    pg_exec(
+        &mut admin,
+        &format!("DROP DATABASE \"{name}\" WITH (FORCE)"),
+    )
+    .await;
+    pg_exec(&mut admin, &format!("DROP TABLESPACE {ts}")).await;
+    if let Err(e) = body {
+        std::panic::resume_unwind(e.into_panic());
+    }
+}
+
+/// PostgreSQL ends the backend of a write waiting inside its transaction (as an
+/// administrator, a failover or a crash would): that call fails with an id, the
+/// connection is not lent again, and the next calls succeed; so do they after
+/// every idle connection of the pool was ended too.
+#[tokio::test]
+async fn a_backend_ended_under_an_open_transaction_leaves_the_pool_working() {
+    use sqlx::Connection;
+    if crate::harness::postgres().is_none() {
+        eprintln!("skipped on SQLite: a PostgreSQL backend ended by the server");
+        return;
+    }
+    let dir = TempDir::new();
+    let db = dir.path().join("cairn.db");
+    let c = Cairn::on(&db, &[]).await;
+    let p = c.project("Ended").await;
+    let mut holder = crate::harness::sql(&db).await;
+    let mut watcher = crate::harness::sql(&db).await;
+    for round in 0..3 {
+        // The write lock every write transaction takes first (see Store::write).
+        let mut held = holder.begin().await.unwrap();
+        sqlx::query("SELECT pg_advisory_xact_lock(426836062830)")
+            .execute(&mut *held)
+            .await
+            .unwrap();
+        let write = c.call(
+            "manage_container",
+            json!({"operation":"create","containerType":"task","projectId":p,"title":format!("lost {round}")}),
+        );
+        let end = async {
+            loop {
+                let ended: Vec<bool> = sqlx::query_scalar(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                      WHERE datname = current_database() AND pid <> pg_backend_pid() \
+                        AND wait_event_type = 'Lock' AND wait_event = 'advisory'",
+                )
+                .fetch_all(&mut watcher)
+                .await
+                .unwrap();
+                if ended.contains(&true) {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+        };
+        let (env, ()) = tokio::join!(write, end);
+        assert_eq!(env["error"]["code"], "INTERNAL_ERROR", "{env:#}");
+        assert!(env["error"]["details"]["errorId"].is_string(), "{env:#}");
+        held.rollback().await.unwrap();
+        for i in 0..5 {
+            c.task(json!({"projectId":p,"title":format!("kept {round} {i}")}))
+                .await;
+        }
+    }
+    // Every connection of the pool ended while idle.
+    let ended: Vec<bool> = sqlx::query_scalar(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+          WHERE datname = current_database() AND pid <> pg_backend_pid()",
+    )
+    .fetch_all(&mut watcher)
+    .await
+    .unwrap();
+    assert!(ended.contains(&true), "the server had no idle connection");
+    c.task(json!({"projectId":p,"title":"after"})).await;
+    let tasks = c
+        .ok(
+            "query_container",
+            json!({"operation":"search","containerType":"task","projectId":p,"limit":100}),
+        )
+        .await;
+    let titles: Vec<&str> = tasks["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["title"].as_str())
+        .collect();
+    assert_eq!(titles.len(), 16, "{titles:?}");
+    assert!(!titles.iter().any(|t| t.starts_with("lost")), "{titles:?}");
+    c.stop().await;
 }
