@@ -169,9 +169,18 @@ pub enum Error {
 /// (sqlx's text, SQL, file paths, git's output, a panic's message) goes to the
 /// server's log (stderr) once, beside the same id, when the incident is made, so an
 /// operator finds it from the id an agent reports.
+/// Only [`Error::Internal`] makes one (its field is private), so no incident goes
+/// unlogged.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Incident {
-    pub id: String,
+    id: String,
+}
+
+impl Incident {
+    /// The id the log's line for it carries.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
 }
 
 impl std::fmt::Display for Incident {
