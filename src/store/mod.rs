@@ -381,9 +381,13 @@ async fn reusable(
     backend: Backend,
 ) -> std::result::Result<bool, sqlx::Error> {
     use sqlx::Connection;
+    // Outside a transaction (a read, a committed write): nothing to wait for.
+    if !c.is_in_transaction() {
+        return Ok(true);
+    }
     if backend == Backend::Sqlite {
         // The ROLLBACK of a dropped transaction is queued on the connection's worker
-        // thread; a ping, queued behind it, returns once it ran.
+        // thread, which counts it once it ran; a ping, queued behind it, returns then.
         c.ping().await?;
     }
     // (On PostgreSQL, sqlx counts a dropped transaction's ROLLBACK when it queues it;
