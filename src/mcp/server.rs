@@ -209,7 +209,8 @@ impl ServerHandler for Server {
         }
         let failed = env["success"] != serde_json::Value::Bool(true);
         let text = serde_json::to_string(&env).map_err(|e| {
-            McpError::internal_error(format!("cannot encode the answer: {e}"), None)
+            let e = crate::error::Error::Internal(format!("cannot encode the answer: {e}"));
+            McpError::internal_error(e.to_string(), None)
         })?;
         let mut r = if failed {
             CallToolResult::error(vec![ContentBlock::text(text)])

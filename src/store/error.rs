@@ -44,6 +44,8 @@ pub enum Error {
     /// A stored value Cairn cannot read back.
     #[error("{0}")]
     Corrupt(String),
+    /// Anything else; the service layer's `Error::Internal` logs it beside the id an
+    /// agent is answered with.
     #[error("storage failure: {0}")]
     Internal(String),
 }
@@ -63,7 +65,6 @@ impl From<sqlx::Error> for Error {
                     "25006" => return Error::ReadOnly,
                     _ => {}
                 }
-                tracing::error!(error = %e, "storage failure");
                 return Error::Internal(e.to_string());
             }
             // SQLite's primary result code is the low byte of the extended one.
@@ -85,7 +86,6 @@ impl From<sqlx::Error> for Error {
         if let sqlx::Error::PoolTimedOut = e {
             return Error::Busy;
         }
-        tracing::error!(error = %e, "storage failure");
         Error::Internal(e.to_string())
     }
 }

@@ -8,6 +8,7 @@ pub mod code;
 pub mod dependency;
 pub mod embedding;
 mod error;
+pub mod file;
 pub mod graph;
 pub mod item;
 pub mod lock;
@@ -166,7 +167,8 @@ pub struct Store {
 impl Store {
     /// Opens and migrates the database `db` names: a PostgreSQL URL
     /// (`postgres://…`, the database created when missing and the role may), or
-    /// else a SQLite file (created if needed, never its directory). A failure says
+    /// else a SQLite file (created if needed, for this user only, never its
+    /// directory: see `file`). A failure says
     /// what is wrong in terms an operator can act on: a missing or unwritable
     /// directory, a read-only file, an unreachable server, a database migrated by a
     /// newer Cairn.
@@ -243,6 +245,7 @@ async fn open_sqlite(path: &Path, o: &Options) -> Result<Store> {
         // A connection taken from the pool is used at once; a broken one fails
         // that call, which is answered, rather than costing every call a ping.
         .test_before_acquire(false)
+        .after_release(|c, _| Box::pin(reusable(c, Backend::Sqlite)))
         .after_connect(move |c, _| {
             Box::pin(async move {
                 c.execute(sqlx::AssertSqlSafe(format!(
@@ -266,6 +269,8 @@ async fn open_sqlite(path: &Path, o: &Options) -> Result<Store> {
     // WAL needs it alone, and SQLite answers the loser SQLITE_BUSY at once,
     // without waiting out busy_timeout; and the loser of the migration sees the
     // winner's tables. Both succeed on a later attempt.
+    // A new file is this user's only; SQLite would make it 0644 (less the umask).
+    file::create_private(path);
     let mut attempt = 0;
     loop {
         let raced = match prepare_file(&opts, busy_ms).await {
@@ -283,6 +288,7 @@ async fn open_sqlite(path: &Path, o: &Options) -> Result<Store> {
         tracing::debug!(error = %raced, attempt, "opening the file raced, retrying");
         tokio::time::sleep(Duration::from_millis(50 * attempt)).await;
     }
+    file::warn_if_shared(path);
     Ok(Store {
         pool,
         backend: Backend::Sqlite,
@@ -336,6 +342,10 @@ async fn prepare_file(
 
 async fn open_postgres(url: &str, o: &Options) -> Result<Store> {
     let shown = shown(url);
+    let backend = Backend::Postgres {
+        // At least 1 ms: PostgreSQL reads a lock_timeout of 0 as "wait forever".
+        lock_ms: o.busy_timeout.as_millis().max(1),
+    };
     let opts = AnyConnectOptions::from_str(url)
         .map_err(|e| Error::Open(format!("cannot read the database URL {shown}: {e}")))?;
     create_database(url, &shown).await?;
@@ -343,6 +353,7 @@ async fn open_postgres(url: &str, o: &Options) -> Result<Store> {
         .max_connections(o.connections.unwrap_or(16).max(1))
         .min_connections(0)
         .acquire_timeout(o.busy_timeout.max(Duration::from_secs(5)))
+        .after_release(move |c, _| Box::pin(reusable(c, backend)))
         .connect_lazy_with(opts);
     // Servers starting together serialize here: sqlx's PostgreSQL migrator holds an
     // advisory lock while it applies migrations.
@@ -352,13 +363,44 @@ async fn open_postgres(url: &str, o: &Options) -> Result<Store> {
         return Err(err);
     }
     warn_of_collation(&pool, &shown).await;
-    Ok(Store {
-        pool,
-        backend: Backend::Postgres {
-            // At least 1 ms: PostgreSQL reads a lock_timeout of 0 as "wait forever".
-            lock_ms: o.busy_timeout.as_millis().max(1),
-        },
-    })
+    Ok(Store { pool, backend })
+}
+
+/// Whether a connection coming back to the pool may be lent again: only when no
+/// transaction is open on it. A transaction that ended on an error (its BEGIN, a
+/// statement, its COMMIT or its ROLLBACK failed, or it was dropped after one) can
+/// leave a connection in a state nobody knows. SQLite rolls a whole transaction back
+/// by itself on some errors (a full disk among them); the ROLLBACK sqlx then sends
+/// for the dropped transaction fails, and sqlx goes on counting a transaction that
+/// no longer exists, so every later BEGIN on that connection would fail. Such a
+/// connection is closed instead (sqlx closes it when this answers `false`, and opens
+/// a new one when the pool needs it). This hook sees every connection a [`Conn`] or a
+/// [`Tx`] gives back, whichever way it ended.
+async fn reusable(
+    c: &mut AnyConnection,
+    backend: Backend,
+) -> std::result::Result<bool, sqlx::Error> {
+    use sqlx::Connection;
+    // Outside a transaction (a read, a committed write): nothing to wait for.
+    if !c.is_in_transaction() {
+        return Ok(true);
+    }
+    if backend == Backend::Sqlite {
+        // The ROLLBACK of a dropped transaction is queued on the connection's worker
+        // thread, which counts it once it ran; a ping, queued behind it, returns then.
+        c.ping().await?;
+    }
+    // (On PostgreSQL, sqlx counts a dropped transaction's ROLLBACK when it queues it;
+    // the pool's own ping after this hook sends it and sees whether the server is
+    // still there.)
+    let clean = !c.is_in_transaction();
+    if !clean {
+        tracing::warn!(
+            "a database connection was left inside a transaction that failed; it is closed and \
+             a new one will be opened"
+        );
+    }
+    Ok(clean)
 }
 
 /// Says, once at start, when the database's character type is not a UTF-8 one:
@@ -522,60 +564,16 @@ async fn opening(path: &Path, pool: &AnyPool, e: sqlx::migrate::MigrateError) ->
                 Error::ReadOnly => Error::Open(format!(
                     "cannot write {shown}: permission denied ({}); Cairn writes the file and its -wal and -shm \
                      beside it, so both the file and its directory must be writable by this user",
-                    why_unwritable(path)
+                    file::why_unwritable(path)
                 )),
                 Error::CantOpen => Error::Open(format!(
                     "cannot open {shown}: {}",
-                    why_unopenable(path)
+                    file::why_unopenable(path)
                 )),
                 other => other,
             }
         }
         other => Error::Open(format!("cannot migrate {shown}: {other}")),
-    }
-}
-
-/// Why SQLite could not open `path`, from what the file system shows.
-fn why_unopenable(path: &Path) -> String {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    match std::fs::metadata(dir) {
-        Err(_) => format!(
-            "the directory {} does not exist; create it, or point --db at a file in an existing directory",
-            dir.display()
-        ),
-        Ok(m) if !m.is_dir() => format!("{} is not a directory", dir.display()),
-        Ok(_) if path.is_dir() => format!("{} is a directory, not a database file", path.display()),
-        Ok(_) if std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly()) => format!(
-            "permission denied: the file is read-only and this user cannot create files in {} \
-             (SQLite needs the -wal and -shm files beside it)",
-            dir.display()
-        ),
-        Ok(_) => format!(
-            "permission denied: this user cannot create or open files in {} (SQLite needs the file and its -wal and -shm beside it)",
-            dir.display()
-        ),
-    }
-}
-
-/// Which of `path` and its directory looks unwritable.
-fn why_unwritable(path: &Path) -> String {
-    let ro = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.permissions().readonly());
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    if ro(path) {
-        format!("the file {} is read-only", path.display())
-    } else if ro(dir) {
-        format!("the directory {} is read-only", dir.display())
-    } else {
-        format!(
-            "the file {} or its directory is not writable",
-            path.display()
-        )
     }
 }
 
@@ -657,9 +655,18 @@ impl Tx {
     }
 
     /// Rolls back now (dropping the transaction does it too, a moment later).
+    /// Nothing of the transaction is kept even when the ROLLBACK itself fails: that
+    /// happens when the transaction is gone already (SQLite rolled it back on the
+    /// error the caller is handling) or the connection broke, and the pool then
+    /// closes the connection (see `reusable`) rather than lend it again.
     pub async fn rollback(self) -> Result<()> {
         match self.0.held {
-            Held::Tx(t) => Ok(t.rollback().await?),
+            Held::Tx(t) => {
+                if let Err(e) = t.rollback().await {
+                    tracing::debug!(error = %e, "a ROLLBACK failed; its connection is closed");
+                }
+                Ok(())
+            }
             Held::Pooled(_) => Ok(()),
         }
     }
@@ -717,6 +724,9 @@ pub fn placeholders(n: usize) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod faults;
 
 #[cfg(test)]
 mod tests {

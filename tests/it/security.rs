@@ -390,7 +390,7 @@ async fn a_lock_held_past_the_busy_timeout_answers_storage_busy_then_the_retry_s
 
 /// `cairn call` as an unprivileged user when the tests run as root (root writes
 /// anywhere), so file permissions mean what they say.
-fn call_as_user(db: &Path, tool: &str, args: &str) -> std::process::Output {
+pub(crate) fn call_as_user(db: &Path, tool: &str, args: &str) -> std::process::Output {
     let mut cmd = if running_as_root() {
         let mut c = std::process::Command::new("setpriv");
         c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])

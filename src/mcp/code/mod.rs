@@ -450,7 +450,9 @@ fn run_reply(
                     message: msg,
                     details,
                 },
-                e @ (Error::Busy | Error::StorageFull | Error::ReadOnly | Error::Internal(_)) => e,
+                e @ (Error::Busy | Error::StorageFull | Error::ReadOnly | Error::Unexpected(_)) => {
+                    e
+                }
             };
             Reply::partial(e, data)
         }

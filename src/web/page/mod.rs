@@ -129,10 +129,8 @@ pub async fn render(req: &Req<'_>, path: &str) -> Answer {
             let status = match &e {
                 Error::NotFound { .. } => StatusCode::NOT_FOUND,
                 Error::Validation { .. } => StatusCode::BAD_REQUEST,
-                Error::Internal(m) => {
-                    tracing::error!(error = %m, path, "page failed");
-                    StatusCode::INTERNAL_SERVER_ERROR
-                }
+                // Its cause is in the log already, beside the id the page shows.
+                Error::Unexpected(_) => StatusCode::INTERNAL_SERVER_ERROR,
                 _ => StatusCode::CONFLICT,
             };
             let body = format!(
