@@ -17,6 +17,7 @@ mod memory;
 mod ontology;
 mod page;
 mod pg_url;
+mod retrieval;
 mod sections;
 mod security;
 mod semantic;
