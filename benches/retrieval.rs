@@ -192,7 +192,12 @@ fn main() {
         println!();
         println!("| statements | embedded in | texts/s | target |");
         println!("|---|---|---|---|");
-        for n in [1_000, 10_000] {
+        // `CAIRN_BENCH_THROUGHPUT=200,500` measures other sizes.
+        let sizes: Vec<usize> = std::env::var("CAIRN_BENCH_THROUGHPUT")
+            .ok()
+            .map(|v| v.split(',').filter_map(|n| n.trim().parse().ok()).collect())
+            .unwrap_or_else(|| vec![1_000, 10_000]);
+        for n in sizes {
             let st = corpus::statements(&[&notes, &dialogue, &code], n);
             let (rate, took) = load::throughput(&env, &st);
             println!("| {n} | {took:.1} s | {rate:.0} | ≥ 200 |");

@@ -593,7 +593,7 @@ pub fn throughput(env: &Env, statements: &[String]) -> (f64, f64) {
     let calls: Vec<Value> = statements
         .iter()
         .map(|t| {
-            json!({"operation":"remember","atom":{"type":"Fact","factKind":"observed","statement":t,"global":true},
+            json!({"operation":"remember","atom":{"type":"Fact","factKind":"observed","statement":t},
                    "sources":[{"refType":"chat","title":"throughput"}]})
         })
         .collect();
