@@ -177,6 +177,12 @@ fn main() {
                     for (a, b) in m.legs.iter_mut().zip(&r.legs) {
                         a.scores.merge(&b.scores);
                         a.empty += b.empty;
+                        // A count in a label was the first conversation's.
+                        if let Some((head, _)) = a.label.split_once(" (") {
+                            if !a.label.starts_with("bench: BM25") {
+                                a.label = head.to_string();
+                            }
+                        }
                     }
                     m.notes.extend(r.notes);
                 }
