@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command (README, .ci/run): installs what the tests need — a real C
-# language server (clangd), zlib's header (the held-out retrieval fixture), a headless
+# language server (clangd), zlib's header (the held-out retrieval fixture), Debian's
+# CPython 3.11 and its pip (the retrieval benchmark's sets), a headless
 # browser and its WebDriver (Debian's chromium and chromium-driver, for the page's
 # tests), curl (the ontology toolset's GitHub calls), PostgreSQL (scripts/pg.sh) and
 # the embedding model (into target/test-model) — then runs the whole suite on SQLite,
@@ -12,11 +13,16 @@ missing=()
 command -v clangd >/dev/null 2>&1 || missing+=(clangd)
 # The held-out retrieval fixture is zlib's API reference, read at test time.
 [ -f /usr/include/zlib.h ] || [ -n "${CAIRN_TEST_ZLIB_H:-}" ] || missing+=(zlib1g-dev)
+# The retrieval benchmark's sets (tests/it/retrieval.rs): the standard library's
+# docstrings read by Debian's CPython 3.11, and a PyPI package fetched with its pip
+# (into target/retrieval/, by the test itself).
+[ -x /usr/bin/python3.11 ] || [ -n "${CAIRN_RETRIEVAL_PYTHON:-}" ] || missing+=(python3.11)
+[ -n "${CAIRN_RETRIEVAL_PYTHON:-}" ] || /usr/bin/python3.11 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "installing ${missing[*]} for the tests (clangd: the code toolset; zlib1g-dev: a retrieval fixture; chromium: the page; curl: GitHub calls)" >&2
+  echo "installing ${missing[*]} for the tests (clangd: the code toolset; zlib1g-dev, python3.11, python3-pip: retrieval sets; chromium: the page; curl: GitHub calls)" >&2
   apt-get update -qq >/dev/null
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi

@@ -21,6 +21,7 @@ mod ontology;
 mod page;
 mod pg_url;
 mod repo_guard;
+mod retrieval;
 mod sections;
 mod security;
 mod semantic;
