@@ -11,7 +11,8 @@
 //! Then (`session`) creates through rmcp's client, and an agent's session replayed
 //! through it with p50/p99 per call kind (`benches/session`). `http`: one
 //! `serve --http` under 8 concurrent streamable-HTTP clients × 500 mixed calls on
-//! 20,000 atoms, and the page rendered at that size (`benches/http`).
+//! 20,000 atoms, and the page rendered at that size (`benches/http`); `sessions`: the
+//! resident memory of many open MCP sessions, up to the cap and past it.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -136,6 +137,8 @@ fn main() {
     }
     if run("http") {
         http::run();
+    } else if run("sessions") {
+        http::run_sessions();
     }
 }
 

@@ -3,8 +3,9 @@
 # language server (clangd), zlib's header (the held-out retrieval fixture), Debian's
 # CPython 3.11 and its pip (the retrieval benchmark's sets), a headless
 # browser and its WebDriver (Debian's chromium and chromium-driver, for the page's
-# tests), curl (the ontology toolset's GitHub calls), PostgreSQL (scripts/pg.sh) and
-# the embedding model (into target/test-model) — then runs the whole suite on SQLite,
+# tests), curl (the ontology toolset's GitHub calls), PostgreSQL (scripts/pg.sh), the
+# embedding model (into target/test-model) and the Python MCP SDK (into target/py-mcp,
+# when pip can reach its index) — then runs the whole suite on SQLite,
 # and the integration suite again on a throwaway PostgreSQL cluster under target/pg,
 # stopped at the end whatever the outcome. Extra arguments go to both `cargo test`s.
 set -euo pipefail
@@ -27,6 +28,18 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 scripts/fetch-model.sh "$PWD/target/test-model"
+# The official Python MCP SDK, for the HTTP test that another client library ends its
+# session cleanly: a virtualenv under target/, made once. Offline (or without python3)
+# it is left out and that test says it was skipped.
+if ! target/py-mcp/bin/python -c 'import mcp' >/dev/null 2>&1; then
+  rm -rf target/py-mcp
+  if ! { command -v python3 >/dev/null 2>&1 \
+      && python3 -m venv target/py-mcp >/dev/null 2>&1 \
+      && target/py-mcp/bin/pip install -q --disable-pip-version-check 'mcp==2.3.0' >/dev/null 2>&1; }; then
+    echo "the Python MCP SDK could not be installed (offline?); its HTTP test is skipped" >&2
+    rm -rf target/py-mcp
+  fi
+fi
 export CAIRN_TEST_MODEL_DIR="$PWD/target/test-model"
 env -u CAIRN_TEST_PG cargo test --locked "$@"
 # The same integration suite on PostgreSQL: a fresh cluster each run (every test

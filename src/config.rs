@@ -5,7 +5,9 @@
 //! the size past which writes fail with `STORAGE_FULL`), when texts are embedded
 //! (`embed_wait_ms`, how long a search waits for its project's texts without vectors;
 //! `embed_idle_ms`, how long a server is idle before it embeds in the background), and
-//! the ontology toolset's settings (`[ontology]`).
+//! the ontology toolset's settings (`[ontology]`), and `serve --http`'s limits
+//! (`[http]`: sessions open at once, their idle timeout, how long a request may take
+//! to arrive).
 //!
 //! Config file: `--config PATH`, else `$CAIRN_CONFIG`, else `~/.config/cairn/config.toml`
 //! (absent is fine unless named explicitly). Database: `--db PATH`, else `$CAIRN_DB`,
@@ -25,7 +27,7 @@ use crate::error::{Error, Result};
 /// Every toolset this build serves, in the order tools are listed.
 pub const TOOLSETS: &[&str] = &["tasks", "graph", "code", "ontology", "memory"];
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Config {
     pub db_path: PathBuf,
     /// Where `db_path` came from: only the default one's directory is Cairn's to create.
@@ -55,6 +57,124 @@ pub struct Config {
     pub embed_idle: Duration,
     /// The ontology toolset's settings (`[ontology]`).
     pub ontology: OntologySettings,
+    /// `serve --http`'s limits (`[http]`); the command line's flags win.
+    pub http: HttpSettings,
+}
+
+/// Written by hand so that the database URL's password is never printed.
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field(
+                "db_path",
+                &crate::redact::url(&self.db_path.to_string_lossy()),
+            )
+            .field("db_source", &self.db_source)
+            .field("toolsets", &self.toolsets)
+            .field("pipelines", &self.pipelines)
+            .field("file", &self.file)
+            .field("model_dir", &self.model_dir)
+            .field("lsp", &self.lsp)
+            .field("lsp_timeout", &self.lsp_timeout)
+            .field("busy_timeout", &self.busy_timeout)
+            .field("max_db_bytes", &self.max_db_bytes)
+            .field("embed_wait", &self.embed_wait)
+            .field("embed_idle", &self.embed_idle)
+            .field("ontology", &self.ontology)
+            .field("http", &self.http)
+            .finish()
+    }
+}
+
+/// `serve --http`'s limits: `[http]` in the config file, each also a flag of
+/// `serve --http` (`--max-sessions`, `--session-idle-ms`, `--header-timeout-ms`,
+/// `--body-timeout-ms`), which wins.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpSettings {
+    /// MCP sessions open at once (`max_sessions`, 1000); past it an `initialize`
+    /// gets 503 with `Retry-After`.
+    pub max_sessions: usize,
+    /// A session with no request in flight and none for this long is closed
+    /// (`session_idle_ms`, 30 minutes); its id then gets 404.
+    pub session_idle: Duration,
+    /// How long a client may take to send a request's headers (`header_timeout_ms`,
+    /// 30 s; also how long an idle connection stays open); past it the connection
+    /// closes.
+    pub header_timeout: Duration,
+    /// How long a client may take to send a request's body once its headers arrived
+    /// (`body_timeout_ms`, 30 s); past it, 408 and the connection closes.
+    pub body_timeout: Duration,
+}
+
+impl Default for HttpSettings {
+    fn default() -> HttpSettings {
+        HttpSettings {
+            max_sessions: 1000,
+            session_idle: Duration::from_secs(30 * 60),
+            header_timeout: Duration::from_secs(30),
+            body_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HttpFile {
+    max_sessions: Option<u64>,
+    session_idle_ms: Option<u64>,
+    header_timeout_ms: Option<u64>,
+    body_timeout_ms: Option<u64>,
+}
+
+impl HttpSettings {
+    /// The names of the settings, as in the config file (a flag is `--` and the name
+    /// with `-` for `_`).
+    pub const KEYS: &'static [&'static str] = &[
+        "max_sessions",
+        "session_idle_ms",
+        "header_timeout_ms",
+        "body_timeout_ms",
+    ];
+
+    /// Sets `key` (one of [`Self::KEYS`]) to `value`, within its bounds; the error
+    /// names the setting and its range.
+    pub fn set(&mut self, key: &str, value: u64) -> std::result::Result<(), String> {
+        let (lo, hi) = match key {
+            "max_sessions" => (1, 1_000_000),
+            // Up to a week idle; a timeout for the arrival of a request, up to an hour.
+            "session_idle_ms" => (1, 7 * 24 * 3_600_000),
+            "header_timeout_ms" | "body_timeout_ms" => (1, 3_600_000),
+            _ => return Err(format!("no HTTP setting named {key}")),
+        };
+        if !(lo..=hi).contains(&value) {
+            return Err(format!("{key} must be from {lo} to {hi}, not {value}"));
+        }
+        let ms = Duration::from_millis(value);
+        match key {
+            "max_sessions" => self.max_sessions = value as usize,
+            "session_idle_ms" => self.session_idle = ms,
+            "header_timeout_ms" => self.header_timeout = ms,
+            _ => self.body_timeout = ms,
+        }
+        Ok(())
+    }
+}
+
+fn http_of(f: Option<&HttpFile>) -> Result<HttpSettings> {
+    let mut h = HttpSettings::default();
+    let Some(f) = f else { return Ok(h) };
+    for (key, v) in [
+        ("max_sessions", f.max_sessions),
+        ("session_idle_ms", f.session_idle_ms),
+        ("header_timeout_ms", f.header_timeout_ms),
+        ("body_timeout_ms", f.body_timeout_ms),
+    ] {
+        if let Some(v) = v {
+            h.set(key, v)
+                .map_err(|why| Error::invalid(format!("config file: [http] {why}")))?;
+        }
+    }
+    Ok(h)
 }
 
 /// The ontology toolset's settings (`[ontology]` in the config file): the spec's
@@ -217,6 +337,7 @@ struct File {
     embed_wait_ms: Option<u64>,
     embed_idle_ms: Option<u64>,
     ontology: Option<OntologyFile>,
+    http: Option<HttpFile>,
 }
 
 /// A command line as one string (split on whitespace) or as an array of arguments.
@@ -266,12 +387,28 @@ impl DbSource {
 }
 
 /// What the command line said; every field optional.
-#[derive(Debug, Default, Clone)]
+#[derive(Default, Clone)]
 pub struct Overrides {
     pub config: Option<PathBuf>,
     pub db: Option<PathBuf>,
     pub model_dir: Option<PathBuf>,
     pub toolsets: Option<String>,
+}
+
+/// Written by hand so that the database URL's password is never printed.
+impl std::fmt::Debug for Overrides {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let db = self
+            .db
+            .as_ref()
+            .map(|d| crate::redact::url(&d.to_string_lossy()));
+        f.debug_struct("Overrides")
+            .field("config", &self.config)
+            .field("db", &db)
+            .field("model_dir", &self.model_dir)
+            .field("toolsets", &self.toolsets)
+            .finish()
+    }
 }
 
 fn home() -> PathBuf {
@@ -356,6 +493,7 @@ impl Config {
             embed_wait: Duration::from_millis(file.embed_wait_ms.unwrap_or(2_000)),
             embed_idle: Duration::from_millis(file.embed_idle_ms.unwrap_or(1_000)),
             ontology: ontology_of(file.ontology.as_ref())?,
+            http: http_of(file.http.as_ref())?,
         })
     }
 
@@ -371,8 +509,37 @@ impl Config {
 fn read_file(p: &Path) -> Result<File> {
     let text = std::fs::read_to_string(p)
         .map_err(|e| Error::invalid(format!("cannot read config file {}: {e}", p.display())))?;
-    toml::from_str(&text)
-        .map_err(|e| Error::invalid(format!("config file {} is not valid: {e}", p.display())))
+    toml::from_str(&text).map_err(|e| {
+        Error::invalid(format!(
+            "config file {} is not valid: {}",
+            p.display(),
+            toml_error(&text, &e)
+        ))
+    })
+}
+
+/// Where a config file is wrong and why, without its text: toml's own message
+/// quotes the line, and the `db` line may hold a URL with a password. The line is
+/// named by its key instead, and the message is redacted all the same.
+fn toml_error(text: &str, e: &toml::de::Error) -> String {
+    let why = crate::redact::text(e.message().trim()).into_owned();
+    let Some(span) = e.span() else { return why };
+    let before = &text.as_bytes()[..span.start.min(text.len())];
+    let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+    let start = before
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |i| i + 1);
+    let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
+    let key: String = text[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '[' | ']'))
+        .collect();
+    if key.is_empty() {
+        format!("line {line}, column {column}: {why}")
+    } else {
+        format!("line {line} (`{key}`), column {column}: {why}")
+    }
 }
 
 fn pipelines_of(f: &File) -> Result<Pipelines> {
@@ -424,6 +591,33 @@ mod tests {
     fn ontology(text: &str) -> Result<OntologySettings> {
         let f: File = toml::from_str(text).map_err(|e| Error::invalid(e.to_string()))?;
         ontology_of(f.ontology.as_ref())
+    }
+
+    #[test]
+    fn a_config_error_names_the_line_and_never_quotes_it() {
+        for text in [
+            "toolsets = [\"tasks\"]\ndb = \"postgres://cairn:hunter2@db/cairn\n",
+            "db = postgres://cairn:hunter2@db/cairn\n",
+            "db = 'postgres://cairn:hunter2@db/cairn' x\n",
+        ] {
+            let e = toml::from_str::<File>(text).unwrap_err();
+            assert!(
+                e.to_string().contains("hunter2"),
+                "toml quotes the line: {e}"
+            );
+            let m = toml_error(text, &e);
+            assert!(!m.contains("hunter2"), "{m}");
+            assert!(m.contains("(`db`)"), "{m}");
+        }
+        let text = "[http]\nmax_sessions = 0\n";
+        let f: File = toml::from_str(text).unwrap();
+        let e = http_of(f.http.as_ref()).unwrap_err().to_string();
+        assert!(e.contains("max_sessions must be from 1"), "{e}");
+        let f: File = toml::from_str("[http]\nmax_sessions = 3\nsession_idle_ms = 250\n").unwrap();
+        let h = http_of(f.http.as_ref()).unwrap();
+        assert_eq!(h.max_sessions, 3);
+        assert_eq!(h.session_idle, Duration::from_millis(250));
+        assert_eq!(h.body_timeout, HttpSettings::default().body_timeout);
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //! - [`repo_fs`]: the one place a path an agent gave becomes a file read or written in
 //!   a user's repository.
 //! - [`progress`]: the progress bar long commands draw on stderr.
+//! - [`redact`]: passwords out of every printed URL, message and log line.
 //! - [`web`]: `serve --http`: MCP over Streamable HTTP, the read-only page, the token.
 
 #![deny(unsafe_code)]
@@ -27,6 +28,7 @@ pub mod github;
 pub mod lsp;
 pub mod mcp;
 pub mod progress;
+pub mod redact;
 pub mod repo_fs;
 pub mod service;
 pub mod store;

@@ -47,6 +47,13 @@ HTTP:
                         loopback address; MCP clients send `Authorization: Bearer TOKEN`, a
                         browser opens http://ADDR:PORT/?token=TOKEN once (kept as a cookie)
     --allow-origin O    a browser origin allowed besides the server's own (repeatable)
+    --max-sessions N    MCP sessions open at once (default 1000; past it, 503)
+    --session-idle-ms MS
+                        a session idle this long, no call in flight, closes (1800000)
+    --header-timeout-ms MS, --body-timeout-ms MS
+                        how long a request's headers, then its body, may take to
+                        arrive (30000 each); the four limits are also keys of [http]
+                        in the config file
     SIGTERM or Ctrl-C stops accepting, lets calls in flight finish (30 s at most), closes
     the store.
 
@@ -85,6 +92,17 @@ struct HttpArgs {
     addr: Option<String>,
     token_file: Option<PathBuf>,
     allow_origins: Vec<String>,
+    /// `--max-sessions` and the like: the config file's `[http]` key and the value.
+    limits: Vec<(&'static str, String)>,
+}
+
+/// The `[http]` setting a flag sets (`--max-sessions` sets `max_sessions`).
+fn limit_flag(flag: &str) -> Option<&'static str> {
+    let name = flag.strip_prefix("--")?.replace('-', "_");
+    cairn::config::HttpSettings::KEYS
+        .iter()
+        .find(|k| **k == name)
+        .copied()
 }
 
 fn parse(args: Vec<String>) -> Result<(Overrides, Command), String> {
@@ -95,6 +113,18 @@ fn parse(args: Vec<String>) -> Result<(Overrides, Command), String> {
     let mut it = args.into_iter();
     while let Some(a) = it.next() {
         let mut value = |flag: &str| it.next().ok_or_else(|| format!("{flag} needs a value"));
+        let (flag, inline) = match a.split_once('=') {
+            Some((f, v)) => (f, Some(v)),
+            None => (a.as_str(), None),
+        };
+        if let Some(key) = limit_flag(flag) {
+            let v = match inline {
+                Some(v) => v.to_string(),
+                None => value(flag)?,
+            };
+            http.limits.push((key, v));
+            continue;
+        }
         match a.as_str() {
             "-h" | "--help" => help = true,
             "-V" | "--version" => version = true,
@@ -165,12 +195,28 @@ fn parse(args: Vec<String>) -> Result<(Overrides, Command), String> {
     if let Some(extra) = rest.next() {
         return Err(format!("unexpected argument '{extra}'"));
     }
-    if http.addr.is_some() || http.token_file.is_some() || !http.allow_origins.is_empty() {
-        return Err("--http, --token-file and --allow-origin go with serve".into());
+    if http.addr.is_some()
+        || http.token_file.is_some()
+        || !http.allow_origins.is_empty()
+        || !http.limits.is_empty()
+    {
+        return Err(
+            "--http and its options (--token-file, --allow-origin, --max-sessions, \
+                    the timeouts) go with serve"
+                .into(),
+        );
     }
     if let Command::Serve { http } = &cmd {
-        if http.addr.is_none() && (http.token_file.is_some() || !http.allow_origins.is_empty()) {
-            return Err("--token-file and --allow-origin need --http ADDR:PORT".into());
+        if http.addr.is_none()
+            && (http.token_file.is_some()
+                || !http.allow_origins.is_empty()
+                || !http.limits.is_empty())
+        {
+            return Err(
+                "--token-file, --allow-origin, --max-sessions and the timeouts need \
+                        --http ADDR:PORT"
+                    .into(),
+            );
         }
     }
     Ok((o, cmd))
@@ -197,10 +243,12 @@ fn main() -> ExitCode {
         "error" => tracing::Level::ERROR,
         _ => tracing::Level::WARN,
     };
+    // Every line for stderr, whichever crate logs it, loses any URL's password.
     tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
+        .with_writer(|| Redacted)
         .with_max_level(level)
         .init();
+    redact_panics();
 
     let (overrides, cmd) = match parse(args) {
         Ok(x) => x,
@@ -266,10 +314,56 @@ fn print_out(text: &str) -> Result<(), String> {
     }
 }
 
-/// Tells the person at the shell `message` on stderr. A stderr nobody reads any more
-/// is no reason to fail (`eprintln!` would panic).
+/// Tells the person at the shell `message` on stderr, any URL's password masked. A
+/// stderr nobody reads any more is no reason to fail (`eprintln!` would panic).
 fn say(message: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "cairn: {message}");
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "cairn: {}",
+        cairn::redact::text(message)
+    );
+}
+
+/// stderr for the logs: each write (one formatted event) with any URL's password
+/// masked ([`cairn::redact::text`]).
+struct Redacted;
+
+impl Write for Redacted {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        std::io::stderr()
+            .lock()
+            .write_all(cairn::redact::text(&text).as_bytes())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::stderr().flush()
+    }
+}
+
+/// A panic whose message holds a URL's password is printed masked; any other goes
+/// to the default hook (backtraces and all).
+fn redact_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let masked = cairn::redact::text(&message);
+        if masked == message {
+            default(info);
+        } else {
+            let at = info
+                .location()
+                .map(|l| format!(" at {}:{}", l.file(), l.line()))
+                .unwrap_or_default();
+            say(&format!("panicked{at}: {masked}"));
+        }
+    }));
 }
 
 /// `cairn tools`: the served tools, a line each, by toolset; `cairn tools NAME` (and
@@ -382,7 +476,7 @@ async fn run(o: Overrides, cmd: Command) -> Result<ExitCode, String> {
         return embed(config, texts.clone()).await;
     }
     let http = match &cmd {
-        Command::Serve { http } => bind_http(http).await?,
+        Command::Serve { http } => bind_http(http, &config).await?,
         _ => None,
     };
     ensure_db_dir(&config)?;
@@ -415,10 +509,19 @@ async fn run(o: Overrides, cmd: Command) -> Result<ExitCode, String> {
 /// What `cmd` does once the store is open.
 /// `serve --http`'s token, origins and listening socket, checked and bound before
 /// the store opens: a missing token or a port in use touches no database.
-async fn bind_http(http: &HttpArgs) -> Result<Option<cairn::web::Bound>, String> {
+async fn bind_http(http: &HttpArgs, config: &Config) -> Result<Option<cairn::web::Bound>, String> {
     let Some(addr) = &http.addr else {
         return Ok(None);
     };
+    let mut limits = config.http.clone();
+    for (key, raw) in &http.limits {
+        let flag = format!("--{}", key.replace('_', "-"));
+        let v: u64 = raw
+            .trim()
+            .parse()
+            .map_err(|_| format!("{flag} needs a whole number, not '{raw}'"))?;
+        limits.set(key, v).map_err(|why| format!("{flag}: {why}"))?;
+    }
     let token = match &http.token_file {
         Some(p) => Some(cairn::web::auth::Token::from_file(p)?),
         None => match std::env::var("CAIRN_TOKEN") {
@@ -436,6 +539,7 @@ async fn bind_http(http: &HttpArgs) -> Result<Option<cairn::web::Bound>, String>
         token,
         allow_origins,
         grace: std::time::Duration::from_secs(30),
+        limits,
     };
     cairn::web::bind(o).await.map(Some)
 }

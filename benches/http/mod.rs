@@ -3,6 +3,8 @@
 //! of 20,000 atoms, with p50 and p99 per call kind, the errors (there must be none),
 //! and the server's resident memory after. Then the page rendered at that size:
 //! the board, the knowledge view (molecules, a page of atoms), a context answer.
+//! Last, a crowd of sessions: the resident memory with none, with the default cap
+//! of 1,000 open, and after 1,000 more were refused (503).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -116,6 +118,77 @@ pub fn run() {
         .build()
         .expect("runtime");
     rt.block_on(load());
+    rt.block_on(sessions());
+}
+
+/// The crowd of sessions alone (`cargo bench --bench bench -- sessions`).
+pub fn run_sessions() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(sessions());
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#;
+
+/// Opens raw sessions (`initialize` only, as a crowd of clients that never come
+/// back would): how many were admitted.
+async fn open_sessions(http: &reqwest::Client, url: &str, n: usize) -> (usize, usize) {
+    let (mut admitted, mut refused) = (0, 0);
+    for _ in 0..n {
+        let r = http
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(INIT)
+            .send()
+            .await
+            .expect("POST initialize");
+        match r.status().as_u16() {
+            200 => admitted += 1,
+            503 => refused += 1,
+            other => panic!("initialize answered {other}"),
+        }
+        let _ = r.bytes().await;
+    }
+    (admitted, refused)
+}
+
+async fn sessions() {
+    let d = Dir::new("http-sessions");
+    let server = Server::start(&d.0.join("s.db")).await;
+    let url = format!("{}/mcp", server.base);
+    let http = reqwest::Client::new();
+    // One session first, so that what is measured next is the sessions themselves.
+    open_sessions(&http, &url, 1).await;
+    let idle = server.rss_mb();
+    let t = Instant::now();
+    let (admitted, _) = open_sessions(&http, &url, 999).await;
+    let took = t.elapsed();
+    let full = server.rss_mb();
+    let (more, refused) = open_sessions(&http, &url, 1000).await;
+    let after = server.rss_mb();
+    row(
+        "sessions: resident memory with 1 open",
+        format!("{idle:.0} MB"),
+        "",
+    );
+    row(
+        "  with 1,000 open (the default cap)",
+        format!(
+            "{full:.0} MB ({:.0} KB a session; opened at {:.0}/s)",
+            (full - idle) * 1024.0 / admitted.max(1) as f64,
+            admitted as f64 / took.as_secs_f64()
+        ),
+        "",
+    );
+    row(
+        "  after 1,000 more initialize requests",
+        format!("{after:.0} MB ({refused} refused with 503, {more} admitted)"),
+        "all refused",
+    );
 }
 
 async fn load() {

@@ -505,6 +505,7 @@ mod tests {
             embed_wait: std::time::Duration::from_secs(60),
             embed_idle: std::time::Duration::from_secs(1),
             ontology: Default::default(),
+            http: Default::default(),
         };
         let store = Store::open(&cfg.db_path, &Default::default())
             .await

@@ -14,6 +14,7 @@ pub mod item;
 pub mod lock;
 pub mod memory;
 pub mod ontology;
+mod pg_params;
 pub mod pipeline;
 pub mod project;
 pub mod section;
@@ -99,36 +100,9 @@ pub fn is_url(db: &str) -> bool {
 }
 
 /// `db` as it may be printed: a URL's password (`user:password@`, or a
-/// `password=` parameter) replaced by `***`.
+/// `password=` parameter) replaced by `***` ([`crate::redact::url`]).
 pub fn shown(db: &str) -> String {
-    if !is_url(db) {
-        return db.to_string();
-    }
-    let (head, query) = match db.split_once('?') {
-        Some((h, q)) => (h, Some(q)),
-        None => (db, None),
-    };
-    // The user information ends at the last `@` before the query: a password may
-    // hold a `/` nobody escaped.
-    let start = head.find("://").map_or(0, |i| i + 3);
-    let mut out = match head.rfind('@').filter(|&at| at >= start) {
-        Some(at) => match head[start..at].find(':') {
-            Some(colon) => format!("{}***{}", &head[..start + colon + 1], &head[at..]),
-            None => head.to_string(),
-        },
-        None => head.to_string(),
-    };
-    if let Some(q) = query {
-        let params: Vec<String> = q
-            .split('&')
-            .map(|p| match p.split_once('=') {
-                Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}=***"),
-                _ => p.to_string(),
-            })
-            .collect();
-        out = format!("{out}?{}", params.join("&"));
-    }
-    out
+    crate::redact::url(db)
 }
 
 /// How a store is opened; the defaults suit one agent's server.
@@ -342,6 +316,11 @@ async fn prepare_file(
 
 async fn open_postgres(url: &str, o: &Options) -> Result<Store> {
     let shown = shown(url);
+    pg_params::known_parameters(url).map_err(|why| {
+        // Without its query: a parameter the driver does not know may be anything.
+        let head = crate::redact::url(url.split_once('?').map_or(url, |(h, _)| h));
+        Error::Open(format!("the database URL {head}?… {why}"))
+    })?;
     let backend = Backend::Postgres {
         // At least 1 ms: PostgreSQL reads a lock_timeout of 0 as "wait forever".
         lock_ms: o.busy_timeout.as_millis().max(1),

@@ -3,8 +3,11 @@
 //!
 //! The token lives in memory only: read once from `--token-file` or `$CAIRN_TOKEN`,
 //! compared in constant time, never logged, never written anywhere (the database
-//! included). A browser gets it as an HttpOnly, SameSite=Strict cookie by visiting
-//! `/?token=…` once; MCP clients send `Authorization: Bearer …`.
+//! included), never sent back. MCP clients send it as `Authorization: Bearer …`. A
+//! browser that visits `/?token=…` once gets an HttpOnly, SameSite=Strict cookie
+//! instead ([`PageCookie`]): an HMAC-SHA256 of the token under a key drawn at each
+//! start, so a stolen cookie is not the token, opens the page only, and stops
+//! working when the server restarts.
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
@@ -12,8 +15,8 @@ use std::path::Path;
 use http::header::{AUTHORIZATION, COOKIE, HOST, ORIGIN};
 use http::HeaderMap;
 
-/// The cookie that carries the token for the page.
-pub const COOKIE_NAME: &str = "cairn_token";
+/// The page's cookie.
+pub const COOKIE_NAME: &str = "cairn_page";
 
 /// Shortest token accepted: a guessable token on a network port is no protection.
 pub const MIN_TOKEN_LEN: usize = 16;
@@ -69,10 +72,53 @@ impl Token {
     pub fn matches(&self, given: &[u8]) -> bool {
         constant_time_eq(&self.0, given)
     }
+}
 
-    /// The token as text: only for the `Set-Cookie` header that hands it to a browser.
-    pub fn expose(&self) -> &str {
-        std::str::from_utf8(&self.0).unwrap_or("")
+/// The value of the page's cookie for one run of the server: HMAC-SHA256 of the
+/// token under 32 random bytes drawn at start (and then forgotten), in hex. It
+/// proves its holder once presented the token to this run, and is no token: it
+/// cannot be turned back into one, `/mcp` never accepts it, and the next start
+/// draws another key. Its `Debug` prints no part of it.
+#[derive(Clone)]
+pub struct PageCookie(String);
+
+impl std::fmt::Debug for PageCookie {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PageCookie(…)")
+    }
+}
+
+impl PageCookie {
+    /// The cookie for `token` under a fresh random key.
+    pub fn new(token: &Token) -> Result<PageCookie, String> {
+        let mut key = [0u8; 32];
+        getrandom::fill(&mut key)
+            .map_err(|e| format!("cannot draw a random key for the page's cookie: {e}"))?;
+        PageCookie::keyed(token, &key)
+    }
+
+    fn keyed(token: &Token, key: &[u8]) -> Result<PageCookie, String> {
+        use hmac::{KeyInit, Mac};
+        let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(key)
+            .map_err(|e| format!("cannot key the page's cookie: {e}"))?;
+        mac.update(&token.0);
+        let sum = mac.finalize().into_bytes();
+        Ok(PageCookie(
+            sum.iter().map(|b| format!("{b:02x}")).collect::<String>(),
+        ))
+    }
+
+    /// Whether `given` is this cookie, in time that depends on the lengths only.
+    pub fn matches(&self, given: &[u8]) -> bool {
+        constant_time_eq(self.0.as_bytes(), given)
+    }
+
+    /// The `Set-Cookie` value that hands the page its cookie.
+    pub fn set_cookie(&self) -> String {
+        format!(
+            "{COOKIE_NAME}={}; HttpOnly; SameSite=Strict; Path=/",
+            self.0
+        )
     }
 }
 
@@ -125,6 +171,8 @@ pub fn is_loopback(addr: &SocketAddr) -> bool {
 #[derive(Debug, Clone)]
 pub struct Policy {
     pub token: Option<Token>,
+    /// The page's cookie, made from the token at start (none without a token).
+    pub page_cookie: Option<PageCookie>,
     /// Bound to a loopback address: `Host` must name the loopback, so a page of
     /// another site whose name was rebound to 127.0.0.1 is refused.
     pub loopback: bool,
@@ -193,6 +241,7 @@ impl Policy {
         let Some(token) = &self.token else {
             return Ok(());
         };
+        let page = self.page_cookie.as_ref();
         let bearer = bearer(headers);
         let cookie = match how {
             Credentials::BearerOnly => None,
@@ -204,7 +253,7 @@ impl Policy {
                 // Either proof will do; both are compared so that the time taken does
                 // not tell which one was right.
                 let by_bearer = b.is_some_and(|b| token.matches(b.as_bytes()));
-                let by_cookie = c.is_some_and(|c| token.matches(c.as_bytes()));
+                let by_cookie = c.is_some_and(|c| page.is_some_and(|p| p.matches(c.as_bytes())));
                 if by_bearer | by_cookie {
                     Ok(())
                 } else {
@@ -278,14 +327,6 @@ pub fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
         .map(|(_, v)| v.trim_matches('"'))
 }
 
-/// The `Set-Cookie` value that hands the page its token.
-pub fn set_cookie(token: &Token) -> String {
-    format!(
-        "{COOKIE_NAME}={}; HttpOnly; SameSite=Strict; Path=/",
-        token.expose()
-    )
-}
-
 fn clip(s: &str) -> String {
     s.chars().take(80).collect()
 }
@@ -304,8 +345,10 @@ mod tests {
     }
 
     fn policy(token: Option<&str>, loopback: bool) -> Policy {
+        let token = token.map(|t| Token::new(t, "test").unwrap());
         Policy {
-            token: token.map(|t| Token::new(t, "test").unwrap()),
+            page_cookie: token.as_ref().map(|t| PageCookie::new(t).unwrap()),
+            token,
             loopback,
             extra_origins: vec!["http://tool.example:6274".into()],
         }
@@ -427,16 +470,45 @@ mod tests {
     #[test]
     fn the_cookie_opens_the_page_not_the_tools() {
         let p = policy(Some("0123456789abcdef0123"), false);
+        let set = p.page_cookie.as_ref().unwrap().set_cookie();
+        let pair = set.split(';').next().unwrap();
+        let value = pair.split_once('=').unwrap().1;
+        assert!(!value.contains("0123456789abcdef0123"), "{set}");
+        assert_eq!(value.len(), 64, "{set}");
         let c = [
             ("host", "team.example:80"),
-            ("cookie", "a=b; cairn_token=0123456789abcdef0123"),
+            ("cookie", &format!("a=b; {pair}")),
         ];
         assert_eq!(p.check(&headers(&c), Credentials::BearerOrCookie), Ok(()));
         assert!(p.check(&headers(&c), Credentials::BearerOnly).is_err());
-        let bad = [("host", "team.example:80"), ("cookie", "cairn_token=nope")];
-        assert!(p
-            .check(&headers(&bad), Credentials::BearerOrCookie)
-            .is_err());
+        // The token itself is no cookie, nor is the cookie a bearer token.
+        for bad in [
+            vec![("cookie", "cairn_page=0123456789abcdef0123")],
+            vec![("cookie", "cairn_page=nope")],
+            vec![("authorization", &format!("Bearer {value}"))],
+        ] {
+            let mut h = vec![("host", "team.example:80")];
+            h.extend(bad.iter().map(|(k, v)| (*k, v.as_ref())));
+            assert!(
+                p.check(&headers(&h), Credentials::BearerOrCookie).is_err(),
+                "{h:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn each_start_keys_the_cookie_anew() {
+        let t = Token::new("0123456789abcdef0123", "test").unwrap();
+        let (a, b) = (PageCookie::new(&t).unwrap(), PageCookie::new(&t).unwrap());
+        assert_ne!(a.set_cookie(), b.set_cookie());
+        assert!(!a.matches(b.0.as_bytes()));
+        // HMAC-SHA256 as RFC 4231 computes it (test case 2: key "Jefe").
+        let jefe = Token(b"what do ya want for nothing?".to_vec().into());
+        assert_eq!(
+            PageCookie::keyed(&jefe, b"Jefe").unwrap().0,
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+        assert_eq!(format!("{a:?}"), "PageCookie(…)");
     }
 
     #[test]

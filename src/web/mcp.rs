@@ -10,19 +10,26 @@
 //! body rmcp would answer with 415 and plain text (not JSON, no request, malformed
 //! params of a known method) gets a JSON-RPC error with HTTP 400 instead, carrying
 //! the request's id when one can be read.
+//!
+//! Bounds it adds ([`super::sessions`] keeps the sessions): a body must arrive
+//! within [`Limits::body_timeout`] of its headers (408 and the connection closed
+//! past it); an `initialize` past the session cap gets 503 with `Retry-After` and a
+//! JSON-RPC error saying so; `DELETE` with an unknown `Mcp-Session-Id` gets 404, as
+//! GET and POST do, and one that ends a session 204.
 
 use std::convert::Infallible;
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use http::{Request, Response, StatusCode};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
+use super::sessions::{self, Sessions};
 use crate::mcp::server::Server;
 use crate::mcp::transport::{screen_body, Screened};
 
@@ -31,19 +38,30 @@ pub const MAX_BODY: usize = 4 << 20;
 
 pub type Body = BoxBody<Bytes, Infallible>;
 
+/// The bounds `/mcp` keeps (the `[http]` settings).
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub sessions: sessions::Limits,
+    /// How long a POST body may take to arrive once its headers have.
+    pub body_timeout: Duration,
+}
+
 /// rmcp's service for one server: every session gets a clone of `server` (one
 /// store, one registry, one set of caches).
 pub struct Mcp {
-    service: StreamableHttpService<Server, LocalSessionManager>,
+    service: StreamableHttpService<Server, Sessions>,
+    sessions: Arc<Sessions>,
+    body_timeout: Duration,
 }
 
 impl Mcp {
     /// `cancel` ends every session and its streams (at shutdown, once the calls in
     /// flight are answered). `loopback`: rmcp checks `Host` against the loopback
     /// names too (as the front does); on other binds the token guards instead.
-    pub fn new(server: Server, loopback: bool, cancel: CancellationToken) -> Mcp {
+    /// Must be called inside the runtime (the idle sessions' reaper starts here).
+    pub fn new(server: Server, loopback: bool, limits: Limits, cancel: CancellationToken) -> Mcp {
         let mut config = StreamableHttpServerConfig::default()
-            .with_cancellation_token(cancel)
+            .with_cancellation_token(cancel.clone())
             .with_max_request_body_bytes(MAX_BODY)
             // The Origin check is the front's (the server's own origin, which rmcp's
             // static list cannot name on a non-loopback bind, and --allow-origin).
@@ -53,18 +71,23 @@ impl Mcp {
         } else {
             config.disable_allowed_hosts()
         };
-        let session_manager = Arc::new(LocalSessionManager::default());
+        let sessions = Sessions::new(limits.sessions, cancel);
         Mcp {
             service: StreamableHttpService::new(
                 move || Ok(server.clone()),
-                session_manager,
+                sessions.clone(),
                 config,
             ),
+            sessions,
+            body_timeout: limits.body_timeout,
         }
     }
 
     /// Serves one request to `/mcp` (already authorised).
     pub async fn handle(&self, req: Request<Incoming>) -> Response<Body> {
+        if req.method() == http::Method::DELETE {
+            return self.delete(req).await;
+        }
         if req.method() != http::Method::POST {
             return self.service.handle(req).await;
         }
@@ -86,29 +109,37 @@ impl Mcp {
             }
             return too_large();
         }
-        let mut bytes = bytes::BytesMut::new();
-        while let Some(frame) = body.frame().await {
-            let Ok(frame) = frame else {
+        let bytes = match tokio::time::timeout(self.body_timeout, read_body(&mut body)).await {
+            Ok(Ok(bytes)) => bytes,
+            Ok(Err(Unread::Broken)) => {
                 return plain(
                     StatusCode::BAD_REQUEST,
                     "the request body could not be read",
-                );
-            };
-            if let Ok(data) = frame.into_data() {
-                if bytes.len() + data.len() > MAX_BODY {
-                    drain(&mut body).await;
-                    return too_large();
-                }
-                bytes.extend_from_slice(&data);
+                )
             }
-        }
-        let bytes = bytes.freeze();
+            // Thrown away in its own time: the limit is on what is read, not dropped.
+            Ok(Err(Unread::TooLarge)) => {
+                drain(&mut body).await;
+                return too_large();
+            }
+            Err(_) => return too_slow(self.body_timeout),
+        };
         let bytes = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
             Some(rest) => Bytes::copy_from_slice(rest),
             None => bytes,
         };
         match screen_body(&bytes) {
             Screened::Pass => {
+                // A message without a session is an `initialize` (rmcp answers any
+                // other with 400): it takes a session slot, if one is free.
+                let _slot = if parts.headers.contains_key(SESSION_ID) {
+                    None
+                } else {
+                    match self.sessions.reserve() {
+                        Ok(slot) => Some(slot),
+                        Err(full) => return sessions_full(&full, &bytes),
+                    }
+                };
                 let req = Request::from_parts(parts, Full::new(bytes));
                 self.service.handle(req).await
             }
@@ -126,6 +157,102 @@ impl Mcp {
             }
         }
     }
+
+    /// `DELETE /mcp`: 404 for a session that is not open (rmcp would answer 202 to
+    /// any id), and 204 for one it ends (rmcp's 202 reads as a failure to clients
+    /// that expect 200 or 204).
+    async fn delete(&self, req: Request<Incoming>) -> Response<Body> {
+        let id = req
+            .headers()
+            .get(SESSION_ID)
+            .map(|v| v.to_str().map(str::to_string));
+        if let Some(id) = id {
+            let known = id.as_deref().is_ok_and(|id| self.sessions.is_open(id));
+            if !known {
+                return plain(StatusCode::NOT_FOUND, "Not Found: Session not found");
+            }
+        }
+        let mut r = self.service.handle(req).await;
+        if r.status() == StatusCode::ACCEPTED {
+            *r.status_mut() = StatusCode::NO_CONTENT;
+        }
+        r
+    }
+}
+
+/// The header naming a request's session.
+const SESSION_ID: &str = "mcp-session-id";
+
+/// Why a body was not read.
+enum Unread {
+    /// It broke off.
+    Broken,
+    /// It is past [`MAX_BODY`]; the rest is still to come.
+    TooLarge,
+}
+
+/// A POST body, at most [`MAX_BODY`] bytes.
+async fn read_body(body: &mut Incoming) -> Result<Bytes, Unread> {
+    let mut bytes = bytes::BytesMut::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|_| Unread::Broken)?;
+        if let Ok(data) = frame.into_data() {
+            if bytes.len() + data.len() > MAX_BODY {
+                return Err(Unread::TooLarge);
+            }
+            bytes.extend_from_slice(&data);
+        }
+    }
+    Ok(bytes.freeze())
+}
+
+/// 408 for a body that did not arrive in time; the connection closes with it (the
+/// rest of the body may still come, and would be read as the next request).
+fn too_slow(limit: Duration) -> Response<Body> {
+    let mut r = plain(
+        StatusCode::REQUEST_TIMEOUT,
+        &format!(
+            "the request body did not arrive within {} ms of its headers (body_timeout_ms)",
+            limit.as_millis()
+        ),
+    );
+    r.headers_mut().insert(
+        http::header::CONNECTION,
+        http::HeaderValue::from_static("close"),
+    );
+    r
+}
+
+/// 503 for an `initialize` past the session cap: `Retry-After` (whole seconds, at
+/// least one) and a JSON-RPC error with the request's id, saying what is full and
+/// what frees a slot.
+fn sessions_full(full: &sessions::Full, body: &[u8]) -> Response<Body> {
+    #[derive(serde::Deserialize)]
+    struct Id {
+        id: Option<rmcp::model::RequestId>,
+    }
+    let id = serde_json::from_slice::<Id>(body).ok().and_then(|m| m.id);
+    let secs = full.retry_after.as_secs_f64().ceil().max(1.0) as u64;
+    let message = format!(
+        "the server has {} MCP sessions open, its limit (max_sessions): try again in {secs} s; \
+         a session closes when its client ends it (DELETE /mcp) or after it has been idle \
+         for session_idle_ms",
+        full.max
+    );
+    let error = rmcp::model::ServerJsonRpcMessage::Error(rmcp::model::JsonRpcError::new(
+        id,
+        rmcp::model::ErrorData::new(
+            rmcp::model::ErrorCode(-32000),
+            message,
+            Some(serde_json::json!({ "maxSessions": full.max, "retryAfterSeconds": secs })),
+        ),
+    ));
+    Response::builder()
+        .status(StatusCode::SERVICE_UNAVAILABLE)
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .header(http::header::RETRY_AFTER, secs.to_string())
+        .body(Full::new(Bytes::from(serde_json::to_vec(&error).unwrap_or_default())).boxed())
+        .unwrap_or_else(|_| Response::new(empty()))
 }
 
 /// How much of an oversized body is read and thrown away so that the 413 reaches a

@@ -11,6 +11,10 @@
 //!   `Host` must name the loopback on a loopback bind; an `Origin` other than the
 //!   server's own (or one named with `--allow-origin`) gets 403.
 //! - Bodies over 4 MiB get 413; a body rmcp cannot read gets a JSON-RPC error.
+//! - Every limit of [`HttpSettings`]: headers must arrive within `header_timeout`
+//!   (hyper closes the connection past it, and an idle connection after it), a
+//!   body within `body_timeout` of them (408); at most `max_sessions` MCP sessions
+//!   are open, an idle one closes after `session_idle` ([`sessions`]).
 //! - Shutdown (SIGTERM, Ctrl-C): the listener closes at once, new requests on open
 //!   connections get 503, calls in flight get [`Options::grace`] to finish and be
 //!   answered; then every session ends and the caller closes the store.
@@ -19,6 +23,7 @@ pub mod auth;
 pub mod html;
 pub mod mcp;
 pub mod page;
+pub mod sessions;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -41,10 +46,11 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::task_tracker::TaskTrackerToken;
 use tokio_util::task::TaskTracker;
 
+pub use crate::config::HttpSettings;
 use crate::mcp::server::Server;
 use crate::mcp::Registry;
 use crate::service::App;
-use auth::{Credentials, Policy, Refusal, Token};
+use auth::{Credentials, PageCookie, Policy, Refusal, Token};
 use mcp::{plain, Body, Mcp};
 
 /// How `cairn serve --http` runs.
@@ -56,6 +62,8 @@ pub struct Options {
     pub allow_origins: Vec<String>,
     /// How long calls in flight may take to finish once shutdown begins.
     pub grace: Duration,
+    /// Sessions and timeouts.
+    pub limits: HttpSettings,
 }
 
 /// Everything a request handler reads.
@@ -127,13 +135,23 @@ pub async fn serve(app: App, reg: Registry, bound: Bound) -> Result<(), String> 
     let cancel = CancellationToken::new();
     let toolsets = reg.toolsets.clone();
     let server = Server::new(app.clone(), reg);
+    let page_cookie = o.token.as_ref().map(PageCookie::new).transpose()?;
+    let limits = mcp::Limits {
+        sessions: sessions::Limits {
+            max: o.limits.max_sessions,
+            idle: o.limits.session_idle,
+        },
+        body_timeout: o.limits.body_timeout,
+    };
+    let header_timeout = o.limits.header_timeout;
     let state = Arc::new(State {
         policy: Policy {
             token: o.token,
+            page_cookie,
             loopback,
             extra_origins: o.allow_origins,
         },
-        mcp: Mcp::new(server, loopback, cancel.clone()),
+        mcp: Mcp::new(server, loopback, limits, cancel.clone()),
         app,
         toolsets,
         in_flight: TaskTracker::new(),
@@ -175,7 +193,7 @@ pub async fn serve(app: App, reg: Registry, bound: Bound) -> Result<(), String> 
             });
             let conn = http1::Builder::new()
                 .timer(TokioTimer::new())
-                .header_read_timeout(Duration::from_secs(30))
+                .header_read_timeout(header_timeout)
                 .serve_connection(TokioIo::new(stream), svc);
             tokio::pin!(conn);
             tokio::select! {
@@ -291,7 +309,8 @@ async fn handle(state: &State, req: Request<Incoming>) -> Response<Body> {
         return not_allowed("GET");
     }
     let query = html::parse_query(req.uri().query().unwrap_or(""));
-    // `/?token=…` once: the token becomes a cookie and leaves the address bar.
+    // `/?token=…` once: the token is traded for the page's cookie and leaves the
+    // address bar.
     if let Some((_, given)) = query.iter().find(|(k, _)| k == "token") {
         let mut headers = req.headers().clone();
         if let Ok(v) = HeaderValue::from_str(&format!("Bearer {given}")) {
@@ -313,8 +332,8 @@ async fn handle(state: &State, req: Request<Incoming>) -> Response<Body> {
             format!("{path}?{}", rest.join("&"))
         };
         let mut r = redirect(&location);
-        if let Some(token) = &state.policy.token {
-            if let Ok(v) = HeaderValue::from_str(&auth::set_cookie(token)) {
+        if let Some(cookie) = &state.policy.page_cookie {
+            if let Ok(v) = HeaderValue::from_str(&cookie.set_cookie()) {
                 r.headers_mut().insert(header::SET_COOKIE, v);
             }
         }

@@ -317,3 +317,111 @@ fn the_database_is_chosen_by_cairn_db_or_the_config_file() {
         text(&out.stdout)
     );
 }
+
+/// A password in a database URL, and the places it must never be printed.
+const SECRET: &str = "Pa55-wordInTheUrl";
+
+/// `cairn ARGS…` with `env` (logging at trace, so every crate's log is seen): its
+/// stdout and stderr, which the caller checks hold no password.
+fn loud(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String) {
+    let mut c = Command::new(BIN);
+    c.env_remove("CAIRN_CONFIG")
+        .env_remove("CAIRN_DB")
+        .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+        .env("CAIRN_LOG", "trace")
+        .args(args);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c.output().expect("run cairn");
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    (out.status.code(), all)
+}
+
+fn never_printed(all: &str, secrets: &[&str]) {
+    for s in secrets {
+        assert!(!all.contains(s), "'{s}' was printed: {all}");
+    }
+}
+
+#[test]
+fn a_database_urls_password_is_never_printed() {
+    let dir = TempDir::new();
+    let url = format!("postgres://cairn:{SECRET}@127.0.0.1:1/cairn");
+    // A config file whose `db` line is broken: toml quotes that line in its error.
+    for broken in [
+        format!("toolsets = [\"tasks\"]\ndb = \"{url}\n"),
+        format!("db = {url}\n"),
+        format!("db = \"{url}\" trailing\n"),
+        format!("db = \"{url}\"\nno_such_key = 1\n"),
+    ] {
+        let cfg = dir.path().join("config.toml");
+        std::fs::write(&cfg, &broken).unwrap();
+        let (code, all) = loud(&["--config", cfg.to_str().unwrap(), "tools"], &[]);
+        assert_eq!(code, Some(1), "{all}");
+        assert!(
+            all.contains("is not valid") && all.contains("line "),
+            "{all}"
+        );
+        never_printed(&all, &[SECRET]);
+    }
+    // The URL from the flag, $CAIRN_DB and the config file: a parameter the driver
+    // does not read (its value would be logged), a server nobody listens on, a
+    // mistyped scheme (then the URL reads as a file path).
+    let other = "AlsoSecret-99";
+    let cases = [
+        format!("{url}?sslmode=disable&pasword={other}"),
+        format!("{url}?pw={other}"),
+        url.clone(),
+        format!("postgresql://cairn@127.0.0.1:1/cairn?password={other}"),
+        format!("postgress://cairn:{SECRET}@127.0.0.1:1/cairn"),
+    ];
+    for db in &cases {
+        let (code, all) = loud(&["--db", db, "call", "query_container", "{}"], &[]);
+        assert_eq!(code, Some(1), "{all}");
+        never_printed(&all, &[SECRET, other]);
+        assert!(all.contains("***") || all.contains("?…"), "{all}");
+        let (code, all) = loud(&["call", "query_container", "{}"], &[("CAIRN_DB", db)]);
+        assert_eq!(code, Some(1), "{all}");
+        never_printed(&all, &[SECRET, other]);
+        let cfg = dir.path().join("url.toml");
+        std::fs::write(&cfg, format!("db = {}\n", json!(db))).unwrap();
+        let (code, all) = loud(
+            &[
+                "--config",
+                cfg.to_str().unwrap(),
+                "serve",
+                "--http",
+                "127.0.0.1:0",
+            ],
+            &[],
+        );
+        assert_eq!(code, Some(1), "{all}");
+        never_printed(&all, &[SECRET, other]);
+    }
+    let (_, unknown) = loud(&["--db", &cases[0], "call", "query_container", "{}"], &[]);
+    assert!(unknown.contains("`pasword`"), "{unknown}");
+    let (_, unreachable) = loud(&["--db", &url, "call", "query_container", "{}"], &[]);
+    assert!(unreachable.contains("cannot reach"), "{unreachable}");
+}
+
+#[tokio::test]
+async fn a_config_error_answered_over_mcp_holds_no_password() {
+    let dir = TempDir::new();
+    let db = dir.path().join("cairn.db");
+    let cfg = dir.path().join("config.toml");
+    std::fs::write(&cfg, crate::harness::TEST_CONFIG).unwrap();
+    let c = crate::harness::Cairn::on(&db, &["--config", cfg.to_str().unwrap()]).await;
+    // `sync` re-reads the file, now broken on a `db` line with a password.
+    std::fs::write(
+        &cfg,
+        format!("[workflow]\ntask = [\"NEW\", \"ACTIVE\", \"CLOSED\"]\ndb = \"postgres://u:{SECRET}@h/x\n"),
+    )
+    .unwrap();
+    let r = c.call("sync", json!({})).await;
+    assert_eq!(r["success"], json!(false), "{r}");
+    let text = r.to_string();
+    assert!(text.contains("line 3"), "{text}");
+    never_printed(&text, &[SECRET]);
+    c.stop().await;
+}

@@ -122,6 +122,31 @@ async fn the_page_wants_the_token_and_keeps_it_in_a_cookie() {
     let (status, _, html) = get(&format!("{}/", s.base), &[("cookie", pair)]).await;
     assert_eq!(status, 200);
     assert!(html.contains("<h1>Projects</h1>"));
+    // The cookie is not the token: the token is nowhere in it, the token as the
+    // cookie's value opens nothing, and the cookie is no key to the tools.
+    let value = pair.split_once('=').unwrap().1;
+    assert!(!cookie.contains(TOKEN) && value.len() >= 32, "{cookie}");
+    let (status, _, _) = get(
+        &format!("{}/", s.base),
+        &[("cookie", &format!("cairn_page={TOKEN}"))],
+    )
+    .await;
+    assert_eq!(status, 401, "the token as the cookie");
+    for (k, v) in [
+        ("authorization", format!("Bearer {value}")),
+        ("cookie", pair.to_string()),
+    ] {
+        let r = client()
+            .post(format!("{}/mcp", s.base))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header(k, v.as_str())
+            .body(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 401, "{k} on /mcp");
+    }
     let (status, _, _) = get(
         &format!("{}/", s.base),
         &[("authorization", &format!("Bearer {TOKEN}"))],
@@ -144,6 +169,18 @@ async fn the_page_wants_the_token_and_keeps_it_in_a_cookie() {
         .await
         .unwrap();
     assert_eq!(r.status().as_u16(), 405);
+    // The next start of the server (same token, same database) keys its cookie
+    // anew: the old one opens nothing, a fresh visit gets another.
+    drop(s);
+    let s = HttpServer::start(&db, &[], &["--token-file", tf.to_str().unwrap()], &[]).await;
+    let (status, _, _) = get(&format!("{}/", s.base), &[("cookie", pair)]).await;
+    assert_eq!(status, 401, "a cookie from the previous start");
+    let (status, h, _) = get(&format!("{}/?token={TOKEN}", s.base), &[]).await;
+    assert_eq!(status, 303);
+    let again = h["set-cookie"].to_str().unwrap().split(';').next().unwrap();
+    assert_ne!(again, pair);
+    let (status, _, _) = get(&format!("{}/", s.base), &[("cookie", again)]).await;
+    assert_eq!(status, 200);
 }
 
 #[tokio::test]
