@@ -14,6 +14,12 @@
 //! Written: prefixes, declarations, labels and the other page properties as
 //! annotations, then the axioms, in the syntax Protégé, ROBOT, ELK and horned-owl read.
 //!
+//! Depth: the tree reader counts how deep `Name(` nests and refuses a document past
+//! [`MAX_NESTING`] with the line where it went too deep (a few thousand levels would
+//! otherwise exhaust the stack); a class expression nested past [`MAX_CLASS_DEPTH`]
+//! is reported and its axiom skipped, so that every expression read has a page form
+//! the page reader takes back ([`super::expr::MAX_NESTING`]).
+//!
 //! This module knows text and axioms; no pages, files or reasoning.
 
 use super::axiom::{Axiom, EntityKind, Origin};
@@ -27,6 +33,15 @@ use std::fmt::Write as _;
 pub const PAGE_PROPERTY: &str = "cairn:pageProperty";
 /// The namespace of the `cairn:` prefix.
 pub const CAIRN_NAMESPACE: &str = "urn:cairn:page:";
+
+/// How deep `Name(...)` may nest in a document: enough for any class expression
+/// Cairn writes, its axiom and annotations around it.
+pub const MAX_NESTING: usize = 128;
+
+/// How deep a class expression read from OFN may nest (`ObjectSomeValuesFrom` and
+/// `ObjectIntersectionOf` inside each other): half of what a page's expression may,
+/// since a page writes up to two levels (a parenthesis and a `some`) for each.
+pub const MAX_CLASS_DEPTH: usize = super::expr::MAX_NESTING / 2;
 
 /// The result of reading an OFN document.
 #[derive(Debug, Clone)]
@@ -227,14 +242,22 @@ fn tokenize(text: &str) -> Result<Vec<Token>, Err1> {
 }
 
 /// Reads the tokens into trees: `Word ( ... )` is a list, anything else an atom.
+/// Lists nest at most [`MAX_NESTING`] deep.
 fn trees(toks: &[Token]) -> Result<Vec<Node>, Err1> {
-    fn one(toks: &[Token], i: &mut usize) -> Result<Node, Err1> {
+    fn one(toks: &[Token], i: &mut usize, depth: usize) -> Result<Node, Err1> {
         let Some(t) = toks.get(*i) else {
             return err(0, 0, "unexpected end");
         };
         *i += 1;
         if let Tok::Word(w) = &t.tok {
             if toks.get(*i).map(|n| &n.tok) == Some(&Tok::Open) {
+                if depth >= MAX_NESTING {
+                    return err(
+                        t.line,
+                        t.col,
+                        format!("`{w}(` nests more than {MAX_NESTING} levels deep; the document is not read"),
+                    );
+                }
                 *i += 1;
                 let mut args = Vec::new();
                 loop {
@@ -244,7 +267,7 @@ fn trees(toks: &[Token]) -> Result<Vec<Node>, Err1> {
                             *i += 1;
                             return Ok(Node::List(w.clone(), args, t.line, t.col));
                         }
-                        Some(_) => args.push(one(toks, i)?),
+                        Some(_) => args.push(one(toks, i, depth + 1)?),
                     }
                 }
             }
@@ -260,7 +283,7 @@ fn trees(toks: &[Token]) -> Result<Vec<Node>, Err1> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < toks.len() {
-        out.push(one(toks, &mut i)?);
+        out.push(one(toks, &mut i, 0)?);
     }
     Ok(out)
 }
@@ -381,6 +404,20 @@ impl Reader<'_> {
     }
 
     fn class(&self, n: &Node) -> Result<ClassExpr, Err1> {
+        self.class_at(n, 1)
+    }
+
+    /// A class expression at `depth` (1 at the top of an axiom).
+    fn class_at(&self, n: &Node, depth: usize) -> Result<ClassExpr, Err1> {
+        if depth > MAX_CLASS_DEPTH {
+            return err(
+                n.line(),
+                n.col(),
+                format!(
+                    "a class expression nested more than {MAX_CLASS_DEPTH} levels deep is not read"
+                ),
+            );
+        }
         match n {
             Node::Atom(_) => {
                 let iri = self.name(n)?;
@@ -397,12 +434,15 @@ impl Reader<'_> {
                     }
                     Ok(ClassExpr::And(
                         args.iter()
-                            .map(|a| self.class(a))
+                            .map(|a| self.class_at(a, depth + 1))
                             .collect::<Result<_, _>>()?,
                     ))
                 }
                 "ObjectSomeValuesFrom" => match args.as_slice() {
-                    [p, f] => Ok(ClassExpr::Some(self.property(p)?, Box::new(self.class(f)?))),
+                    [p, f] => Ok(ClassExpr::Some(
+                        self.property(p)?,
+                        Box::new(self.class_at(f, depth + 1)?),
+                    )),
                     _ => err(*l, *c, "ObjectSomeValuesFrom takes a property and a class"),
                 },
                 other => err(*l, *c, unsupported(other)),
@@ -1003,6 +1043,47 @@ AnnotationAssertion(rdfs:seeAlso ai:Model "x")
         let r = read_ofn("Ontology(\nSubClassOf(a:B > a:C)\n)", "x.ofn");
         assert_eq!(r.problems.len(), 1, "{:?}", r.problems);
         assert_eq!(r.problems[0].line, 2);
+    }
+
+    #[test]
+    fn nesting_past_the_limits_is_reported_with_its_line() {
+        let some = |n: usize| {
+            format!(
+                "{}ai:B{}",
+                "ObjectSomeValuesFrom(ai:p ".repeat(n),
+                ")".repeat(n)
+            )
+        };
+        let doc = |x: String| {
+            format!(
+                "Prefix(ai:=<urn:ai:>)\nOntology(\nDeclaration(Class(ai:A))\nSubClassOf(ai:A\n{x})\n)\n"
+            )
+        };
+        // A few thousand levels: the document is not read, the line says where.
+        for n in [5_000, 100_000] {
+            let r = read_ofn(&doc(some(n)), "deep.ofn");
+            assert!(r.ontology.entities.is_empty());
+            assert_eq!(r.problems.len(), 1, "{:?}", r.problems);
+            assert_eq!(r.problems[0].line, 5);
+            assert!(r.problems[0].message.contains("nests more than 128"));
+        }
+        // Within the tree's bound but past a class expression's: that axiom alone.
+        let r = read_ofn(&doc(some(MAX_CLASS_DEPTH)), "deep.ofn");
+        assert_eq!(r.problems.len(), 1, "{:?}", r.problems);
+        assert!(r.problems[0].message.contains("nested more than 32"));
+        assert!(r.ontology.entity("ai:A").is_some());
+        let r = read_ofn(&doc(some(MAX_CLASS_DEPTH - 1)), "ok.ofn");
+        assert!(r.problems.is_empty(), "{:?}", r.problems);
+        // What was read writes pages that read back.
+        let pages: Vec<(String, String)> = r
+            .ontology
+            .to_pages()
+            .into_iter()
+            .map(|(f, p)| (f, p.write()))
+            .collect();
+        let back = load_pages(pages.iter().map(|(f, t)| (f.as_str(), t.as_str())));
+        assert!(back.problems.is_empty(), "{:?}", back.problems);
+        assert!(back.ontology.same_content(&r.ontology));
     }
 
     #[test]

@@ -1,14 +1,16 @@
 //! Evaluation of a plan against a property graph, read-only and bounded: rows flow
 //! depth-first from MATCH to MATCH into each projection, which stops the flow once
 //! it has the rows it needs (LIMIT, or the caller's row cap plus one to know the
-//! answer was cut). Every binding made counts against the caller's budget and the
-//! deadline is checked as the count grows. Knows nothing of text or schemas.
+//! answer was cut). Every binding made, every value built and every row kept counts
+//! against the caller's [`Budget`] (bindings, memory, the deadline), checked as it
+//! is spent. Knows nothing of text or schemas.
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
+use super::budget::{footprint, weight, Budget};
 use super::error::{ErrorKind, QueryError};
 use super::graph::{EdgeId, NodeId, PropertyGraph};
 use super::model::{BinaryOp, Direction};
@@ -22,6 +24,7 @@ use super::value::{compare, equals, total_order, Key, Value};
 pub(crate) struct Bounds {
     pub max_rows: usize,
     pub max_bindings: u64,
+    pub max_bytes: u64,
     pub deadline: Option<Instant>,
 }
 
@@ -61,23 +64,32 @@ pub(crate) fn run(
 ) -> Result<Output, QueryError> {
     let ex = Exec {
         g: graph,
-        b: bounds,
         src: source,
-        steps: std::cell::Cell::new(0),
+        b: Budget::new(
+            bounds.max_bindings,
+            bounds.max_bytes,
+            bounds.deadline,
+            source,
+        ),
     };
-    ex.check_deadline()?;
+    ex.b.check_deadline()?;
     let mut rows: Vec<Row> = vec![vec![Value::Null; plan.slots]];
     let mut truncated = false;
+    let mut input = 0;
     let last = plan.segments.len().saturating_sub(1);
     for (i, seg) in plan.segments.iter().enumerate() {
         let cap = (i == last).then_some(bounds.max_rows);
         let mut sink = Sink::new(&seg.projection, cap, plan.slots);
+        // The rows this projection reads are held until it has run; what it keeps
+        // comes on top, and becomes the next one's input.
+        ex.b.start_segment(input);
         for mut row in rows {
             if ex.drive(&seg.reads, 0, &mut row, &mut sink)? == Flow::Stop {
                 break;
             }
         }
         let (out, cut) = sink.finish(&ex)?;
+        input = ex.b.held().saturating_sub(input);
         rows = out;
         truncated = cut;
     }
@@ -95,9 +107,8 @@ pub(crate) fn run(
 
 struct Exec<'a> {
     g: &'a PropertyGraph,
-    b: &'a Bounds,
     src: &'a str,
-    steps: std::cell::Cell<u64>,
+    b: Budget<'a>,
 }
 
 impl Exec<'_> {
@@ -105,35 +116,14 @@ impl Exec<'_> {
         QueryError::at(ErrorKind::Evaluation, message, self.src, at)
     }
 
-    fn check_deadline(&self) -> Result<(), QueryError> {
-        match self.b.deadline {
-            Some(d) if Instant::now() >= d => Err(QueryError::new(
-                ErrorKind::Deadline,
-                "the query ran past its time limit; narrow it with labels, relationship types, a WHERE or a LIMIT",
-            )
-            .about(self.src)),
-            _ => Ok(()),
-        }
+    fn tick(&self) -> Result<(), QueryError> {
+        self.b.tick()
     }
 
-    /// Counts one binding; fails past the budget, and checks the clock every 1,024.
-    fn tick(&self) -> Result<(), QueryError> {
-        let s = self.steps.get() + 1;
-        self.steps.set(s);
-        if s > self.b.max_bindings {
-            return Err(QueryError::new(
-                ErrorKind::BindingLimit,
-                format!(
-                    "the query made more than {} intermediate bindings; narrow it with labels, relationship types, a WHERE or a shorter variable-length relationship",
-                    self.b.max_bindings
-                ),
-            )
-            .about(self.src));
-        }
-        if s.is_multiple_of(1024) {
-            self.check_deadline()?;
-        }
-        Ok(())
+    /// A copy of a value the row or the graph holds, its size counted as work.
+    fn copied(&self, v: &Value) -> Result<Value, QueryError> {
+        self.b.work(weight(v))?;
+        Ok(v.clone())
     }
 
     // ---- the flow of rows ----
@@ -566,22 +556,22 @@ impl Exec<'_> {
     fn eval(&self, e: &PExpr, row: &Row, aggs: &[Value]) -> Result<Value, QueryError> {
         Ok(match e {
             PExpr::Const(v) => v.clone(),
-            PExpr::Slot(s) => get(row, *s).clone(),
-            PExpr::Agg(i) => aggs.get(*i).cloned().unwrap_or(Value::Null),
+            PExpr::Slot(s) => self.copied(get(row, *s))?,
+            PExpr::Agg(i) => self.copied(aggs.get(*i).unwrap_or(&NULL))?,
             PExpr::Prop {
                 base,
                 key,
                 name,
                 at,
             } => match self.eval(base, row, aggs)? {
-                Value::Node(n) => key
-                    .and_then(|k| self.g.node_property_id(n, k))
-                    .cloned()
-                    .unwrap_or(Value::Null),
-                Value::Relationship(r) => key
-                    .and_then(|k| self.g.edge_property_id(r, k))
-                    .cloned()
-                    .unwrap_or(Value::Null),
+                Value::Node(n) => self.copied(
+                    key.and_then(|k| self.g.node_property_id(n, k))
+                        .unwrap_or(&NULL),
+                )?,
+                Value::Relationship(r) => self.copied(
+                    key.and_then(|k| self.g.edge_property_id(r, k))
+                        .unwrap_or(&NULL),
+                )?,
                 Value::Map(mut m) => m.remove(name).unwrap_or(Value::Null),
                 Value::Null => Value::Null,
                 other => {
@@ -591,18 +581,18 @@ impl Exec<'_> {
                     ))
                 }
             },
-            PExpr::List(items) => Value::List(
+            PExpr::List(items) => self.b.built(Value::List(
                 items
                     .iter()
                     .map(|i| self.eval(i, row, aggs))
                     .collect::<Result<_, _>>()?,
-            ),
-            PExpr::Map(entries) => Value::Map(
+            ))?,
+            PExpr::Map(entries) => self.b.built(Value::Map(
                 entries
                     .iter()
                     .map(|(k, v)| Ok((k.clone(), self.eval(v, row, aggs)?)))
                     .collect::<Result<BTreeMap<_, _>, QueryError>>()?,
-            ),
+            ))?,
             PExpr::Not(inner, at) => {
                 let v = self.eval(inner, row, aggs)?;
                 match self.logic(v, "NOT", *at)? {
@@ -687,11 +677,16 @@ impl Exec<'_> {
         if arithmetic {
             let lv = self.eval(l, row, aggs)?;
             let rv = self.eval(r, row, aggs)?;
-            return self.arith(op, lv, rv, at);
+            // Joined strings and lists are the values a query can grow.
+            return match self.arith(op, lv, rv, at)? {
+                v @ (Value::String(_) | Value::List(_)) => self.b.built(v),
+                v => Ok(v),
+            };
         }
         let lv = self.operand(l, row, aggs)?;
         let rv = self.operand(r, row, aggs)?;
         let (lv, rv) = (&*lv, &*rv);
+        self.b.work(weight(lv).saturating_add(weight(rv)))?;
         let ordered =
             |f: fn(Ordering) -> bool| compare(lv, rv).map_or(Value::Null, |o| Value::Bool(f(o)));
         Ok(match op {
@@ -820,6 +815,8 @@ impl Exec<'_> {
         if v.is_null() {
             return Ok(Value::Null);
         }
+        // Functions read (and case functions copy) their argument once.
+        self.b.work(weight(&v))?;
         let strings =
             |it: &mut dyn Iterator<Item = &str>| Value::List(it.map(Value::from).collect());
         Ok(match (f, v) {
@@ -1001,6 +998,7 @@ impl Acc {
                 if !seen.insert(Key(vec![v.clone()])) {
                     return Ok(());
                 }
+                ex.b.keep([&v], 0)?;
             }
         }
         let not_number = |v: &Value| {
@@ -1011,7 +1009,10 @@ impl Acc {
         };
         match &mut self.state {
             AccState::Count(n) => *n += 1,
-            AccState::Collect(items) => items.push(v),
+            AccState::Collect(items) => {
+                ex.b.keep([&v], 1)?;
+                items.push(v)
+            }
             AccState::Min(m) => {
                 if m.as_ref()
                     .is_none_or(|cur| total_order(&v, cur) == Ordering::Less)
@@ -1166,6 +1167,9 @@ impl<'p> Sink<'p> {
         let i = match self.groups.get(&key) {
             Some(&i) => i,
             None => {
+                // Kept twice: as the group's key and as its row's values.
+                ex.b.keep(&key.0, 0)?;
+                ex.b.keep(&key.0, 0)?;
                 let i = self.accs.len();
                 self.accs
                     .push((key.0.clone(), self.p.aggs.iter().map(Acc::new).collect()));
@@ -1194,9 +1198,11 @@ impl<'p> Sink<'p> {
                 .iter()
                 .map(|(_, s)| get(row, *s).clone())
                 .collect());
+            let bytes = key.0.iter().map(|v| footprint(v).0).sum();
             if !self.seen.insert(key) {
                 return Ok(Flow::Go);
             }
+            ex.b.hold(bytes)?;
         }
         if self.streaming() {
             if self.skipped < self.p.skip {
@@ -1204,6 +1210,7 @@ impl<'p> Sink<'p> {
                 return Ok(Flow::Go);
             }
             let out = self.output(row);
+            ex.b.keep(&out, 0)?;
             self.rows.push((Vec::new(), out));
             return Ok(if self.wanted().is_some_and(|w| self.rows.len() >= w) {
                 Flow::Stop
@@ -1232,11 +1239,15 @@ impl<'p> Sink<'p> {
                     .rows
                     .partition_point(|(k2, _)| compare_keys(order, k2, &keys) != Ordering::Greater);
                 let out = self.output(row);
+                ex.b.keep(keys.iter().chain(&out), 0)?;
                 self.rows.insert(at, (keys, out));
-                self.rows.truncate(k);
+                for (keys, out) in self.rows.drain(k.min(self.rows.len())..) {
+                    ex.b.release(keys.iter().chain(&out).map(|v| footprint(v).0).sum());
+                }
             }
             None => {
                 let out = self.output(row);
+                ex.b.keep(keys.iter().chain(&out), 0)?;
                 self.rows.push((keys, out));
             }
         }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{served, today, Served};
+use crate::config::OntologySettings;
 use crate::domain::ontology::ofn::write_axiom;
 use crate::domain::ontology::quality::{self, QualityReport};
 use crate::domain::ontology::{Axiom, EntityKind, Page, Sourced};
@@ -385,13 +386,20 @@ pub struct Answered {
     pub elapsed: Duration,
 }
 
-/// A refused query, as the validation error the agent fixes.
-pub fn query_refused(e: QueryError) -> Error {
-    let message = format!("parameter 'cypher': {}", located(&e));
+/// A refused query, as the validation error the agent fixes; a query a bound
+/// stopped says which setting of the config file sets it, and its value.
+pub fn query_refused(e: QueryError, set: &OntologySettings) -> Error {
+    let limit = crate::config::query_limit(set, e.kind);
+    let mut message = format!("parameter 'cypher': {}", located(&e));
+    if let Some((setting, value)) = limit {
+        message.push_str(&format!(
+            " (the limit is {setting} = {value} in [ontology] of the config file)"
+        ));
+    }
     Error::ValidationDetails {
         message,
         parameter: "cypher".into(),
-        details: Details::Query(Box::new(e)),
+        details: Details::Query(Box::new(e), limit),
     }
 }
 
@@ -411,6 +419,8 @@ pub async fn query(app: &App, project_id: &str, text: &str) -> Result<Answered> 
     let set = &app.config.ontology;
     let limits = Limits {
         max_rows: set.max_query_rows,
+        max_bindings: set.max_query_bindings,
+        max_bytes: set.query_memory,
         max_repair: set.max_query_repair,
         deadline: Some(Instant::now() + set.query_timeout),
         ..Limits::default()
@@ -428,7 +438,7 @@ pub async fn query(app: &App, project_id: &str, text: &str) -> Result<Answered> 
             outcome,
             elapsed: started.elapsed(),
         }),
-        Err(e) => Err(query_refused(e)),
+        Err(e) => Err(query_refused(e, set)),
     }
 }
 
@@ -475,7 +485,7 @@ pub async fn traverse(
         Error::ValidationDetails {
             message,
             parameter: "relationshipTypes".into(),
-            details: Details::Query(Box::new(e)),
+            details: Details::Query(Box::new(e), None),
         }
     })?;
     Ok(Traversal {
