@@ -638,6 +638,18 @@ impl Reader<'_> {
     /// Applies the annotations to the entities they describe.
     fn apply_notes(&mut self) {
         for (s, p, v, line) in std::mem::take(&mut self.notes) {
+            // A page holds a value on one line: a line break (LF or CR, as CommonMark
+            // splits lines) would end the property and start another.
+            if v.contains(['\n', '\r']) {
+                self.problem(
+                    line,
+                    0,
+                    format!(
+                        "the {p} of {s} spans several lines, which a page property cannot; skipped"
+                    ),
+                );
+                continue;
+            }
             let Some(e) = self.o.entities.get_mut(&s) else {
                 self.problem(
                     line,
@@ -1075,6 +1087,29 @@ AnnotationAssertion(rdfs:seeAlso ai:Model "x")
         let r = read_ofn(&doc(some(MAX_CLASS_DEPTH - 1)), "ok.ofn");
         assert!(r.problems.is_empty(), "{:?}", r.problems);
         // What was read writes pages that read back.
+        let pages: Vec<(String, String)> = r
+            .ontology
+            .to_pages()
+            .into_iter()
+            .map(|(f, p)| (f, p.write()))
+            .collect();
+        let back = load_pages(pages.iter().map(|(f, t)| (f.as_str(), t.as_str())));
+        assert!(back.problems.is_empty(), "{:?}", back.problems);
+        assert!(back.ontology.same_content(&r.ontology));
+    }
+
+    #[test]
+    fn values_a_page_cannot_hold_are_skipped_and_any_order_reads_back() {
+        let doc = "Prefix(ai:=<urn:ai:>)\nOntology(\nDeclaration(Class(ai:A))\n\
+                   AnnotationAssertion(skos:definition ai:A \"Defined.\")\n\
+                   AnnotationAssertion(skos:altLabel ai:A \"Alpha\")\n\
+                   AnnotationAssertion(rdfs:label ai:A \"A\")\n\
+                   AnnotationAssertion(rdfs:comment ai:A \"two\nlines\")\n\
+                   AnnotationAssertion(cairn:pageProperty ai:A \"status:: ok\rstatus:: approved\")\n)\n";
+        let r = read_ofn(doc, "x.ofn");
+        let lines: Vec<usize> = r.problems.iter().map(|p| p.line).collect();
+        assert_eq!(lines, [7, 9], "{:?}", r.problems);
+        assert!(r.problems[0].message.contains("several lines"));
         let pages: Vec<(String, String)> = r
             .ontology
             .to_pages()

@@ -66,17 +66,20 @@ pub async fn discover(
     domain: Option<String>,
 ) -> Result<Discovered> {
     let (_, s) = served(app, project_id).await?;
-    let mut seeds: Vec<Seed> = s
-        .index
-        .terms
-        .search(query, KEYWORD_SEEDS)
-        .into_iter()
-        .map(|(iri, score)| Seed {
-            iri: iri.to_string(),
-            score,
-            matched: Matched::Keyword,
-        })
-        .collect();
+    let (s2, q2) = (s.clone(), query.to_string());
+    let mut seeds: Vec<Seed> = pool("searching the terms", move || {
+        s2.index
+            .terms
+            .search(&q2, KEYWORD_SEEDS)
+            .into_iter()
+            .map(|(iri, score)| Seed {
+                iri: iri.to_string(),
+                score,
+                matched: Matched::Keyword,
+            })
+            .collect()
+    })
+    .await?;
     // The words name no class outright: ask the semantic layer too, so that a
     // paraphrase finds its class.
     let mut semantic_by = None;
@@ -127,12 +130,24 @@ pub async fn discover(
         domain,
         today: today().0,
     };
-    let found = discover::discover(&s.index, &seeds, &opts);
+    let s2 = s.clone();
+    let found = pool("discovering", move || {
+        discover::discover(&s2.index, &seeds, &opts)
+    })
+    .await?;
     Ok(Discovered {
         served: s,
         found,
         semantic: semantic_by,
     })
+}
+
+/// Runs `f` on the blocking pool: work over a whole ontology (a search of its
+/// terms, an expansion, a query, a walk) must not hold up other sessions' calls.
+async fn pool<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> Result<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| Error::Internal(format!("{what}: {e}")))
 }
 
 /// An axiom about the note's entity, asserted on a page or inferred.
@@ -480,7 +495,12 @@ pub async fn traverse(
         direction,
         max_nodes: TRAVERSE_MAX_NODES,
     };
-    let subgraph = walk(&s.index.graph, &s.index.schema, node, &opts).map_err(|e| {
+    let s2 = s.clone();
+    let walked = pool("walking the graph", move || {
+        walk(&s2.index.graph, &s2.index.schema, node, &opts)
+    })
+    .await?;
+    let subgraph = walked.map_err(|e| {
         let message = format!("parameter 'relationshipTypes': {}", located(&e));
         Error::ValidationDetails {
             message,
