@@ -667,7 +667,8 @@ async fn manage(app: &App, a: Args) -> Result<Reply> {
                     confidence: 1.0,
                 }
             };
-            let im = interop::import(app, &pid, text, &file, ctx).await?;
+            let parameter = if a.has("path") { "path" } else { "ofn" };
+            let im = interop::import(app, &pid, text, (&file, parameter), ctx).await?;
             let mut data = view::proposed(&im.proposed);
             data["skipped"] = Value::Array(im.skipped.iter().map(view::problem).collect());
             data["newPages"] = json!(im.new_pages);

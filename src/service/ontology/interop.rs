@@ -138,21 +138,19 @@ struct Read {
 
 /// Reads the document and checks that its pages read back as it (the round trip
 /// every page Cairn writes keeps).
-fn read_document(text: &str, file: &str) -> Result<Read> {
+fn read_document(text: &str, file: &str, parameter: &'static str) -> Result<Read> {
     let r = read_ofn(text, file);
     if r.ontology.entities.is_empty() {
+        // What stopped the reading first, when something did.
         let mut ps = r.problems.clone();
-        ps.insert(
-            0,
-            Problem {
-                file: file.into(),
-                line: 0,
-                column: 0,
-                message: "the document declares no class, property or individual Cairn can import"
-                    .into(),
-            },
-        );
-        return Err(problems_error("ofn", ps));
+        ps.push(Problem {
+            file: file.into(),
+            line: 0,
+            column: 0,
+            message: "the document declares no class, property or individual Cairn can import"
+                .into(),
+        });
+        return Err(problems_error(parameter, ps));
     }
     let generated = r.ontology.to_pages();
     let texts: Vec<(String, String)> = generated
@@ -172,7 +170,7 @@ fn read_document(text: &str, file: &str) -> Result<Read> {
                 message: format!("the pages made from {file} do not read back as the document; a literal or an IRI holding a line break cannot become a page property"),
             },
         );
-        return Err(problems_error("ofn", ps));
+        return Err(problems_error(parameter, ps));
     }
     if !back.ontology.same_content(&r.ontology) {
         return Err(Error::validation(
@@ -206,6 +204,7 @@ fn merge_and_check(
     read: Read,
     stored: HashMap<String, String>,
     file: &str,
+    parameter: &'static str,
 ) -> Result<Merged> {
     let ix = &s.index;
     let lower: HashMap<String, &String> = stored.keys().map(|k| (k.to_lowercase(), k)).collect();
@@ -258,7 +257,7 @@ fn merge_and_check(
                     format!("{pages_dir}/{fname}")
                 };
                 let path = crate::repo_fs::relative(&path)
-                    .map_err(|e| Error::validation("ofn", format!("{fname}: {e}")))?;
+                    .map_err(|e| Error::validation(parameter, format!("{fname}: {e}")))?;
                 let title = title_from_file(&fname);
                 let taken = lower
                     .get(&path.to_lowercase())
@@ -290,7 +289,7 @@ fn merge_and_check(
         )));
     }
     if !clashes.is_empty() {
-        return Err(problems_error("ofn", clashes));
+        return Err(problems_error(parameter, clashes));
     }
     // The whole ontology with the imported pages, classified afresh.
     let t = Instant::now();
@@ -306,7 +305,7 @@ fn merge_and_check(
         .filter(|p| files.iter().any(|(f, _)| *f == p.file))
         .collect();
     if !problems.is_empty() {
-        return Err(problems_error("ofn", problems));
+        return Err(problems_error(parameter, problems));
     }
     Ok(Merged {
         checked: compare(&s.index.classification, after, t),
@@ -318,19 +317,20 @@ fn merge_and_check(
     })
 }
 
-/// Imports an OFN document as a proposal. `file` names the document in problems.
-/// Reading, merging and classifying run on the blocking pool, before any write.
+/// Imports an OFN document as a proposal. `file` names the document in problems,
+/// `parameter` the argument that carried it in refusals. Reading, merging and
+/// classifying run on the blocking pool, before any write.
 pub async fn import(
     app: &App,
     project_id: &str,
     text: String,
-    file: &str,
+    (file, parameter): (&str, &'static str),
     agent: AgentContext,
 ) -> Result<Imported> {
     let (repo, s) = served(app, project_id).await?;
     let name = file.to_string();
     let read = blocking("reading an OFN document", move || {
-        read_document(&text, &name)
+        read_document(&text, &name, parameter)
     })
     .await?;
     let skipped = read.skipped.clone();
@@ -350,7 +350,7 @@ pub async fn import(
         updated_pages,
         checked,
     } = blocking("checking an import", move || {
-        merge_and_check(&s2, &dir, read, stored, &name)
+        merge_and_check(&s2, &dir, read, stored, &name, parameter)
     })
     .await?;
     if let Some(c) = &checked.clash {
