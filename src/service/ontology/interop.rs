@@ -174,7 +174,7 @@ fn read_document(text: &str, file: &str, parameter: &'static str) -> Result<Read
     }
     if !back.ontology.same_content(&r.ontology) {
         return Err(Error::validation(
-            "ofn",
+            parameter,
             format!("the pages made from {file} do not read back as the document: they state other axioms"),
         ));
     }
