@@ -189,16 +189,18 @@ fn products_of_rows_stop_at_the_binding_budget() {
 #[test]
 fn the_deadline_is_seen_inside_one_expression() {
     let (g, s) = ring(3, 0);
-    // One row, no bindings to count: 4 MiB built by doubling, then read a few
-    // hundred times within a single expression (each `toLower` copies it). Without
-    // the clock read as values are built, this runs seconds past its deadline.
-    let mut q = doubling(18, "'0123456789abcdef'", "WITH s + s AS s ");
+    // One row, no bindings to count: 16 MiB built by doubling, then copied about a
+    // thousand times within a single expression (each `toLower` copies it): some
+    // 20 GB of work, seconds even at memory speed. Without the clock read as values
+    // are built and read, it would run that long past its deadline.
+    let mut q = doubling(20, "'0123456789abcdef'", "WITH s + s AS s ");
     q.truncate(q.len() - "RETURN size(s)".len());
-    let reads: Vec<&str> = (0..300).map(|_| "size(toLower(s))").collect();
+    let nested = format!("size({}s{})", "toLower(".repeat(90), ")".repeat(90));
+    let reads: Vec<&str> = (0..13).map(|_| nested.as_str()).collect();
     q.push_str(&format!("RETURN [{}]", reads.join(", ")));
     let limits = Limits {
         max_query_bytes: 1 << 20,
-        deadline: Some(std::time::Instant::now() + std::time::Duration::from_millis(300)),
+        deadline: Some(std::time::Instant::now() + std::time::Duration::from_millis(200)),
         ..Limits::default()
     };
     let e = execute(&g, &s, &q, &limits).unwrap_err();
