@@ -188,7 +188,7 @@ fn ten_thousand_hostile_ofn_documents() {
         .lines()
         .partition(|l| l.starts_with("Declaration("));
     let declared: String = declared.iter().map(|l| format!("{l}\n")).collect();
-    let mut rng = Rng(0x0F_0F_2027);
+    let mut rng = Rng(0x0F0F_2027);
     let mut read_some = 0;
     for round in 0..10_000 {
         let text = match round % 50 {

@@ -243,7 +243,8 @@ impl Ontology {
     /// any order: a document states them in its own, a page in the template's) and
     /// the same axioms (as a multiset), whatever their order and origins.
     pub fn same_content(&self, o: &Ontology) -> bool {
-        let ents = |x: &Ontology| -> Vec<(Iri, EntityKind, Vec<(String, String)>)> {
+        type Props = Vec<(String, String)>;
+        let ents = |x: &Ontology| -> Vec<(Iri, EntityKind, Props)> {
             x.entities
                 .iter()
                 .map(|(i, e)| {
