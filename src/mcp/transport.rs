@@ -11,7 +11,10 @@
 //! request, `-32602` for a known method with bad params, with the request's id
 //! whenever it can be read (a tolerant scan of the top-level object finds it even in
 //! a line serde refuses). A notification that cannot be read gets no answer, as
-//! JSON-RPC wants, unless the line is no JSON at all.
+//! JSON-RPC wants, unless the line is no JSON at all. A `tools/call` whose argument
+//! nests past serde's limit is answered as the tool answers an argument nested past
+//! [`crate::mcp::args::DEPTH_MAX`]: its `VALIDATION_ERROR` envelope, naming the
+//! argument (found by the same tolerant scan).
 //!
 //! An error whose id cannot be read carries none: MCP (2026-07-28, "Error
 //! Responses") omits it, and rmcp reads an absent id and `null` alike.
