@@ -2,11 +2,15 @@
 //! three parents and one existential per class, a few properties, a property chain
 //! and a transitive property) at 10,000 and 100,000 classes, and a proposal's check
 //! (a few added axioms against the saturated state, with the classification diff) at
-//! 10,000 classes. Prints a table; run with `cargo bench --bench ontology`.
+//! 10,000 classes; and reading OFN documents of 1, 5 and 20 MB (the parser, then
+//! the pages an import makes of it, written and read back), whose time per MB must
+//! stay flat. Prints a table; run with `cargo bench --bench ontology` (`-- ofn` for
+//! the documents alone).
 
 use cairn::domain::ontology::axiom::{Axiom, EntityKind, Origin, Sourced};
 use cairn::domain::ontology::expr::ClassExpr;
-use cairn::domain::ontology::model::Ontology;
+use cairn::domain::ontology::model::{load_pages, Ontology};
+use cairn::domain::ontology::ofn::{read_ofn, write_ofn};
 use cairn::domain::ontology::reasoner::{classify, diff};
 use std::time::{Duration, Instant};
 
@@ -123,7 +127,89 @@ fn cpu_ms() -> f64 {
     (ticks(11) + ticks(12)) * 10.0
 }
 
+/// An OFN document of about `mb` megabytes: a generated ontology with a label and a
+/// definition per class.
+fn document(mb: usize) -> String {
+    // About 356 bytes per class, measured on the generated ontology.
+    let n = mb * 1_000_000 / 356;
+    let o = generate(n, 7);
+    let mut text = write_ofn(&o);
+    let Some(end) = text.rfind(')') else {
+        return text;
+    };
+    text.truncate(end);
+    for i in 0..n {
+        text.push_str(&format!(
+            "AnnotationAssertion(rdfs:label g:C{i} \"Generated class {i}\")\n\
+             AnnotationAssertion(skos:definition g:C{i} \"The class number {i}, made for the benchmark of the OFN reader.\")\n"
+        ));
+    }
+    text.push_str(")\n");
+    text
+}
+
+/// Reading 1, 5 and 20 MB documents: the parser, then the pages an import makes.
+fn documents(rows: &mut Vec<(String, f64, f64, String)>) {
+    for mb in [1usize, 5, 20] {
+        let text = document(mb);
+        let size = text.len() as f64 / 1e6;
+        let (t, cpu) = (Instant::now(), cpu_ms());
+        let r = read_ofn(&text, "bench.ofn");
+        let (took, cpu) = (t.elapsed(), cpu_ms() - cpu);
+        rows.push((
+            format!(
+                "read OFN, {size:.1} MB ({} axioms)",
+                r.ontology.axioms.len()
+            ),
+            ms(took),
+            cpu,
+            format!("{:.0} cpu ms/MB, {} problems", cpu / size, r.problems.len()),
+        ));
+        let (t, cpu) = (Instant::now(), cpu_ms());
+        let pages: Vec<(String, String)> = r
+            .ontology
+            .to_pages()
+            .into_iter()
+            .map(|(f, p)| (f, p.write()))
+            .collect();
+        let (took, cpu) = (t.elapsed(), cpu_ms() - cpu);
+        rows.push((
+            format!("its {} pages made and written", pages.len()),
+            ms(took),
+            cpu,
+            format!("{:.0} cpu ms/MB", cpu / size),
+        ));
+        let (t, cpu) = (Instant::now(), cpu_ms());
+        let back = load_pages(pages.iter().map(|(f, t)| (f.as_str(), t.as_str())));
+        let (took, cpu) = (t.elapsed(), cpu_ms() - cpu);
+        rows.push((
+            "the pages read back".to_string(),
+            ms(took),
+            cpu,
+            format!(
+                "{:.0} cpu ms/MB, same content: {}",
+                cpu / size,
+                back.ontology.same_content(&r.ontology)
+            ),
+        ));
+    }
+}
+
+fn print(rows: Vec<(String, f64, f64, String)>) {
+    println!("| measurement | wall ms | cpu ms | notes |");
+    println!("|---|---:|---:|---|");
+    for (what, t, cpu, note) in rows {
+        println!("| {what} | {t:.1} | {cpu:.0} | {note} |");
+    }
+}
+
 fn main() {
+    if std::env::args().skip(1).any(|a| a == "ofn") {
+        let mut rows = Vec::new();
+        documents(&mut rows);
+        print(rows);
+        return;
+    }
     // `cargo bench --bench ontology -- N` classifies N classes only (for profiling).
     if let Some(n) = std::env::args()
         .skip(1)
@@ -204,9 +290,6 @@ fn main() {
             ));
         }
     }
-    println!("| measurement | wall ms | cpu ms | notes |");
-    println!("|---|---:|---:|---|");
-    for (what, t, cpu, note) in rows {
-        println!("| {what} | {t:.1} | {cpu:.0} | {note} |");
-    }
+    documents(&mut rows);
+    print(rows);
 }

@@ -5,9 +5,9 @@
 //! the size past which writes fail with `STORAGE_FULL`), when texts are embedded
 //! (`embed_wait_ms`, how long a search waits for its project's texts without vectors;
 //! `embed_idle_ms`, how long a server is idle before it embeds in the background), and
-//! the ontology toolset's settings (`[ontology]`), and `serve --http`'s limits
-//! (`[http]`: sessions open at once, their idle timeout, how long a request may take
-//! to arrive).
+//! the ontology toolset's settings (`[ontology]`, with the bounds of a query and of a
+//! document read), and `serve --http`'s limits (`[http]`: sessions open at once, their
+//! idle timeout, how long a request may take to arrive).
 //!
 //! Config file: `--config PATH`, else `$CAIRN_CONFIG`, else `~/.config/cairn/config.toml`
 //! (absent is fine unless named explicitly). Database: `--db PATH`, else `$CAIRN_DB`,
@@ -209,6 +209,28 @@ pub struct OntologySettings {
     pub max_query_rows: usize,
     /// How long a query may run (2000 ms).
     pub query_timeout: Duration,
+    /// The most intermediate bindings a query may make (1,000,000).
+    pub max_query_bindings: u64,
+    /// A query's memory budget in bytes (`query_memory_mib`, 64 MiB).
+    pub query_memory: u64,
+    /// The largest document read: an OFN import, given as text or as a path, and
+    /// each page a sync reads (`max_document_mib`, 8 MiB).
+    pub max_document: u64,
+}
+
+/// The `[ontology]` setting that bounds what stopped a query, and its value as the
+/// config file writes it.
+pub fn query_limit(
+    s: &OntologySettings,
+    kind: crate::domain::ontology_query::ErrorKind,
+) -> Option<(&'static str, u64)> {
+    use crate::domain::ontology_query::ErrorKind as K;
+    Some(match kind {
+        K::Deadline => ("query_timeout_ms", s.query_timeout.as_millis() as u64),
+        K::BindingLimit => ("max_query_bindings", s.max_query_bindings),
+        K::MemoryLimit => ("query_memory_mib", s.query_memory >> 20),
+        _ => return None,
+    })
 }
 
 impl Default for OntologySettings {
@@ -227,6 +249,9 @@ impl Default for OntologySettings {
             github_token_env: "GITHUB_TOKEN".into(),
             max_query_rows: 1000,
             query_timeout: Duration::from_millis(2000),
+            max_query_bindings: 1_000_000,
+            query_memory: 64 << 20,
+            max_document: 8 << 20,
         }
     }
 }
@@ -247,6 +272,9 @@ struct OntologyFile {
     github_token_env: Option<String>,
     max_query_rows: Option<usize>,
     query_timeout_ms: Option<u64>,
+    max_query_bindings: Option<usize>,
+    query_memory_mib: Option<usize>,
+    max_document_mib: Option<usize>,
 }
 
 fn ontology_of(f: Option<&OntologyFile>) -> Result<OntologySettings> {
@@ -320,6 +348,15 @@ fn ontology_of(f: Option<&OntologyFile>) -> Result<OntologySettings> {
             d.max_query_rows,
         )?,
         query_timeout: Duration::from_millis(f.query_timeout_ms.unwrap_or(2000).clamp(1, 600_000)),
+        max_query_bindings: within(
+            "max_query_bindings",
+            f.max_query_bindings,
+            1_000,
+            1_000_000_000,
+            d.max_query_bindings as usize,
+        )? as u64,
+        query_memory: (within("query_memory_mib", f.query_memory_mib, 1, 4096, 64)? as u64) << 20,
+        max_document: (within("max_document_mib", f.max_document_mib, 1, 1024, 8)? as u64) << 20,
     })
 }
 
@@ -640,6 +677,14 @@ mod tests {
         assert!(!s.reject_inconsistent);
         assert_eq!(s.github_api_url, "http://127.0.0.1:9");
         assert_eq!(s.query_timeout, Duration::from_millis(50));
+        let s = ontology(
+            "[ontology]\nquery_memory_mib = 2\nmax_document_mib = 16\nmax_query_bindings = 5000\n",
+        )
+        .unwrap();
+        assert_eq!(
+            (s.query_memory, s.max_document, s.max_query_bindings),
+            (2 << 20, 16 << 20, 5000)
+        );
         for bad in [
             "[ontology]\ndiscovery_limit = 0\n",
             "[ontology]\nmin_proposal_quality = 1.5\n",
@@ -648,6 +693,9 @@ mod tests {
             "[ontology]\ngithub_web_url = \"https://\"\n",
             "[ontology]\ngithub_token_env = \" \"\n",
             "[ontology]\nmax_traverse_depth = 99\n",
+            "[ontology]\nquery_memory_mib = 0\n",
+            "[ontology]\nmax_document_mib = 5000\n",
+            "[ontology]\nmax_query_bindings = 10\n",
             "[ontology]\nno_such_setting = 1\n",
         ] {
             assert!(ontology(bad).is_err(), "{bad}");

@@ -64,8 +64,12 @@ pub enum Details {
     /// What a container still holds.
     Contents { features: i64, tasks: i64 },
     /// A query the ontology refused: where, what kind, every unknown name with the
-    /// nearest known ones, and the repairs already made.
-    Query(Box<crate::domain::ontology_query::QueryError>),
+    /// nearest known ones, and the repairs already made; for a query stopped by a
+    /// bound, the config file's setting that sets it and its value.
+    Query(
+        Box<crate::domain::ontology_query::QueryError>,
+        Option<(&'static str, u64)>,
+    ),
     /// Axioms that make the ontology inconsistent or classes unsatisfiable, with the
     /// asserted axioms that cause it.
     Inconsistent(Box<Clash>),

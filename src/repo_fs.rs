@@ -164,15 +164,36 @@ impl RepoFs {
 
     /// The bytes of the regular file `rel` names; `None` when nothing is there.
     pub fn read(&self, rel: &str) -> Result<Option<Vec<u8>>, PathError> {
+        self.read_at_most(rel, u64::MAX)
+    }
+
+    /// [`RepoFs::read`] of a file of at most `max` bytes: a larger one is refused
+    /// before it is read (and one that grows while read is cut at the bound and
+    /// refused), so a caller's memory is its own to bound.
+    pub fn read_at_most(&self, rel: &str, max: u64) -> Result<Option<Vec<u8>>, PathError> {
+        use std::io::Read as _;
         let Some(p) = self.resolve(rel)? else {
             return Ok(None);
         };
         if !p.is_file() {
             return Err(PathError::Refused(format!("{rel} is not a file")));
         }
-        std::fs::read(&p)
-            .map(Some)
-            .map_err(|e| PathError::Io(format!("cannot read {rel}: {e}")))
+        let io = |e: std::io::Error| PathError::Io(format!("cannot read {rel}: {e}"));
+        let f = std::fs::File::open(&p).map_err(io)?;
+        let len = f.metadata().map_err(io)?.len();
+        let too_big =
+            |n: u64| PathError::Refused(format!("{rel} is {n} bytes, at most {max} are read"));
+        if len > max {
+            return Err(too_big(len));
+        }
+        let mut out = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+        f.take(max.saturating_add(1))
+            .read_to_end(&mut out)
+            .map_err(io)?;
+        if out.len() as u64 > max {
+            return Err(too_big(out.len() as u64));
+        }
+        Ok(Some(out))
     }
 
     /// Writes `bytes` to `rel` (already [`relative`]), creating missing directories

@@ -112,7 +112,7 @@ impl Glob {
             ));
         }
         let mut alts = Vec::new();
-        for expanded in expand_braces(t)? {
+        for expanded in expand_braces(t, 0)? {
             alts.push(compile(t, &expanded, full)?);
         }
         let specificity = alts.iter().map(|a| a.dirs.len()).max().unwrap_or(0);
@@ -139,10 +139,21 @@ fn prefix(s: &str, n: usize) -> String {
     s.chars().take(n).collect()
 }
 
-/// Expands `{a,b}` alternatives (nesting allowed) into brace-free patterns.
-fn expand_braces(t: &str) -> Result<Vec<String>, String> {
+/// Brace groups a pattern may hold, nested or in a row: the expansion recurses
+/// once per group.
+const MAX_BRACE_GROUPS: usize = 16;
+
+/// Expands `{a,b}` alternatives (nesting allowed) into brace-free patterns; `groups`
+/// counts the groups expanded above this call.
+fn expand_braces(t: &str, groups: usize) -> Result<Vec<String>, String> {
     if !t.contains(['{', '}']) {
         return Ok(vec![t.to_string()]);
+    }
+    if groups == MAX_BRACE_GROUPS {
+        return Err(format!(
+            "pattern '{}…' holds more than {MAX_BRACE_GROUPS} brace groups",
+            prefix(t, 40)
+        ));
     }
     let chars: Vec<char> = t.chars().collect();
     // Find the first top-level '{' not escaped and not inside a class.
@@ -187,7 +198,7 @@ fn expand_braces(t: &str) -> Result<Vec<String>, String> {
                 let tail: String = chars[j + 1..].iter().collect();
                 let mut out = Vec::new();
                 for p in parts {
-                    for rest in expand_braces(&format!("{p}{tail}"))? {
+                    for rest in expand_braces(&format!("{p}{tail}"), groups + 1)? {
                         out.push(format!("{head}{rest}"));
                         if out.len() > MAX_EXPANSIONS {
                             return Err(format!(
@@ -584,6 +595,15 @@ mod tests {
         ] {
             assert!(Glob::parse(bad).is_err(), "{bad} should be refused");
         }
+        // Brace groups, nested or in a row, up to the length limit: refused, with
+        // the expansion's recursion bounded.
+        let nested = format!("{}a{}", "{".repeat(250), "}".repeat(250));
+        let row = "{a}".repeat(170);
+        for bad in [nested, row] {
+            let e = Glob::parse(&bad).unwrap_err();
+            assert!(e.contains("brace groups"), "{e}");
+        }
+        assert!(m("{a}/{b}/{c}/{d}/*.rs", "a/b/c/d/x.rs"));
     }
 
     #[test]

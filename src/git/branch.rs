@@ -18,6 +18,8 @@ pub struct TreeFile {
     pub path: String,
     pub blob: String,
     pub mode: String,
+    /// The blob's size in bytes, so a reader can refuse a huge one unread.
+    pub size: u64,
 }
 
 /// Who a commit is by.
@@ -82,7 +84,7 @@ impl GitCli {
         }
         let (commit, dir) = (commit.to_string(), dir.to_string());
         self.blocking(move |g| {
-            let mut args = vec!["ls-tree", "-r", "-z", "--full-tree", commit.as_str()];
+            let mut args = vec!["ls-tree", "-r", "-z", "-l", "--full-tree", commit.as_str()];
             if !dir.is_empty() {
                 args.extend(["--", dir.as_str()]);
             }
@@ -90,12 +92,14 @@ impl GitCli {
             let mut files = Vec::new();
             for rec in out.split(|&b| b == 0).filter(|r| !r.is_empty()) {
                 let rec = String::from_utf8_lossy(rec);
-                // `<mode> SP <type> SP <object> TAB <path>`
+                // `<mode> SP <type> SP <object> SP+ <size> TAB <path>`
                 let Some((meta, path)) = rec.split_once('\t') else {
                     continue;
                 };
-                let mut f = meta.split(' ');
-                let (Some(mode), Some(kind), Some(blob)) = (f.next(), f.next(), f.next()) else {
+                let mut f = meta.split_whitespace();
+                let (Some(mode), Some(kind), Some(blob), Some(size)) =
+                    (f.next(), f.next(), f.next(), f.next())
+                else {
                     continue;
                 };
                 if kind == "blob" {
@@ -103,6 +107,7 @@ impl GitCli {
                         path: path.to_string(),
                         blob: blob.to_string(),
                         mode: mode.to_string(),
+                        size: size.parse().unwrap_or(u64::MAX),
                     });
                 }
             }

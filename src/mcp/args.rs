@@ -32,6 +32,53 @@ pub const JSON_MAX: usize = 64 * 1024;
 pub const OBJ_MAX: usize = 256 * 1024;
 /// Largest string for a parameter holding a bulk JSON document.
 pub const BULK_MAX: usize = 8 * 1024 * 1024;
+/// How deep an argument may nest (arrays and objects inside each other). serde_json
+/// reads at most 128 levels of a whole message (the stdio guard and the HTTP front
+/// answer past that, naming the argument when they can find it); every walk of an
+/// argument after that (the NUL check, sizes, the handlers' readers, the memory's
+/// raw values) recurses once per level, and no tool takes anything near this deep.
+pub const DEPTH_MAX: usize = 32;
+
+/// How deep `v` nests (1 for a scalar), measured with a loop: arguments arrive from
+/// outside, and the measure is what stops the recursion of everything after it.
+pub fn depth(v: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(v, 1usize)];
+    while let Some((v, d)) = stack.pop() {
+        deepest = deepest.max(d);
+        match v {
+            Value::Array(items) => stack.extend(items.iter().map(|i| (i, d + 1))),
+            Value::Object(m) => stack.extend(m.values().map(|i| (i, d + 1))),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// The refusal of an argument nested past [`DEPTH_MAX`].
+pub fn too_deep(k: &str, levels: Option<usize>) -> Error {
+    let how = levels
+        .map(|n| format!("{n} levels"))
+        .unwrap_or_else(|| "more than 128 levels".into());
+    Error::validation(
+        &clip(k, 60),
+        format!("nests {how} deep (arrays and objects); at most {DEPTH_MAX} are read: send a flatter value"),
+    )
+}
+
+/// JSON text held in a string argument, read and checked for depth like an
+/// argument: the outer error refuses it as too deep, the inner one is serde's, for
+/// the caller to word.
+fn parse_json(k: &str, s: &str) -> Result<std::result::Result<Value, serde_json::Error>> {
+    match serde_json::from_str::<Value>(s) {
+        Ok(v) => match depth(&v) {
+            d if d > DEPTH_MAX => Err(too_deep(k, Some(d))),
+            _ => Ok(Ok(v)),
+        },
+        Err(e) if e.to_string().contains("recursion limit") => Err(too_deep(k, None)),
+        Err(e) => Ok(Err(e)),
+    }
+}
 
 fn check_type(k: &str, ty: Ty, v: &Value) -> Result<()> {
     let wrong = |want: &str| {
@@ -54,6 +101,9 @@ fn check_type(k: &str, ty: Ty, v: &Value) -> Result<()> {
         (Ty::Str, Value::String(s)) => sized(s, STRING_MAX),
         (Ty::Bulk, Value::String(s)) => sized(s, BULK_MAX),
         (Ty::Bulk, Value::Array(_)) => sized(&v.to_string(), BULK_MAX),
+        // The handler knows the configured bound; a transport's own (a stdio line,
+        // an HTTP body) has held it to a few MiB already.
+        (Ty::Doc, Value::String(_)) => Ok(()),
         (Ty::Json, Value::String(s)) => sized(s, JSON_MAX),
         (Ty::Json, Value::Array(_) | Value::Object(_)) => sized(&v.to_string(), JSON_MAX),
         (Ty::Id, Value::String(s)) => id::parse(k, s).map(|_| ()),
@@ -91,12 +141,12 @@ fn check_type(k: &str, ty: Ty, v: &Value) -> Result<()> {
         }
         (Ty::Objects(_), _) => wrong("an array of objects"),
         (Ty::Object, Value::Object(_)) => sized(&v.to_string(), OBJ_MAX),
-        (Ty::Object, Value::String(s)) => match serde_json::from_str::<Value>(s) {
+        (Ty::Object, Value::String(s)) => match parse_json(k, s)? {
             Ok(Value::Object(_)) => sized(s, OBJ_MAX),
             _ => wrong("an object"),
         },
         (Ty::Object, _) => wrong("an object"),
-        (Ty::Str | Ty::Bulk | Ty::Id | Ty::StrOrList, _) => wrong("a string"),
+        (Ty::Str | Ty::Bulk | Ty::Doc | Ty::Id | Ty::StrOrList, _) => wrong("a string"),
         (Ty::Json, _) => wrong("a JSON array, or a string holding one"),
         (Ty::Int, _) => wrong("an integer"),
         (Ty::Num, _) => wrong("a number"),
@@ -171,7 +221,7 @@ impl Args {
             };
             if let (Ty::Objects(_) | Ty::Object, Value::String(s)) = (ty, &*v) {
                 if s.len() <= BULK_MAX {
-                    match serde_json::from_str::<Value>(s) {
+                    match parse_json(k, s)? {
                         Ok(parsed @ Value::Array(_)) if matches!(ty, Ty::Objects(_)) => *v = parsed,
                         Ok(parsed @ Value::Object(_)) if matches!(ty, Ty::Object) => *v = parsed,
                         _ => {}
@@ -196,6 +246,11 @@ impl Args {
                 ));
             };
             if !v.is_null() {
+                // First, so that no walk below meets a value deeper than it allows.
+                let d = depth(v);
+                if d > DEPTH_MAX {
+                    return Err(too_deep(k, Some(d)));
+                }
                 check_type(k, *ty, v)?;
                 if holds_nul(v) {
                     return Err(Error::validation(
@@ -495,7 +550,7 @@ impl Args {
                         format!("{} bytes given, at most {max} allowed", s.len()),
                     ));
                 }
-                serde_json::from_str(s)
+                parse_json(k, s)?
                     .map(Some)
                     .map_err(|e| Error::validation(k, format!("is not valid JSON: {e}")))
             }
@@ -547,7 +602,7 @@ impl Args {
         match self.get(k) {
             None => Ok(None),
             Some(Value::Object(m)) => Ok(Some(m.clone())),
-            Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+            Some(Value::String(s)) => match parse_json(k, s)? {
                 Ok(Value::Object(m)) => Ok(Some(m)),
                 _ => Err(Error::validation(k, "must be a JSON object")),
             },

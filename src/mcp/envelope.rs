@@ -158,7 +158,7 @@ fn facts(d: &Details) -> Value {
             json!({ "missing": missing, "notSectionsOfEntity": foreign })
         }
         Details::Contents { features, tasks } => json!({ "features": features, "tasks": tasks }),
-        Details::Query(e) => crate::mcp::ontology::view::query_error(e),
+        Details::Query(e, limit) => crate::mcp::ontology::view::query_error(e, *limit),
         Details::Inconsistent(c) => crate::mcp::ontology::view::clash(c),
         Details::Quality {
             score,

@@ -23,6 +23,9 @@ pub enum Ty {
     StrOrList,
     /// A string holding a bulk JSON document (larger bound than `Str`).
     Bulk,
+    /// A document's text (an OFN import), bounded by its handler with the size the
+    /// configuration sets for documents, whichever parameter carries them.
+    Doc,
     /// A small JSON document (a list of patterns or links), given as a string holding
     /// it (as the port publishes it) or as the JSON value itself.
     Json,
@@ -98,7 +101,7 @@ fn properties(params: &[P]) -> Map<String, Value> {
     let mut props = Map::new();
     for P(name, ty, desc) in params {
         let mut p = match ty {
-            Ty::Str | Ty::Bulk | Ty::Json => json!({ "type": "string" }),
+            Ty::Str | Ty::Bulk | Ty::Doc | Ty::Json => json!({ "type": "string" }),
             // No `"format": "uuid"`: 15 characters on each of 80 parameters, and the
             // names (`projectId`) already say it; a bad id answers VALIDATION_ERROR.
             Ty::Id => json!({ "type": "string" }),

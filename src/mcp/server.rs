@@ -207,17 +207,21 @@ impl ServerHandler for Server {
             sink.close();
             let _ = task.await;
         }
-        let failed = env["success"] != serde_json::Value::Bool(true);
-        let text = serde_json::to_string(&env).map_err(|e| {
-            let e = crate::error::Error::Internal(format!("cannot encode the answer: {e}"));
-            McpError::internal_error(e.to_string(), None)
-        })?;
-        let mut r = if failed {
-            CallToolResult::error(vec![ContentBlock::text(text)])
-        } else {
-            CallToolResult::success(vec![ContentBlock::text(text)])
-        };
-        r.structured_content = Some(env);
-        Ok(r.into())
+        Ok(tool_result(env).into())
     }
+}
+
+/// A tool's answer as MCP carries it: the envelope as text content and as
+/// `structuredContent`, `isError` when it failed.
+pub fn tool_result(env: serde_json::Value) -> CallToolResult {
+    let failed = env["success"] != serde_json::Value::Bool(true);
+    // A `Value` always encodes (its keys are strings).
+    let text = serde_json::to_string(&env).unwrap_or_default();
+    let mut r = if failed {
+        CallToolResult::error(vec![ContentBlock::text(text)])
+    } else {
+        CallToolResult::success(vec![ContentBlock::text(text)])
+    };
+    r.structured_content = Some(env);
+    r
 }

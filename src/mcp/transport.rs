@@ -11,7 +11,10 @@
 //! request, `-32602` for a known method with bad params, with the request's id
 //! whenever it can be read (a tolerant scan of the top-level object finds it even in
 //! a line serde refuses). A notification that cannot be read gets no answer, as
-//! JSON-RPC wants, unless the line is no JSON at all.
+//! JSON-RPC wants, unless the line is no JSON at all. A `tools/call` whose argument
+//! nests past serde's limit is answered as the tool answers an argument nested past
+//! [`crate::mcp::args::DEPTH_MAX`]: its `VALIDATION_ERROR` envelope, naming the
+//! argument (found by the same tolerant scan).
 //!
 //! An error whose id cannot be read carries none: MCP (2026-07-28, "Error
 //! Responses") omits it, and rmcp reads an absent id and `null` alike.
@@ -20,7 +23,7 @@ use std::future::Future;
 
 use rmcp::model::{
     ClientJsonRpcMessage, ErrorCode, ErrorData, JsonRpcError, JsonRpcMessage, NumberOrString,
-    RequestId, ServerJsonRpcMessage,
+    RequestId, ServerJsonRpcMessage, ServerResult,
 };
 use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::async_rw::AsyncRwTransport;
@@ -224,6 +227,19 @@ fn check(raw: &[u8]) -> Verdict {
         Ok(v) => v,
         Err(e) => {
             let id = scan_id(line);
+            // A tool call whose argument nests past serde's limit is the tool's
+            // refusal, naming the argument, as one nested past Cairn's is.
+            let deep = e.to_string().contains("recursion limit");
+            if let (true, Some(id)) = (deep, &id) {
+                if let Some((name, depth)) = deep_argument(line) {
+                    let refused = crate::mcp::args::too_deep(&name, Some(depth));
+                    let env = crate::mcp::envelope::failure(&refused);
+                    return Verdict::Answer(Box::new(JsonRpcMessage::response(
+                        ServerResult::CallToolResult(crate::mcp::server::tool_result(env)),
+                        id.clone(),
+                    )));
+                }
+            }
             // Valid JSON that serde refuses (too deep, a number out of range) is no
             // parse error: the request is simply not one Cairn can take.
             let code = if deep_or_huge(&e) {
@@ -286,6 +302,96 @@ fn check(raw: &[u8]) -> Verdict {
             ErrorCode::INVALID_REQUEST,
             "a request needs a method".into(),
         )),
+    }
+}
+
+/// The argument of a `tools/call` that nests past [`crate::mcp::args::DEPTH_MAX`],
+/// with its depth, read tolerantly from a line serde refused: `method` and
+/// `params.arguments` at the top level, each argument's brackets counted outside
+/// strings. `None` when the line is no such call.
+fn deep_argument(line: &[u8]) -> Option<(String, usize)> {
+    let method = member(line, 0, "method")?;
+    if string_at(line, method)?.0 != "tools/call" {
+        return None;
+    }
+    let params = member(line, 0, "params")?;
+    let args = member(line, params, "arguments")?;
+    let mut i = skip_ws(line, args);
+    if line.get(i) != Some(&b'{') {
+        return None;
+    }
+    i += 1;
+    loop {
+        i = skip_ws(line, i);
+        match line.get(i)? {
+            b',' => i = skip_ws(line, i + 1),
+            b'}' => return None,
+            _ => {}
+        }
+        let (key, after) = string_at(line, i)?;
+        i = skip_ws(line, after);
+        if line.get(i) != Some(&b':') {
+            return None;
+        }
+        let (depth, end) = nesting(line, skip_ws(line, i + 1));
+        if depth > crate::mcp::args::DEPTH_MAX {
+            return Some((key, depth));
+        }
+        i = end?;
+    }
+}
+
+/// The index of the value of `key` in the object starting at `line[at]` (skipping
+/// whitespace), at that object's own level.
+fn member(line: &[u8], at: usize, key: &str) -> Option<usize> {
+    let mut i = skip_ws(line, at);
+    if line.get(i) != Some(&b'{') {
+        return None;
+    }
+    i += 1;
+    loop {
+        i = skip_ws(line, i);
+        if line.get(i) == Some(&b',') {
+            i = skip_ws(line, i + 1);
+        }
+        let (k, after) = string_at(line, i)?;
+        i = skip_ws(line, after);
+        if line.get(i) != Some(&b':') {
+            return None;
+        }
+        i = skip_ws(line, i + 1);
+        if k == key {
+            return Some(i);
+        }
+        i = skip_value(line, i)?;
+    }
+}
+
+/// How deep the JSON value at `line[i]` nests (1 for a scalar), and the index of the
+/// `,` or `}` after it when the line holds its end.
+fn nesting(line: &[u8], mut i: usize) -> (usize, Option<usize>) {
+    let (mut depth, mut deepest) = (0usize, 1usize);
+    loop {
+        match line.get(i) {
+            None => return (deepest, None),
+            Some(b'"') => match skip_string(line, i) {
+                Some(j) => i = j,
+                None => return (deepest, None),
+            },
+            Some(b'{' | b'[') => {
+                depth += 1;
+                // Counted as `args::depth` counts: the innermost value is a level.
+                deepest = deepest.max(depth + 1);
+                i += 1;
+            }
+            Some(b'}' | b']') if depth == 0 => return (deepest, Some(i)),
+            Some(b'}' | b']') => {
+                depth -= 1;
+                i += 1;
+            }
+            Some(b',') if depth == 0 => return (deepest, Some(i)),
+            Some(_) => i += 1,
+        }
     }
 }
 
@@ -531,6 +637,43 @@ mod tests {
         assert_eq!(
             scan_id(br#"{"jsonrpc":"2.0","id":7,"method":"tools/ca"#),
             Some(NumberOrString::Number(7))
+        );
+    }
+
+    #[test]
+    fn a_tool_argument_past_serdes_limit_is_the_tools_refusal_naming_it() {
+        let n = 100_000;
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"ping","arguments":{{"a":"x, y","deep":{}1{}}}}}}}"#,
+            "[".repeat(n),
+            "]".repeat(n)
+        );
+        let Verdict::Answer(m) = check(line.as_bytes()) else {
+            panic!("passed")
+        };
+        let JsonRpcMessage::Response(r) = *m else {
+            panic!("{m:?}")
+        };
+        assert_eq!(r.id, NumberOrString::Number(3));
+        let ServerResult::CallToolResult(res) = r.result else {
+            panic!()
+        };
+        let env = res.structured_content.unwrap();
+        assert_eq!(env["error"]["code"], "VALIDATION_ERROR");
+        assert_eq!(env["error"]["details"]["parameter"], "deep");
+        assert!(
+            env["message"].as_str().unwrap().contains("100001 levels"),
+            "{env}"
+        );
+        // Deep elsewhere than in an argument: the request is refused as before.
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"ping","_meta":{}1{}}}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        assert_eq!(
+            code(&check(line.as_bytes())),
+            Some((-32600, Some(NumberOrString::Number(4))))
         );
     }
 

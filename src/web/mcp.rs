@@ -148,9 +148,15 @@ impl Mcp {
                 .body(empty())
                 .unwrap_or_else(|_| Response::new(empty())),
             Screened::Answer(message) => {
+                // A tool's refusal (an argument nested too deep) is an answer, not
+                // a bad request.
+                let status = match message.as_ref() {
+                    rmcp::model::JsonRpcMessage::Response(_) => StatusCode::OK,
+                    _ => StatusCode::BAD_REQUEST,
+                };
                 let body = serde_json::to_vec(&message).unwrap_or_default();
                 Response::builder()
-                    .status(StatusCode::BAD_REQUEST)
+                    .status(status)
                     .header(http::header::CONTENT_TYPE, "application/json")
                     .body(Full::new(Bytes::from(body)).boxed())
                     .unwrap_or_else(|_| Response::new(empty()))

@@ -15,6 +15,7 @@ mod errors;
 mod file_modes;
 mod full_disk;
 mod graph;
+mod hostile;
 mod http;
 mod memory;
 mod ontology;

@@ -178,8 +178,9 @@ impl Raw {
 #[tokio::test]
 async fn every_raw_line_gets_an_answer_and_the_session_goes_on() {
     let mut r = Raw::start().await;
+    // Nested past serde's limit outside the arguments: no request Cairn can read.
     let deep = format!(
-        r#"{{"jsonrpc":"2.0","id":106,"method":"tools/call","params":{{"name":"get_next_task","arguments":{{"x":{}1{}}}}}}}"#,
+        r#"{{"jsonrpc":"2.0","id":106,"method":"tools/call","params":{{"name":"get_next_task","_meta":{{"x":{}1{}}}}}}}"#,
         "[".repeat(200),
         "]".repeat(200)
     );
@@ -217,6 +218,18 @@ async fn every_raw_line_gets_an_answer_and_the_session_goes_on() {
         assert_eq!(p["id"], json!(ping), "after case {i}: {p}");
         assert!(p.get("result").is_some(), "after case {i}: {p}");
     }
+    // Inside an argument: the tool's refusal, naming it.
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":107,"method":"tools/call","params":{{"name":"get_next_task","arguments":{{"x":{}1{}}}}}}}"#,
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    r.send(deep.as_bytes()).await;
+    let a = r.next().await;
+    assert_eq!(a["id"], json!(107), "{a}");
+    let env = &a["result"]["structuredContent"];
+    assert_eq!(env["error"]["code"], json!("VALIDATION_ERROR"), "{a}");
+    assert_eq!(env["error"]["details"]["parameter"], json!("x"), "{a}");
     r.child.kill().await.unwrap();
 }
 

@@ -4,6 +4,12 @@
 //!
 //! This module knows no pages, files or axioms: it parses and writes one expression,
 //! with names left as written (an IRI or a wiki link) until the caller resolves them.
+//!
+//! The parser recurses once per parenthesis and per `some`, so it counts them:
+//! an expression nesting more than [`MAX_NESTING`] of them is refused at the column
+//! where it went too deep, long before the stack could run out (a page is text
+//! anyone with a pull request can commit). Everything downstream that walks a class
+//! expression (names, the reasoner's normal forms, the writers) recurses no deeper.
 
 use std::fmt;
 
@@ -11,6 +17,11 @@ use std::fmt;
 pub const THING: &str = "owl:Thing";
 /// The IRI of `owl:Nothing`.
 pub const NOTHING: &str = "owl:Nothing";
+
+/// The most parentheses and `some` restrictions an expression in a page may nest.
+/// [`write_expr`] writes at most two per level of a class expression, so any
+/// expression of half this depth (what the OFN reader accepts) reads back.
+pub const MAX_NESTING: usize = 64;
 
 /// A class expression over names of type `N` (IRIs once resolved, [`Name`]s as read
 /// from a page).
@@ -269,6 +280,8 @@ struct Parser {
     toks: Vec<(Tok, usize)>,
     pos: usize,
     end_col: usize,
+    /// Parentheses and `some` restrictions open at this point of the parse.
+    depth: usize,
 }
 
 impl Parser {
@@ -285,6 +298,22 @@ impl Parser {
             column: self.col(),
             message: message.into(),
         })
+    }
+
+    /// Opens one level of nesting (a parenthesis or a `some`), refused past
+    /// [`MAX_NESTING`]; [`Parser::close`] ends it.
+    fn open(&mut self) -> Result<(), ExprError> {
+        if self.depth >= MAX_NESTING {
+            return self.err(format!(
+                "the expression nests more than {MAX_NESTING} parentheses and `some` restrictions; write it flatter"
+            ));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    fn close(&mut self) {
+        self.depth -= 1;
     }
 
     /// conj := operand ('and' operand)*
@@ -310,7 +339,9 @@ impl Parser {
                 return self.err("expected a property");
             };
             self.pos += 2;
+            self.open()?;
             let filler = self.operand()?;
+            self.close();
             return Ok(ClassExpr::Some(p, Box::new(filler)));
         }
         self.primary()
@@ -320,8 +351,10 @@ impl Parser {
     fn primary(&mut self) -> Result<ClassExpr<Name>, ExprError> {
         match self.peek().cloned() {
             Some(Tok::Open) => {
+                self.open()?;
                 self.pos += 1;
                 let x = self.conj()?;
+                self.close();
                 if self.peek() != Some(&Tok::Close) {
                     return self.err("expected `)`");
                 }
@@ -370,6 +403,7 @@ pub fn parse_expr_list(text: &str) -> Result<Vec<ClassExpr<Name>>, ExprError> {
         toks,
         pos: 0,
         end_col: text.chars().count() + 1,
+        depth: 0,
     };
     let mut out = Vec::new();
     if p.peek().is_none() {
@@ -610,6 +644,34 @@ mod tests {
         assert_eq!(e.column, 6);
         let e = parse_expr("some ai:B").unwrap_err();
         assert_eq!(e.column, 1);
+    }
+
+    #[test]
+    fn nesting_past_the_limit_is_refused_at_its_column() {
+        let deep = |n: usize| format!("{}ai:A{}", "(".repeat(n), ")".repeat(n));
+        assert!(parse_expr(&deep(MAX_NESTING)).is_ok());
+        let e = parse_expr(&deep(MAX_NESTING + 1)).unwrap_err();
+        assert_eq!(e.column, MAX_NESTING + 1, "{e}");
+        assert!(e.message.contains("nests more than 64"), "{e}");
+        let e = parse_expr(&deep(100_000)).unwrap_err();
+        assert_eq!(e.column, MAX_NESTING + 1);
+        let chain = |n: usize| format!("{}ai:B", "ai:p some ".repeat(n));
+        assert!(parse_expr(&chain(MAX_NESTING)).is_ok());
+        assert!(parse_expr(&chain(100_000)).is_err());
+        let mixed = "ai:p some (".repeat(50_000);
+        assert!(parse_expr_list(&mixed).is_err());
+        // The deepest expression the OFN reader keeps (half the nesting) is written
+        // within the limit and reads back.
+        let mut x = ClassExpr::Class(iri("ai:A"));
+        for i in 0..MAX_NESTING / 2 {
+            x = if i % 2 == 0 {
+                ClassExpr::some(iri("ai:p"), x)
+            } else {
+                ClassExpr::And(vec![ClassExpr::Class(iri("ai:B")), x])
+            };
+        }
+        let w = write_expr(&x, &write_name);
+        assert_eq!(parse_expr(&w).unwrap(), x, "{w}");
     }
 
     #[test]

@@ -88,6 +88,8 @@ pub mod entity;
 pub mod expr;
 #[cfg(test)]
 mod fixture_tests;
+#[cfg(test)]
+mod fuzz_tests;
 pub mod model;
 pub mod ofn;
 pub mod page;

@@ -239,13 +239,19 @@ impl Ontology {
             .map(|(i, _)| i)
     }
 
-    /// True when both hold the same entities (kind and metadata) and the same axioms
-    /// (as a multiset), whatever their order and origins.
+    /// True when both hold the same entities (kind and metadata, its properties in
+    /// any order: a document states them in its own, a page in the template's) and
+    /// the same axioms (as a multiset), whatever their order and origins.
     pub fn same_content(&self, o: &Ontology) -> bool {
-        let ents = |x: &Ontology| -> Vec<(Iri, EntityKind, Meta)> {
+        type Props = Vec<(String, String)>;
+        let ents = |x: &Ontology| -> Vec<(Iri, EntityKind, Props)> {
             x.entities
                 .iter()
-                .map(|(i, e)| (i.clone(), e.kind, e.meta.clone()))
+                .map(|(i, e)| {
+                    let mut props = e.meta.props.clone();
+                    props.sort();
+                    (i.clone(), e.kind, props)
+                })
                 .collect()
         };
         fn axs(x: &Ontology) -> Vec<&Axiom> {

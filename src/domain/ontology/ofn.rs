@@ -14,6 +14,12 @@
 //! Written: prefixes, declarations, labels and the other page properties as
 //! annotations, then the axioms, in the syntax Protégé, ROBOT, ELK and horned-owl read.
 //!
+//! Depth: the tree reader counts how deep `Name(` nests and refuses a document past
+//! [`MAX_NESTING`] with the line where it went too deep (a few thousand levels would
+//! otherwise exhaust the stack); a class expression nested past [`MAX_CLASS_DEPTH`]
+//! is reported and its axiom skipped, so that every expression read has a page form
+//! the page reader takes back ([`super::expr::MAX_NESTING`]).
+//!
 //! This module knows text and axioms; no pages, files or reasoning.
 
 use super::axiom::{Axiom, EntityKind, Origin};
@@ -27,6 +33,15 @@ use std::fmt::Write as _;
 pub const PAGE_PROPERTY: &str = "cairn:pageProperty";
 /// The namespace of the `cairn:` prefix.
 pub const CAIRN_NAMESPACE: &str = "urn:cairn:page:";
+
+/// How deep `Name(...)` may nest in a document: enough for any class expression
+/// Cairn writes, its axiom and annotations around it.
+pub const MAX_NESTING: usize = 128;
+
+/// How deep a class expression read from OFN may nest (`ObjectSomeValuesFrom` and
+/// `ObjectIntersectionOf` inside each other): half of what a page's expression may,
+/// since a page writes up to two levels (a parenthesis and a `some`) for each.
+pub const MAX_CLASS_DEPTH: usize = super::expr::MAX_NESTING / 2;
 
 /// The result of reading an OFN document.
 #[derive(Debug, Clone)]
@@ -227,14 +242,22 @@ fn tokenize(text: &str) -> Result<Vec<Token>, Err1> {
 }
 
 /// Reads the tokens into trees: `Word ( ... )` is a list, anything else an atom.
+/// Lists nest at most [`MAX_NESTING`] deep.
 fn trees(toks: &[Token]) -> Result<Vec<Node>, Err1> {
-    fn one(toks: &[Token], i: &mut usize) -> Result<Node, Err1> {
+    fn one(toks: &[Token], i: &mut usize, depth: usize) -> Result<Node, Err1> {
         let Some(t) = toks.get(*i) else {
             return err(0, 0, "unexpected end");
         };
         *i += 1;
         if let Tok::Word(w) = &t.tok {
             if toks.get(*i).map(|n| &n.tok) == Some(&Tok::Open) {
+                if depth >= MAX_NESTING {
+                    return err(
+                        t.line,
+                        t.col,
+                        format!("`{w}(` nests more than {MAX_NESTING} levels deep; the document is not read"),
+                    );
+                }
                 *i += 1;
                 let mut args = Vec::new();
                 loop {
@@ -244,7 +267,7 @@ fn trees(toks: &[Token]) -> Result<Vec<Node>, Err1> {
                             *i += 1;
                             return Ok(Node::List(w.clone(), args, t.line, t.col));
                         }
-                        Some(_) => args.push(one(toks, i)?),
+                        Some(_) => args.push(one(toks, i, depth + 1)?),
                     }
                 }
             }
@@ -260,7 +283,7 @@ fn trees(toks: &[Token]) -> Result<Vec<Node>, Err1> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < toks.len() {
-        out.push(one(toks, &mut i)?);
+        out.push(one(toks, &mut i, 0)?);
     }
     Ok(out)
 }
@@ -381,6 +404,20 @@ impl Reader<'_> {
     }
 
     fn class(&self, n: &Node) -> Result<ClassExpr, Err1> {
+        self.class_at(n, 1)
+    }
+
+    /// A class expression at `depth` (1 at the top of an axiom).
+    fn class_at(&self, n: &Node, depth: usize) -> Result<ClassExpr, Err1> {
+        if depth > MAX_CLASS_DEPTH {
+            return err(
+                n.line(),
+                n.col(),
+                format!(
+                    "a class expression nested more than {MAX_CLASS_DEPTH} levels deep is not read"
+                ),
+            );
+        }
         match n {
             Node::Atom(_) => {
                 let iri = self.name(n)?;
@@ -397,12 +434,15 @@ impl Reader<'_> {
                     }
                     Ok(ClassExpr::And(
                         args.iter()
-                            .map(|a| self.class(a))
+                            .map(|a| self.class_at(a, depth + 1))
                             .collect::<Result<_, _>>()?,
                     ))
                 }
                 "ObjectSomeValuesFrom" => match args.as_slice() {
-                    [p, f] => Ok(ClassExpr::Some(self.property(p)?, Box::new(self.class(f)?))),
+                    [p, f] => Ok(ClassExpr::Some(
+                        self.property(p)?,
+                        Box::new(self.class_at(f, depth + 1)?),
+                    )),
                     _ => err(*l, *c, "ObjectSomeValuesFrom takes a property and a class"),
                 },
                 other => err(*l, *c, unsupported(other)),
@@ -598,6 +638,18 @@ impl Reader<'_> {
     /// Applies the annotations to the entities they describe.
     fn apply_notes(&mut self) {
         for (s, p, v, line) in std::mem::take(&mut self.notes) {
+            // A page holds a value on one line: a line break (LF or CR, as CommonMark
+            // splits lines) would end the property and start another.
+            if v.contains(['\n', '\r']) {
+                self.problem(
+                    line,
+                    0,
+                    format!(
+                        "the {p} of {s} spans several lines, which a page property cannot; skipped"
+                    ),
+                );
+                continue;
+            }
             let Some(e) = self.o.entities.get_mut(&s) else {
                 self.problem(
                     line,
@@ -905,153 +957,5 @@ fn axiom_text(a: &Axiom, name: &mut impl FnMut(&str) -> String) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::model::load_pages;
-    use super::*;
-
-    const DOC: &str = r#"Prefix(:=<http://example.org/onto#>)
-Prefix(owl:=<http://www.w3.org/2002/07/owl#>)
-Prefix(rdfs:=<http://www.w3.org/2000/01/rdf-schema#>)
-Prefix(skos:=<http://www.w3.org/2004/02/skos/core#>)
-Prefix(ai:=<http://example.org/ai#>)
-
-Ontology(<http://example.org/onto>
-# A comment line.
-Declaration(Class(ai:Transformer))
-Declaration(Class(ai:Model))
-Declaration(Class(<http://example.org/ai#Attention>))
-Declaration(ObjectProperty(ai:hasPart))
-Declaration(NamedIndividual(ai:GPT4))
-AnnotationAssertion(rdfs:label ai:Transformer "Transformer"@en)
-AnnotationAssertion(skos:altLabel ai:Transformer "Transformer model")
-AnnotationAssertion(skos:definition ai:Transformer "A model built on \"attention\".")
-SubClassOf(Annotation(rdfs:comment "why") ai:Transformer ai:Model)
-SubClassOf(ai:Transformer ObjectSomeValuesFrom(ai:hasPart ai:Attention))
-SubClassOf(ai:Model ObjectUnionOf(ai:Transformer ai:Attention))
-EquivalentClasses(:Big ObjectIntersectionOf(ai:Model ObjectAllValuesFrom(ai:hasPart ai:Attention)))
-TransitiveObjectProperty(ai:hasPart)
-FunctionalObjectProperty(ai:hasPart)
-SubObjectPropertyOf(ObjectPropertyChain(ai:hasPart ai:hasPart) ai:hasPart)
-SubClassOf(ai:Model ObjectMinCardinality(1 ai:hasPart))
-DataPropertyAssertion(ai:size ai:GPT4 "1"^^xsd:integer)
-SubClassOf(ai:Model ObjectSomeValuesFrom(ObjectInverseOf(ai:hasPart) ai:Attention))
-ClassAssertion(ai:Transformer ai:GPT4)
-ObjectPropertyAssertion(ai:hasPart ai:GPT4 _:b1)
-SubClassOf(un:Known ai:Model)
-AnnotationAssertion(rdfs:seeAlso ai:Model "x")
-)
-"#;
-
-    #[test]
-    fn reads_the_el_part_and_reports_the_rest_with_lines() {
-        let r = read_ofn(DOC, "doc.ofn");
-        let lines: Vec<(usize, &str)> = r
-            .problems
-            .iter()
-            .map(|p| (p.line, p.message.as_str()))
-            .collect();
-        let at = |l: usize, what: &str| lines.iter().any(|(x, m)| *x == l && m.contains(what));
-        assert!(at(19, "ObjectUnionOf is outside OWL 2 EL"), "{lines:?}");
-        assert!(
-            at(20, "ObjectAllValuesFrom is outside OWL 2 EL"),
-            "{lines:?}"
-        );
-        assert!(at(22, "FunctionalObjectProperty"), "{lines:?}");
-        assert!(at(24, "ObjectMinCardinality"), "{lines:?}");
-        assert!(at(25, "data properties"), "{lines:?}");
-        assert!(at(26, "ObjectInverseOf"), "{lines:?}");
-        assert!(at(28, "anonymous individuals"), "{lines:?}");
-        assert!(at(29, "prefix `un:` is not declared"), "{lines:?}");
-        assert!(at(30, "rdfs:seeAlso is not kept"), "{lines:?}");
-        assert_eq!(r.problems.len(), 9, "{lines:?}");
-        let o = &r.ontology;
-        assert_eq!(o.iri.as_deref(), Some("http://example.org/onto"));
-        let t = o.entity("ai:Transformer").unwrap();
-        assert_eq!(t.meta.preferred_term(), Some("Transformer"));
-        assert_eq!(t.meta.alt_terms(), vec!["Transformer model"]);
-        assert_eq!(t.meta.definition(), Some("A model built on \"attention\"."));
-        assert!(
-            o.entity("ai:Attention").is_some(),
-            "full IRIs are abbreviated"
-        );
-        let axs: Vec<&Axiom> = o.axioms.iter().map(|s| &s.axiom).collect();
-        assert_eq!(axs.len(), 5, "{axs:?}");
-        assert!(axs.contains(&&Axiom::SubClassOf(
-            ClassExpr::class("ai:Transformer"),
-            ClassExpr::some("ai:hasPart", ClassExpr::class("ai:Attention"))
-        )));
-        assert!(axs.contains(&&Axiom::ClassAssertion(
-            ClassExpr::class("ai:Transformer"),
-            "ai:GPT4".into()
-        )));
-        let sub = o
-            .axioms
-            .iter()
-            .find(|s| {
-                s.axiom
-                    == Axiom::SubClassOf(
-                        ClassExpr::class("ai:Transformer"),
-                        ClassExpr::class("ai:Model"),
-                    )
-            })
-            .unwrap();
-        assert_eq!(sub.origin, Origin::new("doc.ofn", 17));
-    }
-
-    #[test]
-    fn regression_a_stray_closing_angle_bracket_does_not_stall_the_lexer() {
-        let r = read_ofn("Ontology(\nSubClassOf(a:B > a:C)\n)", "x.ofn");
-        assert_eq!(r.problems.len(), 1, "{:?}", r.problems);
-        assert_eq!(r.problems[0].line, 2);
-    }
-
-    #[test]
-    fn syntax_errors_have_lines() {
-        let r = read_ofn(
-            "Prefix(a:=<x:>)\nOntology(\nSubClassOf(a:B a:C\n",
-            "bad.ofn",
-        );
-        assert_eq!(r.problems.len(), 1);
-        assert_eq!(r.problems[0].line, 3);
-        let r = read_ofn("Ontology(\nSubClassOf(a:B \"open\n)", "bad.ofn");
-        assert_eq!(r.problems[0].line, 2);
-    }
-
-    #[test]
-    fn an_ontology_written_as_ofn_reads_back_the_same() {
-        let r = read_ofn(DOC, "doc.ofn");
-        let text = write_ofn(&r.ontology);
-        let back = read_ofn(&text, "out.ofn");
-        assert!(back.problems.is_empty(), "{:?}\n{text}", back.problems);
-        assert!(back.ontology.same_content(&r.ontology), "{text}");
-        assert!(
-            text.contains(
-                "SubClassOf(ai:Transformer ObjectSomeValuesFrom(ai:hasPart ai:Attention))"
-            ),
-            "{text}"
-        );
-        assert!(
-            text.contains("Prefix(ai:=<http://example.org/ai#>)"),
-            "{text}"
-        );
-    }
-
-    #[test]
-    fn pages_to_ofn_and_back() {
-        let a = "- Alpha\n  - ### OntologyBlock\n    - ontology:: true\n    - term-id:: AI-0001\n    - preferred-term:: Alpha\n    - definition:: The first; with \"quotes\" and a \\ backslash.\n    - owl:class:: ai:Alpha\n    - quality-score:: 0.8\n    - has-part:: [[Beta]]\n    - alt-terms:: A, First letter\n    - custom-note:: kept: yes\n";
-        let b = "- Beta\n  - ### OntologyBlock\n    - ontology:: true\n    - owl:class:: ai:Beta\n    - owl:equivalentClass:: core:hasPart some [[Alpha]]\n";
-        let l = load_pages([("Alpha.md", a), ("Beta.md", b)]);
-        assert!(l.problems.is_empty(), "{:?}", l.problems);
-        let text = write_ofn(&l.ontology);
-        let back = read_ofn(&text, "x.ofn");
-        assert!(back.problems.is_empty(), "{:?}", back.problems);
-        assert!(back.ontology.same_content(&l.ontology), "{text}");
-        assert!(text.contains("Prefix(ai:=<urn:cairn:ai:>)"), "{text}");
-        assert!(
-            text.contains(
-                "AnnotationAssertion(cairn:pageProperty ai:Alpha \"quality-score:: 0.8\")"
-            ),
-            "{text}"
-        );
-    }
-}
+#[path = "ofn_tests.rs"]
+mod tests;

@@ -41,8 +41,9 @@ impl fmt::Display for Position {
     }
 }
 
-/// What went wrong, broadly; every kind but `BindingLimit`, `Deadline` and
-/// `Evaluation` is something the author of the query can fix by rewriting it.
+/// What went wrong, broadly; every kind but `BindingLimit`, `Deadline`,
+/// `MemoryLimit` and `Evaluation` is something the author of the query can fix by
+/// rewriting it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorKind {
     /// The text is not openCypher.
@@ -62,6 +63,9 @@ pub enum ErrorKind {
     BindingLimit,
     /// The evaluation ran past the caller's deadline.
     Deadline,
+    /// The evaluation built or kept more than the caller's memory budget, or a value
+    /// nested too deep.
+    MemoryLimit,
     /// A value of the wrong type met an operator or function, or arithmetic overflowed.
     Evaluation,
 }
@@ -78,6 +82,7 @@ impl ErrorKind {
             ErrorKind::TooLong => "query too long",
             ErrorKind::BindingLimit => "too many bindings",
             ErrorKind::Deadline => "deadline exceeded",
+            ErrorKind::MemoryLimit => "memory budget exceeded",
             ErrorKind::Evaluation => "evaluation error",
         }
     }

@@ -1,27 +1,31 @@
 //! Evaluation of a plan against a property graph, read-only and bounded: rows flow
 //! depth-first from MATCH to MATCH into each projection, which stops the flow once
 //! it has the rows it needs (LIMIT, or the caller's row cap plus one to know the
-//! answer was cut). Every binding made counts against the caller's budget and the
-//! deadline is checked as the count grows. Knows nothing of text or schemas.
+//! answer was cut). Every binding made, every value built and every row kept counts
+//! against the caller's [`Budget`] (bindings, memory, the deadline), checked as it
+//! is spent. Knows nothing of text or schemas.
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::time::Instant;
 
+use super::budget::{weight, Budget};
 use super::error::{ErrorKind, QueryError};
 use super::graph::{EdgeId, NodeId, PropertyGraph};
 use super::model::{BinaryOp, Direction};
-use super::plan::{
-    Agg, AggFunc, Func, PExpr, PLabels, PMatch, PNode, PPath, PProjection, Plan, Read,
-};
-use super::value::{compare, equals, total_order, Key, Value};
+use super::plan::{Func, PExpr, PLabels, PMatch, PNode, PPath, Plan, Read};
+use super::value::{compare, equals, total_order, Value};
+
+mod sink;
+use sink::Sink;
 
 /// The bounds an evaluation runs within.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Bounds {
     pub max_rows: usize,
     pub max_bindings: u64,
+    pub max_bytes: u64,
     pub deadline: Option<Instant>,
 }
 
@@ -61,23 +65,32 @@ pub(crate) fn run(
 ) -> Result<Output, QueryError> {
     let ex = Exec {
         g: graph,
-        b: bounds,
         src: source,
-        steps: std::cell::Cell::new(0),
+        b: Budget::new(
+            bounds.max_bindings,
+            bounds.max_bytes,
+            bounds.deadline,
+            source,
+        ),
     };
-    ex.check_deadline()?;
+    ex.b.check_deadline()?;
     let mut rows: Vec<Row> = vec![vec![Value::Null; plan.slots]];
     let mut truncated = false;
+    let mut input = 0;
     let last = plan.segments.len().saturating_sub(1);
     for (i, seg) in plan.segments.iter().enumerate() {
         let cap = (i == last).then_some(bounds.max_rows);
         let mut sink = Sink::new(&seg.projection, cap, plan.slots);
+        // The rows this projection reads are held until it has run; what it keeps
+        // comes on top, and becomes the next one's input.
+        ex.b.start_segment(input);
         for mut row in rows {
             if ex.drive(&seg.reads, 0, &mut row, &mut sink)? == Flow::Stop {
                 break;
             }
         }
         let (out, cut) = sink.finish(&ex)?;
+        input = ex.b.held().saturating_sub(input);
         rows = out;
         truncated = cut;
     }
@@ -95,9 +108,8 @@ pub(crate) fn run(
 
 struct Exec<'a> {
     g: &'a PropertyGraph,
-    b: &'a Bounds,
     src: &'a str,
-    steps: std::cell::Cell<u64>,
+    b: Budget<'a>,
 }
 
 impl Exec<'_> {
@@ -105,35 +117,14 @@ impl Exec<'_> {
         QueryError::at(ErrorKind::Evaluation, message, self.src, at)
     }
 
-    fn check_deadline(&self) -> Result<(), QueryError> {
-        match self.b.deadline {
-            Some(d) if Instant::now() >= d => Err(QueryError::new(
-                ErrorKind::Deadline,
-                "the query ran past its time limit; narrow it with labels, relationship types, a WHERE or a LIMIT",
-            )
-            .about(self.src)),
-            _ => Ok(()),
-        }
+    fn tick(&self) -> Result<(), QueryError> {
+        self.b.tick()
     }
 
-    /// Counts one binding; fails past the budget, and checks the clock every 1,024.
-    fn tick(&self) -> Result<(), QueryError> {
-        let s = self.steps.get() + 1;
-        self.steps.set(s);
-        if s > self.b.max_bindings {
-            return Err(QueryError::new(
-                ErrorKind::BindingLimit,
-                format!(
-                    "the query made more than {} intermediate bindings; narrow it with labels, relationship types, a WHERE or a shorter variable-length relationship",
-                    self.b.max_bindings
-                ),
-            )
-            .about(self.src));
-        }
-        if s.is_multiple_of(1024) {
-            self.check_deadline()?;
-        }
-        Ok(())
+    /// A copy of a value the row or the graph holds, its size counted as work.
+    fn copied(&self, v: &Value) -> Result<Value, QueryError> {
+        self.b.work(weight(v))?;
+        Ok(v.clone())
     }
 
     // ---- the flow of rows ----
@@ -566,22 +557,22 @@ impl Exec<'_> {
     fn eval(&self, e: &PExpr, row: &Row, aggs: &[Value]) -> Result<Value, QueryError> {
         Ok(match e {
             PExpr::Const(v) => v.clone(),
-            PExpr::Slot(s) => get(row, *s).clone(),
-            PExpr::Agg(i) => aggs.get(*i).cloned().unwrap_or(Value::Null),
+            PExpr::Slot(s) => self.copied(get(row, *s))?,
+            PExpr::Agg(i) => self.copied(aggs.get(*i).unwrap_or(&NULL))?,
             PExpr::Prop {
                 base,
                 key,
                 name,
                 at,
             } => match self.eval(base, row, aggs)? {
-                Value::Node(n) => key
-                    .and_then(|k| self.g.node_property_id(n, k))
-                    .cloned()
-                    .unwrap_or(Value::Null),
-                Value::Relationship(r) => key
-                    .and_then(|k| self.g.edge_property_id(r, k))
-                    .cloned()
-                    .unwrap_or(Value::Null),
+                Value::Node(n) => self.copied(
+                    key.and_then(|k| self.g.node_property_id(n, k))
+                        .unwrap_or(&NULL),
+                )?,
+                Value::Relationship(r) => self.copied(
+                    key.and_then(|k| self.g.edge_property_id(r, k))
+                        .unwrap_or(&NULL),
+                )?,
                 Value::Map(mut m) => m.remove(name).unwrap_or(Value::Null),
                 Value::Null => Value::Null,
                 other => {
@@ -591,18 +582,18 @@ impl Exec<'_> {
                     ))
                 }
             },
-            PExpr::List(items) => Value::List(
+            PExpr::List(items) => self.b.built(Value::List(
                 items
                     .iter()
                     .map(|i| self.eval(i, row, aggs))
                     .collect::<Result<_, _>>()?,
-            ),
-            PExpr::Map(entries) => Value::Map(
+            ))?,
+            PExpr::Map(entries) => self.b.built(Value::Map(
                 entries
                     .iter()
                     .map(|(k, v)| Ok((k.clone(), self.eval(v, row, aggs)?)))
                     .collect::<Result<BTreeMap<_, _>, QueryError>>()?,
-            ),
+            ))?,
             PExpr::Not(inner, at) => {
                 let v = self.eval(inner, row, aggs)?;
                 match self.logic(v, "NOT", *at)? {
@@ -687,11 +678,16 @@ impl Exec<'_> {
         if arithmetic {
             let lv = self.eval(l, row, aggs)?;
             let rv = self.eval(r, row, aggs)?;
-            return self.arith(op, lv, rv, at);
+            // Joined strings and lists are the values a query can grow.
+            return match self.arith(op, lv, rv, at)? {
+                v @ (Value::String(_) | Value::List(_)) => self.b.built(v),
+                v => Ok(v),
+            };
         }
         let lv = self.operand(l, row, aggs)?;
         let rv = self.operand(r, row, aggs)?;
         let (lv, rv) = (&*lv, &*rv);
+        self.b.work(weight(lv).saturating_add(weight(rv)))?;
         let ordered =
             |f: fn(Ordering) -> bool| compare(lv, rv).map_or(Value::Null, |o| Value::Bool(f(o)));
         Ok(match op {
@@ -820,6 +816,8 @@ impl Exec<'_> {
         if v.is_null() {
             return Ok(Value::Null);
         }
+        // Functions read (and case functions copy) their argument once.
+        self.b.work(weight(&v))?;
         let strings =
             |it: &mut dyn Iterator<Item = &str>| Value::List(it.map(Value::from).collect());
         Ok(match (f, v) {
@@ -956,368 +954,5 @@ fn at_of(e: &PExpr) -> usize {
         | PExpr::HasLabels(_, _, _, at)
         | PExpr::Call(_, _, at) => *at,
         _ => 0,
-    }
-}
-
-// ---- projections ----
-
-/// An aggregate's running state; `seen` filters repeats for DISTINCT.
-struct Acc {
-    seen: Option<BTreeSet<Key>>,
-    state: AccState,
-}
-
-enum AccState {
-    Count(i64),
-    Collect(Vec<Value>),
-    Min(Option<Value>),
-    Max(Option<Value>),
-    SumInt(i64),
-    SumFloat(f64),
-    Avg(f64, i64),
-}
-
-impl Acc {
-    fn new(a: &Agg) -> Acc {
-        Acc {
-            seen: a.distinct.then(BTreeSet::new),
-            state: match a.func {
-                AggFunc::Count => AccState::Count(0),
-                AggFunc::Collect => AccState::Collect(Vec::new()),
-                AggFunc::Min => AccState::Min(None),
-                AggFunc::Max => AccState::Max(None),
-                AggFunc::Sum => AccState::SumInt(0),
-                AggFunc::Avg => AccState::Avg(0.0, 0),
-            },
-        }
-    }
-
-    fn add(&mut self, ex: &Exec, a: &Agg, v: Value) -> Result<(), QueryError> {
-        if a.arg.is_some() {
-            if v.is_null() {
-                return Ok(());
-            }
-            if let Some(seen) = &mut self.seen {
-                if !seen.insert(Key(vec![v.clone()])) {
-                    return Ok(());
-                }
-            }
-        }
-        let not_number = |v: &Value| {
-            ex.err(
-                a.at,
-                format!("sum() and avg() take numbers, not a {}", v.type_name()),
-            )
-        };
-        match &mut self.state {
-            AccState::Count(n) => *n += 1,
-            AccState::Collect(items) => items.push(v),
-            AccState::Min(m) => {
-                if m.as_ref()
-                    .is_none_or(|cur| total_order(&v, cur) == Ordering::Less)
-                {
-                    *m = Some(v);
-                }
-            }
-            AccState::Max(m) => {
-                if m.as_ref()
-                    .is_none_or(|cur| total_order(&v, cur) == Ordering::Greater)
-                {
-                    *m = Some(v);
-                }
-            }
-            AccState::SumInt(s) => match v {
-                Value::Int(i) => {
-                    *s = s
-                        .checked_add(i)
-                        .ok_or_else(|| ex.err(a.at, "integer overflow"))?
-                }
-                Value::Float(x) => self.state = AccState::SumFloat(*s as f64 + x),
-                other => return Err(not_number(&other)),
-            },
-            AccState::SumFloat(s) => match num(&v) {
-                Some(x) => *s += x,
-                None => return Err(not_number(&v)),
-            },
-            AccState::Avg(s, n) => match num(&v) {
-                Some(x) => {
-                    *s += x;
-                    *n += 1;
-                }
-                None => return Err(not_number(&v)),
-            },
-        }
-        Ok(())
-    }
-
-    fn finish(self) -> Value {
-        match self.state {
-            AccState::Count(n) => Value::Int(n),
-            AccState::Collect(items) => Value::List(items),
-            AccState::Min(m) | AccState::Max(m) => m.unwrap_or(Value::Null),
-            AccState::SumInt(s) => Value::Int(s),
-            AccState::SumFloat(s) => Value::Float(s),
-            AccState::Avg(_, 0) => Value::Null,
-            AccState::Avg(s, n) => Value::Float(s / n as f64),
-        }
-    }
-}
-
-/// Compares two rows' sort keys under ORDER BY's directions.
-fn compare_keys(order: &[(PExpr, bool)], a: &[Value], b: &[Value]) -> Ordering {
-    for ((x, y), (_, desc)) in a.iter().zip(b).zip(order) {
-        let o = total_order(x, y);
-        if o != Ordering::Equal {
-            return if *desc { o.reverse() } else { o };
-        }
-    }
-    Ordering::Equal
-}
-
-/// Where the rows of one segment end: a WITH or the RETURN.
-struct Sink<'p> {
-    p: &'p PProjection,
-    slots: usize,
-    /// The caller's row cap, on the final projection.
-    cap: Option<usize>,
-    seen: BTreeSet<Key>,
-    skipped: usize,
-    /// Sort keys and projected rows.
-    rows: Vec<(Vec<Value>, Row)>,
-    groups: BTreeMap<Key, usize>,
-    accs: Vec<(Vec<Value>, Vec<Acc>)>,
-}
-
-impl<'p> Sink<'p> {
-    fn new(p: &'p PProjection, cap: Option<usize>, slots: usize) -> Sink<'p> {
-        Sink {
-            p,
-            slots,
-            cap,
-            seen: BTreeSet::new(),
-            skipped: 0,
-            rows: Vec::new(),
-            groups: BTreeMap::new(),
-            accs: Vec::new(),
-        }
-    }
-
-    /// Rows pass straight through (no sorting, no grouping), so the flow can stop
-    /// as soon as enough have arrived.
-    fn streaming(&self) -> bool {
-        self.p.aggs.is_empty() && self.p.order.is_empty()
-    }
-
-    /// How many rows a streaming projection needs: its LIMIT, or one past the
-    /// caller's cap, so that a cut answer is known to be cut.
-    fn wanted(&self) -> Option<usize> {
-        let cap = self.cap.map(|c| c.saturating_add(1));
-        match (self.p.limit, cap) {
-            (Some(l), Some(c)) => Some(l.min(c)),
-            (l, c) => l.or(c),
-        }
-    }
-
-    /// With ORDER BY and a LIMIT (or the caller's cap), only the best
-    /// `skip + limit` rows can be answered: the sink keeps just those, sorted.
-    fn top_k(&self) -> Option<usize> {
-        if self.p.order.is_empty() {
-            return None;
-        }
-        let n = match (self.p.limit, self.cap.map(|c| c.saturating_add(1))) {
-            (Some(l), Some(c)) => l.min(c),
-            (Some(n), None) | (None, Some(n)) => n,
-            (None, None) => return None,
-        };
-        Some(self.p.skip.saturating_add(n))
-    }
-
-    fn push(&mut self, ex: &Exec, row: &mut Row) -> Result<Flow, QueryError> {
-        ex.tick()?;
-        if !self.p.aggs.is_empty() {
-            return self.group(ex, row);
-        }
-        if self.streaming() && self.wanted().is_some_and(|w| self.rows.len() >= w) {
-            return Ok(Flow::Stop);
-        }
-        // The items are written into the row's own (still unused) slots, so that
-        // sort keys can read them and a row that is not kept costs no copy.
-        for (e, slot) in &self.p.items {
-            let v = ex.eval(e, row, &[])?;
-            set(row, *slot, v);
-        }
-        let flow = self.accept(ex, row);
-        for (_, slot) in &self.p.items {
-            set(row, *slot, Value::Null);
-        }
-        flow
-    }
-
-    fn group(&mut self, ex: &Exec, row: &Row) -> Result<Flow, QueryError> {
-        let keys = self
-            .p
-            .items
-            .iter()
-            .zip(&self.p.aggregating_items)
-            .filter(|(_, agg)| !**agg)
-            .map(|((e, _), _)| ex.eval(e, row, &[]))
-            .collect::<Result<Vec<_>, _>>()?;
-        let key = Key(keys);
-        let i = match self.groups.get(&key) {
-            Some(&i) => i,
-            None => {
-                let i = self.accs.len();
-                self.accs
-                    .push((key.0.clone(), self.p.aggs.iter().map(Acc::new).collect()));
-                self.groups.insert(key, i);
-                i
-            }
-        };
-        if let Some((_, accs)) = self.accs.get_mut(i) {
-            for (a, acc) in self.p.aggs.iter().zip(accs.iter_mut()) {
-                let v = match &a.arg {
-                    Some(e) => ex.eval(e, row, &[])?,
-                    None => Value::Null,
-                };
-                acc.add(ex, a, v)?;
-            }
-        }
-        Ok(Flow::Go)
-    }
-
-    /// Keeps or drops a row whose items are in its slots.
-    fn accept(&mut self, ex: &Exec, row: &Row) -> Result<Flow, QueryError> {
-        if self.p.distinct {
-            let key = Key(self
-                .p
-                .items
-                .iter()
-                .map(|(_, s)| get(row, *s).clone())
-                .collect());
-            if !self.seen.insert(key) {
-                return Ok(Flow::Go);
-            }
-        }
-        if self.streaming() {
-            if self.skipped < self.p.skip {
-                self.skipped += 1;
-                return Ok(Flow::Go);
-            }
-            let out = self.output(row);
-            self.rows.push((Vec::new(), out));
-            return Ok(if self.wanted().is_some_and(|w| self.rows.len() >= w) {
-                Flow::Stop
-            } else {
-                Flow::Go
-            });
-        }
-        let keys = self
-            .p
-            .order
-            .iter()
-            .map(|(e, _)| ex.eval(e, row, &[]))
-            .collect::<Result<Vec<_>, _>>()?;
-        match self.top_k() {
-            Some(k) => {
-                let order = &self.p.order;
-                if self.rows.len() >= k
-                    && self.rows.last().is_none_or(|(worst, _)| {
-                        compare_keys(order, &keys, worst) != Ordering::Less
-                    })
-                {
-                    return Ok(Flow::Go);
-                }
-                // After every row that sorts equal, so ties keep match order.
-                let at = self
-                    .rows
-                    .partition_point(|(k2, _)| compare_keys(order, k2, &keys) != Ordering::Greater);
-                let out = self.output(row);
-                self.rows.insert(at, (keys, out));
-                self.rows.truncate(k);
-            }
-            None => {
-                let out = self.output(row);
-                self.rows.push((keys, out));
-            }
-        }
-        Ok(Flow::Go)
-    }
-
-    /// The row a projection passes on: the input with the items (when later
-    /// clauses may still sort by the input), or the items alone.
-    fn output(&self, row: &Row) -> Row {
-        if self.p.keep_input {
-            return row.clone();
-        }
-        let mut out = vec![Value::Null; self.slots];
-        for (_, s) in &self.p.items {
-            set(&mut out, *s, get(row, *s).clone());
-        }
-        out
-    }
-
-    fn finish(mut self, ex: &Exec) -> Result<(Vec<Row>, bool), QueryError> {
-        let streaming = self.streaming();
-        if !self.p.aggs.is_empty() {
-            // No rows and no grouping keys still make one row: count(*) is 0.
-            if self.accs.is_empty() && self.p.aggregating_items.iter().all(|a| *a) {
-                self.accs
-                    .push((Vec::new(), self.p.aggs.iter().map(Acc::new).collect()));
-            }
-            let mut seen = BTreeSet::new();
-            for (keys, accs) in std::mem::take(&mut self.accs) {
-                ex.tick()?;
-                let vals: Vec<Value> = accs.into_iter().map(Acc::finish).collect();
-                let mut out = vec![Value::Null; self.slots];
-                let mut keys = keys.into_iter();
-                for ((e, slot), agg) in self.p.items.iter().zip(&self.p.aggregating_items) {
-                    let v = if *agg {
-                        ex.eval(e, &out, &vals)?
-                    } else {
-                        keys.next().unwrap_or(Value::Null)
-                    };
-                    set(&mut out, *slot, v);
-                }
-                if self.p.distinct {
-                    let key = Key(self
-                        .p
-                        .items
-                        .iter()
-                        .map(|(_, s)| get(&out, *s).clone())
-                        .collect());
-                    if !seen.insert(key) {
-                        continue;
-                    }
-                }
-                let order = self
-                    .p
-                    .order
-                    .iter()
-                    .map(|(e, _)| ex.eval(e, &out, &[]))
-                    .collect::<Result<Vec<_>, _>>()?;
-                self.rows.push((order, out));
-            }
-        }
-        let mut rows = self.rows;
-        if !self.p.order.is_empty() {
-            // Stable, so ties keep the order rows were matched in.
-            let order = &self.p.order;
-            rows.sort_by(|(a, _), (b, _)| compare_keys(order, a, b));
-        }
-        if !streaming {
-            let skip = self.p.skip.min(rows.len());
-            rows.drain(..skip);
-        }
-        if let Some(l) = self.p.limit {
-            rows.truncate(l);
-        }
-        let mut truncated = false;
-        if let Some(c) = self.cap {
-            if rows.len() > c {
-                rows.truncate(c);
-                truncated = true;
-            }
-        }
-        Ok((rows.into_iter().map(|(_, r)| r).collect(), truncated))
     }
 }

@@ -17,6 +17,12 @@ use super::value::Value;
 /// them, and no query an agent writes comes near it.
 const MAX_DEPTH: usize = 100;
 
+/// At most this many tokens reach `open-cypher`'s parser. It builds and drops its
+/// syntax tree by recursion, one level per bracket and per chained operator, so tens
+/// of thousands of them (`NOT NOT NOT …`, `1+1+1…`) exhaust a 2 MiB stack before any
+/// later check could see them; brackets are also counted, against [`MAX_DEPTH`].
+const MAX_TOKENS: usize = 4_096;
+
 /// At most this many clauses, and this many node and relationship patterns in one
 /// query: the evaluator recurses once per clause and per pattern element.
 const MAX_CLAUSES: usize = 50;
@@ -42,6 +48,7 @@ pub fn parse(text: &str, max_bytes: usize) -> Result<Query, QueryError> {
             max_bytes,
         ));
     }
+    bounded(text)?;
     let parsed = match open_cypher::parse(text) {
         Ok(p) => p,
         Err(errors) => {
@@ -157,6 +164,42 @@ pub fn parse(text: &str, max_bytes: usize) -> Result<Query, QueryError> {
         source: text.to_string(),
         clauses: out,
     })
+}
+
+/// Refuses, before the parser sees it, a text of more than [`MAX_TOKENS`] tokens or
+/// brackets nested deeper than [`MAX_DEPTH`], at the token that went past. The lexer
+/// is a loop, so this costs one pass whatever the text holds.
+fn bounded(text: &str) -> Result<(), QueryError> {
+    let mut depth = 0usize;
+    let tokens = lex(text).tokens;
+    for (n, t) in tokens.iter().filter(|t| !t.is_trivia()).enumerate() {
+        if n == MAX_TOKENS {
+            return Err(QueryError::at(
+                ErrorKind::TooLong,
+                format!("the query has more than {MAX_TOKENS} tokens; write a shorter one"),
+                text,
+                t.span.start,
+            ));
+        }
+        match t.kind {
+            TokenKind::LeftParen | TokenKind::LeftBracket | TokenKind::LeftBrace => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Err(QueryError::at(
+                        ErrorKind::Unsupported,
+                        format!("nesting deeper than {MAX_DEPTH} levels is not supported"),
+                        text,
+                        t.span.start,
+                    ));
+                }
+            }
+            TokenKind::RightParen | TokenKind::RightBracket | TokenKind::RightBrace => {
+                depth = depth.saturating_sub(1);
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 fn read_only(word: &str, text: &str, offset: usize) -> QueryError {
@@ -854,10 +897,13 @@ mod tests {
 
     #[test]
     fn long_patterns_and_many_clauses_are_refused_not_overflowed() {
+        let q = format!("MATCH (a){} RETURN a", "-->()".repeat(500));
+        assert_eq!(fails(&q).kind, ErrorKind::Unsupported);
+        let q = format!("MATCH (a){} RETURN a", ", ()".repeat(500));
+        assert_eq!(fails(&q).kind, ErrorKind::Unsupported);
+        // Past the tokens the parser is given: refused before it runs.
         let q = format!("MATCH (a){} RETURN a", "-->()".repeat(3_000));
-        assert_eq!(fails(&q).kind, ErrorKind::Unsupported);
-        let q = format!("MATCH (a){} RETURN a", ", ()".repeat(3_000));
-        assert_eq!(fails(&q).kind, ErrorKind::Unsupported);
+        assert_eq!(fails(&q).kind, ErrorKind::TooLong);
         let q = format!("{}RETURN 1", "WITH 1 AS x ".repeat(60));
         assert_eq!(fails(&q).kind, ErrorKind::Unsupported);
         ok(&format!("MATCH (a){} RETURN a", "-->()".repeat(40)));

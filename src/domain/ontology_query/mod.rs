@@ -56,9 +56,14 @@
 //!   repairs are reported; if any name is not clearly repairable, none is repaired
 //!   and the error lists them all.
 //! - Bounds: the row cap truncates (the answer says `truncated`, and is exact up to
-//!   the cap, after ORDER BY); the binding budget and the deadline stop the query
-//!   with an error, because rows from half a match would mislead (a count would be
-//!   wrong). Without ORDER BY, rows come in match order, which is deterministic.
+//!   the cap, after ORDER BY); the binding budget, the memory budget and the
+//!   deadline stop the query with an error naming the bound, because rows from half
+//!   a match would mislead (a count would be wrong). They are checked while an
+//!   expression runs, not only between rows (`budget`). Without ORDER BY, rows come
+//!   in match order, which is deterministic.
+//! - Depth: before the text reaches the parser, at most 4,096 tokens and brackets
+//!   nested 100 deep (the parser's tree is built and dropped by recursion); while
+//!   lowering, expressions nested 100 deep; values (lists in lists) 32 deep.
 //! - Variable-length relationships use an edge at most once per MATCH clause, as
 //!   Cypher does, so cycles end every walk.
 //! - Planning is kept simple: a path starts from whichever end is cheaper (bound
@@ -70,6 +75,7 @@
 //!   does not. Column names are the alias, the variable, or the expression as
 //!   written; `RETURN *` lists variables alphabetically.
 
+mod budget;
 mod error;
 mod eval;
 mod graph;
@@ -107,6 +113,10 @@ pub struct Limits {
     /// The most intermediate bindings (nodes and relationships bound while
     /// matching, rows collected) before the query stops with an error.
     pub max_bindings: u64,
+    /// The memory budget in bytes: no value a query builds may be larger, and the
+    /// rows (and keys, and collected lists) a projection keeps may not hold more
+    /// together, before the query stops with an error.
+    pub max_bytes: u64,
     /// The cap on a variable-length relationship's hops (at most 64).
     pub max_hops: u32,
     /// The longest query text accepted, in bytes.
@@ -122,6 +132,7 @@ impl Default for Limits {
         Limits {
             max_rows: 1_000,
             max_bindings: 1_000_000,
+            max_bytes: 64 << 20,
             max_hops: 10,
             max_query_bytes: 16 * 1024,
             max_repair: 3,
@@ -172,6 +183,7 @@ pub fn execute(
                 let bounds = eval::Bounds {
                     max_rows: limits.max_rows,
                     max_bindings: limits.max_bindings,
+                    max_bytes: limits.max_bytes,
                     deadline: limits.deadline,
                 };
                 let out = eval::run(&p, graph, &bounds, &text)

@@ -160,7 +160,7 @@ pub const MANAGE: ToolDef = ToolDef {
         P("githubOwner", Ty::Str, ""),
         P("githubName", Ty::Str, ""),
         P("version", Ty::Int, "attach: the binding's, to change it"),
-        P("ofn", Ty::Bulk, "import: the document"),
+        P("ofn", Ty::Doc, "import: the document"),
         P("path", Ty::Str, "import: repository-relative OFN file"),
         AGENT,
         P("state", Ty::Enum(ProposalState::NAMES), "proposals"),
@@ -621,15 +621,30 @@ async fn manage(app: &App, a: Args) -> Result<Reply> {
         }
         "import" => {
             only(&["ofn", "path", "agentContext"])?;
-            let (text, file) = match (
-                a.raw_str("ofn", crate::mcp::args::BULK_MAX)?,
-                a.str("path", 4096)?,
-            ) {
+            // One bound for the document, whichever parameter carries it.
+            let max = app.config.ontology.max_document;
+            let (text, file) = match (a.raw_str("ofn", usize::MAX)?, a.str("path", 4096)?) {
+                (Some(t), None) if t.len() as u64 > max => {
+                    return Err(Error::validation(
+                        "ofn",
+                        format!(
+                            "{} bytes given, at most {max} allowed ({})",
+                            t.len(),
+                            DOCUMENT_BOUND
+                        ),
+                    ))
+                }
                 (Some(t), None) => (t, "ofn".to_string()),
                 (None, Some(p)) => {
                     let rel = crate::mcp::code::repo_path("path", &p)?;
                     let repo = crate::service::ontology::repo(app, &pid).await?;
-                    (read_repo_file(&repo.repo_path, &rel)?, rel)
+                    let r = rel.clone();
+                    let text = tokio::task::spawn_blocking(move || {
+                        read_repo_file(&repo.repo_path, &r, max)
+                    })
+                    .await
+                    .map_err(|e| Error::Internal(format!("reading {rel}: {e}")))??;
+                    (text, rel)
                 }
                 (Some(_), Some(_)) => {
                     return Err(Error::validation("path", "give ofn or path, not both"))
@@ -652,7 +667,8 @@ async fn manage(app: &App, a: Args) -> Result<Reply> {
                     confidence: 1.0,
                 }
             };
-            let im = interop::import(app, &pid, &text, &file, ctx).await?;
+            let parameter = if a.has("path") { "path" } else { "ofn" };
+            let im = interop::import(app, &pid, text, (&file, parameter), ctx).await?;
             let mut data = view::proposed(&im.proposed);
             data["skipped"] = Value::Array(im.skipped.iter().map(view::problem).collect());
             data["newPages"] = json!(im.new_pages);
@@ -713,14 +729,20 @@ fn pull_request(p: &crate::domain::ontology::records::ProposalRecord) -> String 
     }
 }
 
-/// A text file of the repository's working tree, read through `repo_fs`.
-fn read_repo_file(root: &str, rel: &str) -> Result<String> {
+/// Where the bound on a document's size is set.
+const DOCUMENT_BOUND: &str = "max_document_mib in [ontology] of the config file sets the bound";
+
+/// A text file of the repository's working tree of at most `max` bytes, read
+/// through `repo_fs`.
+fn read_repo_file(root: &str, rel: &str, max: u64) -> Result<String> {
     let fs = crate::repo_fs::RepoFs::new(std::path::Path::new(root))
         .map_err(|e| Error::invalid(e.to_string()))?;
-    match fs
-        .read(rel)
-        .map_err(|e| Error::validation("path", e.to_string()))?
-    {
+    match fs.read_at_most(rel, max).map_err(|e| match e {
+        crate::repo_fs::PathError::Refused(m) if m.contains("bytes, at most") => {
+            Error::validation("path", format!("{m} ({DOCUMENT_BOUND})"))
+        }
+        e => Error::validation("path", e.to_string()),
+    })? {
         Some(b) => String::from_utf8(b)
             .map_err(|_| Error::validation("path", format!("{rel} is not UTF-8 text"))),
         None => Err(Error::NotFound {

@@ -40,10 +40,18 @@ fn name_problem(p: &NameProblem) -> Value {
 }
 
 /// A refused query: its kind, where, the unknown names with their nearest known
-/// ones, the repairs made before it failed, and the text positions refer to.
-pub fn query_error(e: &QueryError) -> Value {
+/// ones, the repairs made before it failed, the text positions refer to, and for a
+/// query a bound stopped, which setting (`[ontology]` in the config file) and its
+/// value.
+pub fn query_error(e: &QueryError, limit: Option<(&str, u64)>) -> Value {
     let mut m = Map::new();
     m.insert("kind".into(), Value::String(e.kind.as_str().into()));
+    if let Some((setting, value)) = limit {
+        m.insert(
+            "limit".into(),
+            json!({ "setting": format!("[ontology] {setting}"), "value": value }),
+        );
+    }
     if let Some(p) = &e.position {
         m.insert("position".into(), position(p));
     }

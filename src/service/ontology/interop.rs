@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use super::propose::{compare, problems_error, AgentContext, Change, Proposed};
+use super::propose::{compare, problems_error, AgentContext, Change, Checked, Proposed};
 use super::stage::commit;
 use super::{served, Served};
 use crate::domain::ontology::draft;
@@ -37,14 +37,28 @@ pub struct Exported {
 
 pub async fn export(app: &App, project_id: &str) -> Result<Exported> {
     let (_, s) = served(app, project_id).await?;
-    let o = &s.index.ontology;
-    Ok(Exported {
-        ofn: write_ofn(o),
-        classes: o.iris(EntityKind::Class).count(),
-        properties: o.iris(EntityKind::ObjectProperty).count(),
-        individuals: o.iris(EntityKind::Individual).count(),
-        axioms: o.axioms.len(),
+    blocking("writing the OFN document", move || {
+        let o = &s.index.ontology;
+        Ok(Exported {
+            ofn: write_ofn(o),
+            classes: o.iris(EntityKind::Class).count(),
+            properties: o.iris(EntityKind::ObjectProperty).count(),
+            individuals: o.iris(EntityKind::Individual).count(),
+            axioms: o.axioms.len(),
+        })
     })
+    .await
+}
+
+/// Runs `f` on the blocking pool: parsing, merging and classifying a document take
+/// time in proportion to it, and must not hold up the other sessions' calls.
+async fn blocking<T: Send + 'static>(
+    what: &'static str,
+    f: impl FnOnce() -> Result<T> + Send + 'static,
+) -> Result<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| Error::Internal(format!("{what}: {e}")))?
 }
 
 /// An import staged as a proposal.
@@ -114,61 +128,90 @@ fn merge(page: &mut Page, from: &Page) -> bool {
 /// Rows of the report's table at most; the rest is counted.
 const AFFECTED_ROWS: usize = 50;
 
-/// Imports an OFN document as a proposal. `file` names the document in problems.
-pub async fn import(
-    app: &App,
-    project_id: &str,
-    text: &str,
-    file: &str,
-    agent: AgentContext,
-) -> Result<Imported> {
-    let (repo, s) = served(app, project_id).await?;
-    let ix = &s.index;
+/// What a document read from OFN becomes before the repository's pages are looked
+/// at: the pages it generates (read back as the document) and what it skipped.
+struct Read {
+    generated: Vec<(String, Page)>,
+    titles: Vec<(String, String)>,
+    skipped: Vec<Problem>,
+}
+
+/// Reads the document and checks that its pages read back as it (the round trip
+/// every page Cairn writes keeps).
+fn read_document(text: &str, file: &str, parameter: &'static str) -> Result<Read> {
     let r = read_ofn(text, file);
     if r.ontology.entities.is_empty() {
+        // What stopped the reading first, when something did.
         let mut ps = r.problems.clone();
+        ps.push(Problem {
+            file: file.into(),
+            line: 0,
+            column: 0,
+            message: "the document declares no class, property or individual Cairn can import"
+                .into(),
+        });
+        return Err(problems_error(parameter, ps));
+    }
+    let generated = r.ontology.to_pages();
+    let texts: Vec<(String, String)> = generated
+        .iter()
+        .map(|(f, p)| (f.clone(), p.write()))
+        .collect();
+    let back = load_pages(texts.iter().map(|(f, t)| (f.as_str(), t.as_str())));
+    if !back.problems.is_empty() {
+        // What the document says that a page cannot hold is the document's to fix.
+        let mut ps = back.problems;
         ps.insert(
             0,
             Problem {
                 file: file.into(),
                 line: 0,
                 column: 0,
-                message: "the document declares no class, property or individual Cairn can import"
-                    .into(),
+                message: format!("the pages made from {file} do not read back as the document; a literal or an IRI holding a line break cannot become a page property"),
             },
         );
-        return Err(problems_error("ofn", ps));
+        return Err(problems_error(parameter, ps));
     }
-    let generated = r.ontology.to_pages();
-    // The pages read back as the document (the round trip every page Cairn writes keeps).
-    let texts: Vec<(String, String)> = generated
-        .iter()
-        .map(|(f, p)| (f.clone(), p.write()))
-        .collect();
-    let back = load_pages(texts.iter().map(|(f, t)| (f.as_str(), t.as_str())));
-    if !back.problems.is_empty() || !back.ontology.same_content(&r.ontology) {
-        let why = back
-            .problems
-            .first()
-            .map(|p| format!("{}:{}: {}", p.file, p.line, p.message))
-            .unwrap_or_else(|| "they state other axioms".into());
+    if !back.ontology.same_content(&r.ontology) {
         return Err(Error::validation(
-            "ofn",
-            format!("the pages made from {file} do not read back as the document ({why}); a literal or an IRI holding a line break cannot become a page property"),
+            parameter,
+            format!("the pages made from {file} do not read back as the document: they state other axioms"),
         ));
     }
-    let stored: HashMap<String, String> = {
-        let mut c = app.store.read().await?;
-        db::page_texts(&mut c, project_id)
-            .await?
-            .into_iter()
-            .collect()
-    };
+    Ok(Read {
+        generated,
+        titles: r.ontology.page_titles().into_iter().collect(),
+        skipped: r.problems,
+    })
+}
+
+/// The import's pages merged into the repository's, checked against the whole
+/// ontology classified afresh.
+struct Merged {
+    files: Vec<(String, Page)>,
+    before: HashMap<String, Option<String>>,
+    affected: Vec<(String, String)>,
+    new_pages: usize,
+    updated_pages: usize,
+    checked: Checked,
+}
+
+/// Merges the generated pages into the stored ones (`pages_dir` for new ones) and
+/// classifies the result.
+fn merge_and_check(
+    s: &Served,
+    pages_dir: &str,
+    read: Read,
+    stored: HashMap<String, String>,
+    file: &str,
+    parameter: &'static str,
+) -> Result<Merged> {
+    let ix = &s.index;
     let lower: HashMap<String, &String> = stored.keys().map(|k| (k.to_lowercase(), k)).collect();
     // Links name pages: an entity the repository has already is linked by its page's
     // title there, not by the title the document alone would give it.
-    let titles = r.ontology.page_titles();
-    let renames: Vec<(String, String)> = titles
+    let renames: Vec<(String, String)> = read
+        .titles
         .iter()
         .filter_map(|(iri, t)| {
             let at = title_from_file(ix.page_of(iri)?);
@@ -180,7 +223,7 @@ pub async fn import(
     let mut affected: Vec<(String, String)> = Vec::new();
     let mut clashes: Vec<Problem> = Vec::new();
     let (mut new_pages, mut updated_pages) = (0, 0);
-    for (fname, mut page) in generated {
+    for (fname, mut page) in read.generated {
         for p in &mut page.props {
             for (from, to) in &renames {
                 if p.value.contains(from.as_str()) {
@@ -208,13 +251,13 @@ pub async fn import(
                 }
             }
             None => {
-                let path = if repo.pages_dir.is_empty() {
+                let path = if pages_dir.is_empty() {
                     fname.clone()
                 } else {
-                    format!("{}/{fname}", repo.pages_dir)
+                    format!("{pages_dir}/{fname}")
                 };
                 let path = crate::repo_fs::relative(&path)
-                    .map_err(|e| Error::validation("ofn", format!("{fname}: {e}")))?;
+                    .map_err(|e| Error::validation(parameter, format!("{fname}: {e}")))?;
                 let title = title_from_file(&fname);
                 let taken = lower
                     .get(&path.to_lowercase())
@@ -246,31 +289,70 @@ pub async fn import(
         )));
     }
     if !clashes.is_empty() {
-        return Err(problems_error("ofn", clashes));
+        return Err(problems_error(parameter, clashes));
     }
     // The whole ontology with the imported pages, classified afresh.
-    let mut all = stored.clone();
+    let t = Instant::now();
+    let mut all = stored;
     for (p, page) in &files {
         all.insert(p.clone(), page.write());
     }
-    let touched: Vec<String> = files.iter().map(|(p, _)| p.clone()).collect();
-    let s2: std::sync::Arc<Served> = s.clone();
-    let (checked, problems) = tokio::task::spawn_blocking(move || {
-        let t = Instant::now();
-        let l = load_pages(all.iter().map(|(f, t)| (f.as_str(), t.as_str())));
-        let after = classify(&l.ontology);
-        let problems: Vec<Problem> = l
-            .problems
-            .into_iter()
-            .filter(|p| touched.contains(&p.file))
-            .collect();
-        (compare(&s2.index.classification, after, t), problems)
-    })
-    .await
-    .map_err(|e| Error::Internal(format!("checking an import: {e}")))?;
+    let l = load_pages(all.iter().map(|(f, t)| (f.as_str(), t.as_str())));
+    let after = classify(&l.ontology);
+    let problems: Vec<Problem> = l
+        .problems
+        .into_iter()
+        .filter(|p| files.iter().any(|(f, _)| *f == p.file))
+        .collect();
     if !problems.is_empty() {
-        return Err(problems_error("ofn", problems));
+        return Err(problems_error(parameter, problems));
     }
+    Ok(Merged {
+        checked: compare(&s.index.classification, after, t),
+        files,
+        before,
+        affected,
+        new_pages,
+        updated_pages,
+    })
+}
+
+/// Imports an OFN document as a proposal. `file` names the document in problems,
+/// `parameter` the argument that carried it in refusals. Reading, merging and
+/// classifying run on the blocking pool, before any write.
+pub async fn import(
+    app: &App,
+    project_id: &str,
+    text: String,
+    (file, parameter): (&str, &'static str),
+    agent: AgentContext,
+) -> Result<Imported> {
+    let (repo, s) = served(app, project_id).await?;
+    let name = file.to_string();
+    let read = blocking("reading an OFN document", move || {
+        read_document(&text, &name, parameter)
+    })
+    .await?;
+    let skipped = read.skipped.clone();
+    let stored: HashMap<String, String> = {
+        let mut c = app.store.read().await?;
+        db::page_texts(&mut c, project_id)
+            .await?
+            .into_iter()
+            .collect()
+    };
+    let (s2, dir, name) = (s.clone(), repo.pages_dir.clone(), file.to_string());
+    let Merged {
+        files,
+        before,
+        mut affected,
+        new_pages,
+        updated_pages,
+        checked,
+    } = blocking("checking an import", move || {
+        merge_and_check(&s2, &dir, read, stored, &name, parameter)
+    })
+    .await?;
     if let Some(c) = &checked.clash {
         if app.config.ontology.reject_inconsistent {
             let because: Vec<String> = c
@@ -303,7 +385,7 @@ pub async fn import(
     let proposed = commit(app, &repo, &agent, change, None, move |_| Ok(files)).await?;
     Ok(Imported {
         proposed,
-        skipped: r.problems,
+        skipped,
         new_pages,
         updated_pages,
     })

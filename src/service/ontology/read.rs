@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{served, today, Served};
+use crate::config::OntologySettings;
 use crate::domain::ontology::ofn::write_axiom;
 use crate::domain::ontology::quality::{self, QualityReport};
 use crate::domain::ontology::{Axiom, EntityKind, Page, Sourced};
@@ -65,17 +66,20 @@ pub async fn discover(
     domain: Option<String>,
 ) -> Result<Discovered> {
     let (_, s) = served(app, project_id).await?;
-    let mut seeds: Vec<Seed> = s
-        .index
-        .terms
-        .search(query, KEYWORD_SEEDS)
-        .into_iter()
-        .map(|(iri, score)| Seed {
-            iri: iri.to_string(),
-            score,
-            matched: Matched::Keyword,
-        })
-        .collect();
+    let (s2, q2) = (s.clone(), query.to_string());
+    let mut seeds: Vec<Seed> = pool("searching the terms", move || {
+        s2.index
+            .terms
+            .search(&q2, KEYWORD_SEEDS)
+            .into_iter()
+            .map(|(iri, score)| Seed {
+                iri: iri.to_string(),
+                score,
+                matched: Matched::Keyword,
+            })
+            .collect()
+    })
+    .await?;
     // The words name no class outright: ask the semantic layer too, so that a
     // paraphrase finds its class.
     let mut semantic_by = None;
@@ -126,12 +130,24 @@ pub async fn discover(
         domain,
         today: today().0,
     };
-    let found = discover::discover(&s.index, &seeds, &opts);
+    let s2 = s.clone();
+    let found = pool("discovering", move || {
+        discover::discover(&s2.index, &seeds, &opts)
+    })
+    .await?;
     Ok(Discovered {
         served: s,
         found,
         semantic: semantic_by,
     })
+}
+
+/// Runs `f` on the blocking pool: work over a whole ontology (a search of its
+/// terms, an expansion, a query, a walk) must not hold up other sessions' calls.
+async fn pool<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> Result<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| Error::Internal(format!("{what}: {e}")))
 }
 
 /// An axiom about the note's entity, asserted on a page or inferred.
@@ -385,13 +401,20 @@ pub struct Answered {
     pub elapsed: Duration,
 }
 
-/// A refused query, as the validation error the agent fixes.
-pub fn query_refused(e: QueryError) -> Error {
-    let message = format!("parameter 'cypher': {}", located(&e));
+/// A refused query, as the validation error the agent fixes; a query a bound
+/// stopped says which setting of the config file sets it, and its value.
+pub fn query_refused(e: QueryError, set: &OntologySettings) -> Error {
+    let limit = crate::config::query_limit(set, e.kind);
+    let mut message = format!("parameter 'cypher': {}", located(&e));
+    if let Some((setting, value)) = limit {
+        message.push_str(&format!(
+            " (the limit is {setting} = {value} in [ontology] of the config file)"
+        ));
+    }
     Error::ValidationDetails {
         message,
         parameter: "cypher".into(),
-        details: Details::Query(Box::new(e)),
+        details: Details::Query(Box::new(e), limit),
     }
 }
 
@@ -411,6 +434,8 @@ pub async fn query(app: &App, project_id: &str, text: &str) -> Result<Answered> 
     let set = &app.config.ontology;
     let limits = Limits {
         max_rows: set.max_query_rows,
+        max_bindings: set.max_query_bindings,
+        max_bytes: set.query_memory,
         max_repair: set.max_query_repair,
         deadline: Some(Instant::now() + set.query_timeout),
         ..Limits::default()
@@ -428,7 +453,7 @@ pub async fn query(app: &App, project_id: &str, text: &str) -> Result<Answered> 
             outcome,
             elapsed: started.elapsed(),
         }),
-        Err(e) => Err(query_refused(e)),
+        Err(e) => Err(query_refused(e, set)),
     }
 }
 
@@ -470,12 +495,17 @@ pub async fn traverse(
         direction,
         max_nodes: TRAVERSE_MAX_NODES,
     };
-    let subgraph = walk(&s.index.graph, &s.index.schema, node, &opts).map_err(|e| {
+    let s2 = s.clone();
+    let walked = pool("walking the graph", move || {
+        walk(&s2.index.graph, &s2.index.schema, node, &opts)
+    })
+    .await?;
+    let subgraph = walked.map_err(|e| {
         let message = format!("parameter 'relationshipTypes': {}", located(&e));
         Error::ValidationDetails {
             message,
             parameter: "relationshipTypes".into(),
-            details: Details::Query(Box::new(e)),
+            details: Details::Query(Box::new(e), None),
         }
     })?;
     Ok(Traversal {

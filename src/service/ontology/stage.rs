@@ -273,35 +273,44 @@ pub(super) async fn commit(
         Some(d) => Some(reserve_term(app, &repo.project_id, d).await?),
         None => None,
     };
-    let mut files: Vec<(String, String)> = Vec::new();
-    for (path, page) in render(term_id.as_deref())? {
-        let text = reads_back(change.operation, &path, &page)?;
-        files.push((path, text));
-    }
-    let mut diff = String::new();
-    for (path, text) in &files {
-        let old = change.before.get(path).cloned().flatten();
-        let from = if old.is_some() {
-            format!("a/{path}")
-        } else {
-            "/dev/null".into()
-        };
-        diff.push_str(&unified_diff(
-            old.as_deref().unwrap_or(""),
-            text,
-            &from,
-            &format!("b/{path}"),
-            3,
-        ));
-    }
-    let body = report(
-        change.operation,
-        agent,
-        &change.affected,
-        &change.checked,
-        change.quality.as_ref(),
-        &diff,
-    );
+    let pages = render(term_id.as_deref())?;
+    // Every page read back, diffed and reported: an import's may be thousands, so
+    // on the blocking pool (and, as everything here, outside any transaction).
+    let who = agent.clone();
+    let (change, files, diff, body) = tokio::task::spawn_blocking(move || -> Result<_> {
+        let mut files: Vec<(String, String)> = Vec::new();
+        for (path, page) in pages {
+            let text = reads_back(change.operation, &path, &page)?;
+            files.push((path, text));
+        }
+        let mut diff = String::new();
+        for (path, text) in &files {
+            let old = change.before.get(path).cloned().flatten();
+            let from = if old.is_some() {
+                format!("a/{path}")
+            } else {
+                "/dev/null".into()
+            };
+            diff.push_str(&unified_diff(
+                old.as_deref().unwrap_or(""),
+                text,
+                &from,
+                &format!("b/{path}"),
+                3,
+            ));
+        }
+        let body = report(
+            change.operation,
+            &who,
+            &change.affected,
+            &change.checked,
+            change.quality.as_ref(),
+            &diff,
+        );
+        Ok((change, files, diff, body))
+    })
+    .await
+    .map_err(|e| Error::Internal(format!("writing a proposal's pages: {e}")))??;
     let title = match (&change.target_iri, change.operation) {
         (Some(iri), op) => format!("Ontology: {op} {iri}"),
         (None, op) => format!("Ontology: {op}"),

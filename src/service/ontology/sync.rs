@@ -254,6 +254,21 @@ async fn plan(app: &App, repo: &Repo, git: &GitCli, commit: &str) -> Result<Plan
             });
             continue;
         }
+        // Read unread: a page of hundreds of megabytes is content anyone with a pull
+        // request can commit.
+        let max = app.config.ontology.max_document;
+        if t.size > max {
+            problems.push(Problem {
+                file: t.path.clone(),
+                line: 0,
+                column: 0,
+                message: format!(
+                    "the page is {} bytes, at most {max} are read (max_document_mib in [ontology] of the config file); skipped",
+                    t.size
+                ),
+            });
+            continue;
+        }
         files.push(File {
             tree: t,
             text: None,
@@ -348,21 +363,29 @@ async fn plan(app: &App, repo: &Repo, git: &GitCli, commit: &str) -> Result<Plan
         .filter(|f| matches!(f.text, Some(Err(_))))
         .map(|f| f.tree.path.clone())
         .collect();
-    let (loaded, index) = tokio::task::spawn_blocking(move || {
+    // Parsing every page, classifying and writing the axioms' rows take time in
+    // proportion to the repository: the blocking pool's, before any transaction.
+    tokio::task::spawn_blocking(move || {
         let Loaded {
             ontology,
             pages,
-            problems,
+            problems: loaded,
             skipped,
         } = load_pages(sources.iter().map(|(f, t)| (f.as_str(), t.as_str())));
-        ((pages, problems, skipped), Index::build(ontology))
+        let index = Index::build(ontology);
+        problems.extend(loaded.iter().cloned());
+        build_plan(
+            (pages, loaded, skipped),
+            index,
+            problems,
+            texts,
+            blobs_of,
+            unreadable,
+            based_on,
+        )
     })
     .await
-    .map_err(|e| Error::Internal(format!("loading the pages: {e}")))?;
-    problems.extend(loaded.1.iter().cloned());
-    Ok(build_plan(
-        loaded, index, problems, texts, blobs_of, unreadable, based_on,
-    ))
+    .map_err(|e| Error::Internal(format!("loading the pages: {e}")))
 }
 
 /// What `load_pages` said besides the ontology: the pages that parsed (with the
