@@ -80,8 +80,10 @@ case "${1:-}" in
       opts="-k $sock -c listen_addresses='' -c max_connections=200"
       # PG_FAST=1 (the test script): no fsync, since a test cluster holds nothing worth
       # a crash-safe write and what is tested is Cairn's server being killed, not
-      # PostgreSQL's. Benches run with PostgreSQL's durable defaults.
-      if [ "${PG_FAST:-}" = 1 ]; then opts="$opts -c fsync=off"; fi
+      # PostgreSQL's. Its WAL is kept small too: each test's CREATE DATABASE logs a
+      # copy of the template, and a small CI disk must hold the whole run. Benches run
+      # with PostgreSQL's durable defaults.
+      if [ "${PG_FAST:-}" = 1 ]; then opts="$opts -c fsync=off -c max_wal_size=256MB -c min_wal_size=64MB"; fi
       run_as "$user" "$bin/pg_ctl" -D "$data" -l "$(home)/server.log" -w -t 60 start -o "$opts" >/dev/null
     fi
     run_as "$user" "$bin/psql" -h "$sock" -U cairn -d postgres -tAc \

@@ -1150,11 +1150,13 @@ async fn queries_overview_validation_and_project_delete() {
 async fn language_servers_time_out_fail_clearly_and_can_be_configured() {
     let dir = TempDir::new();
     let cfg = dir.path().join("config.toml");
-    // `cat` answers nothing useful and never exits: the request must time out.
+    // `cat` answers nothing useful and never exits: the request must time out. The
+    // deadline leaves clangd room to start on a loaded machine, and this clangd lives
+    // long enough to answer once and then dies.
     std::fs::write(
         &cfg,
-        "lsp_timeout_ms = 700\n[lsp]\nc = \"cat\"\npy = [\"/nonexistent/pyls\"]\n\
-         h = [\"timeout\", \"3\", \"clangd\", \"--background-index=false\"]\n",
+        "lsp_timeout_ms = 2500\n[lsp]\nc = \"cat\"\npy = [\"/nonexistent/pyls\"]\n\
+         h = [\"timeout\", \"7\", \"clangd\", \"--background-index=false\"]\n",
     )
     .unwrap();
     let repo = Repo::new();
@@ -1202,11 +1204,11 @@ async fn language_servers_time_out_fail_clearly_and_can_be_configured() {
         e["message"].as_str().unwrap().contains("cannot be started"),
         "{e}"
     );
-    // A server that dies (this clangd lives 3 s) is restarted on the next call.
+    // A server that dies (this clangd lives 7 s) is restarted on the next call.
     let ok = k.c.ok("create_entity", json!({"projectId":k.pid,"name":"one","description":"d","categoryIds":[k.cat("module")],"parentIds":[id(&dom)],
         "commands":[{"command":"add","kind":"code","documentPath":"c.h","lspSymbol":"one"}]})).await;
     assert_eq!(ok["executed"][0]["reference"]["startLine"], 1);
-    tokio::time::sleep(std::time::Duration::from_millis(3300)).await;
+    tokio::time::sleep(std::time::Duration::from_millis(7300)).await;
     let ok = k.c.ok("create_entity", json!({"projectId":k.pid,"name":"two","description":"d","categoryIds":[k.cat("module")],"parentIds":[id(&dom)],
         "commands":[{"command":"add","kind":"code","documentPath":"c.h","lspSymbol":"two"}]})).await;
     assert_eq!(ok["executed"][0]["reference"]["startLine"], 2);

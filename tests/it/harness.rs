@@ -84,8 +84,52 @@ impl TempDir {
 
 impl Drop for TempDir {
     fn drop(&mut self) {
+        if let Some(base) = postgres() {
+            drop_databases_of(&base, &self.0);
+        }
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// On PostgreSQL, drops the databases [`db_arg`] made for files in `dir`: a run of
+/// the suite makes hundreds, and kept they would fill a small disk. Their names end in
+/// `dir`'s unique tail; a server still connected is ended (`WITH (FORCE)`). Runs on a
+/// thread of its own, since a drop may happen inside the tests' runtime.
+fn drop_databases_of(base: &str, dir: &Path) {
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+    let Some(tail) = name
+        .filter(|n| n.len() >= 16)
+        .map(|n| n[n.len() - 16..].to_ascii_lowercase())
+    else {
+        return;
+    };
+    let base = base.to_string();
+    let _ = std::thread::spawn(move || {
+        use sqlx::Connection;
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .ok()?;
+        rt.block_on(async {
+            sqlx::any::install_default_drivers();
+            let mut c = sqlx::AnyConnection::connect(&base).await.ok()?;
+            let names: Vec<String> =
+                sqlx::query_scalar("SELECT datname::text FROM pg_database WHERE datname LIKE $1")
+                    .bind(format!("%{tail}%"))
+                    .fetch_all(&mut c)
+                    .await
+                    .ok()?;
+            for n in names {
+                let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
+                    "DROP DATABASE IF EXISTS \"{n}\" WITH (FORCE)"
+                )))
+                .execute(&mut c)
+                .await;
+            }
+            Some(())
+        })
+    })
+    .join();
 }
 
 /// `cairn serve` on `db`, its stdio left to the caller: for tests that speak raw

@@ -407,7 +407,15 @@ async fn wait_done(l: &Listener) {
 async fn each_session_gets_only_its_own_progress() {
     let dir = TempDir::new();
     let db = dir.path().join("cairn.db");
-    let w = Cairn::on_via(Transport::Http, &db, &[]).await;
+    // No background embedding: each search must find its whole backlog unembedded,
+    // however long the projects took to fill on a loaded machine.
+    let cfg = dir.path().join("config.toml");
+    std::fs::write(
+        &cfg,
+        format!("{}embed_idle_ms = 3600000\n", crate::harness::TEST_CONFIG),
+    )
+    .unwrap();
+    let w = Cairn::on_via(Transport::Http, &db, &["--config", cfg.to_str().unwrap()]).await;
     let (pa, pb) = (
         project_with_atoms(&w, "alpha", 14).await,
         project_with_atoms(&w, "beta", 5).await,

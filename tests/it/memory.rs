@@ -719,8 +719,17 @@ async fn the_curator_runs_exactly_its_dry_run_and_then_finds_nothing() {
 async fn two_servers_racing_on_one_claim_key_keep_one_current_atom_and_lose_none() {
     let dir = TempDir::new();
     let db = dir.path().join("race.db");
-    let a = Cairn::on(&db, &[]).await;
-    let b = Cairn::on(&db, &[]).await;
+    // What is tested is that no write is lost, not how long 200 writes queue for the
+    // write lock: on a loaded machine the last of them may wait past the default 10 s.
+    let cfg = dir.path().join("config.toml");
+    std::fs::write(
+        &cfg,
+        format!("{}busy_timeout_ms = 120000\n", crate::harness::TEST_CONFIG),
+    )
+    .unwrap();
+    let args = ["--config", cfg.to_str().unwrap()];
+    let a = Cairn::on(&db, &args).await;
+    let b = Cairn::on(&db, &args).await;
     subject(&a, json!({"kind":"Service","name":"queue"})).await;
     let refs = ["chat", "doc", "commit"];
     let call = |i: usize| {
