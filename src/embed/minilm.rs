@@ -17,6 +17,7 @@ use std::path::Path;
 
 use candle_core::{DType, Device, Module, Storage, Tensor};
 use candle_nn::{Embedding as Lookup, LayerNorm, Linear, VarBuilder};
+use rayon::prelude::*;
 use serde::Deserialize;
 use tokenizers::Tokenizer;
 
@@ -476,14 +477,25 @@ impl Embedder for MiniLm {
         // small.
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| toks[i].0.len());
-        let mut out: Vec<Option<Embedding>> = vec![None; texts.len()];
-        for chunk in order.chunks(BATCH) {
-            let batch: Vec<&[u32]> = chunk.iter().map(|&i| toks[i].0.as_slice()).collect();
-            let vecs =
+        // Batches run side by side, one per thread of the pool: a forward pass of a few
+        // short texts keeps one core busy in its small products, norms and softmax, so a
+        // second core gains most by taking a batch of its own. A call of few texts is cut
+        // into one batch per thread.
+        let threads = rayon::current_num_threads().max(1);
+        let per = BATCH.min(texts.len().div_ceil(threads)).max(1);
+        let chunks: Vec<&[usize]> = order.chunks(per).collect();
+        let vecs: Vec<Result<Vec<Vec<f32>>, Error>> = chunks
+            .par_iter()
+            .map(|chunk| {
+                let batch: Vec<&[u32]> = chunk.iter().map(|&i| toks[i].0.as_slice()).collect();
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.forward(&batch)))
                     .map_err(|_| Error::Compute("the encoder panicked".into()))?
-                    .map_err(compute_err)?;
-            for (&i, mut v) in chunk.iter().zip(vecs) {
+                    .map_err(compute_err)
+            })
+            .collect();
+        let mut out: Vec<Option<Embedding>> = vec![None; texts.len()];
+        for (chunk, vecs) in chunks.iter().zip(vecs) {
+            for (&i, mut v) in chunk.iter().zip(vecs?) {
                 vector::normalize(&mut v);
                 out[i] = Some(Embedding {
                     vector: v,
