@@ -48,6 +48,14 @@
 //! transitivity, chains and super-properties apply everywhere). They exist without
 //! pages; a page `owl:objectProperty:: core:hasPart` adds to them.
 //!
+//! The built-in properties `owl:topObjectProperty` (relating every pair of things)
+//! and `owl:bottomObjectProperty` (relating nothing) need no page either and have
+//! none: `owl:topObjectProperty some [[Flour]] SubClassOf [[Bakery]]` makes every
+//! class a `Bakery` once some flour must exist, `owl:bottomObjectProperty some X`
+//! and `p some X` for a `p` with `sub-property-of:: owl:bottomObjectProperty` are
+//! unsatisfiable. `owl:topObjectProperty` below another property or inside a chain
+//! is refused as outside what the reasoner supports.
+//!
 //! Object property pages: `sub-property-of:: [[relates to]]`, `transitive:: true`,
 //! `reflexive:: true`, `domain:: [[Machine Learning Model]]`, `range:: [[Data
 //! Modality]]` (class expressions), `property-chain:: [[has part]] o [[requires]]`

@@ -24,7 +24,7 @@
 
 use super::axiom::{Axiom, EntityKind, Origin};
 use super::entity::keys;
-use super::expr::{looks_like_iri, ClassExpr, NOTHING, THING};
+use super::expr::{is_builtin_property, looks_like_iri, ClassExpr, NOTHING, THING};
 use super::model::{Ontology, Problem, STANDARD_PREFIXES};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -502,7 +502,9 @@ impl Reader<'_> {
                     }
                     "ObjectProperty" => {
                         let iri = self.name(what)?;
-                        self.declare(iri, EntityKind::ObjectProperty, *l, *c);
+                        if !is_builtin_property(&iri) {
+                            self.declare(iri, EntityKind::ObjectProperty, *l, *c);
+                        }
                     }
                     "NamedIndividual" => {
                         let iri = self.name(what)?;

@@ -1,0 +1,203 @@
+//! What a round trip through Cairn keeps and what its reasoner makes of the less
+//! common parts of OWL 2 EL, through MCP on ontologies written here: documents
+//! imported into an empty repository, the proposal merged as a person would, the
+//! branch synced, and the answers read back through the tools.
+
+use serde_json::{json, Value};
+
+use crate::code::Repo;
+use crate::harness::{Cairn, TempDir};
+
+/// An empty ontology repository attached to a fresh project and synced.
+pub(crate) struct Blank {
+    pub c: Cairn,
+    pub repo: Repo,
+    pub project: String,
+    _dir: TempDir,
+}
+
+impl Blank {
+    pub async fn new() -> Blank {
+        let repo = Repo::new();
+        repo.write("pages/.keep", "");
+        repo.commit("empty");
+        let dir = TempDir::new();
+        let c = Cairn::on_env(&dir.path().join("cairn.db"), &[], &[]).await;
+        let project = c.project("Bakery").await;
+        let b = Blank {
+            c,
+            repo,
+            project,
+            _dir: dir,
+        };
+        b.ok(
+            "manage_ontology",
+            json!({"operation": "attach", "repoPath": b.repo.root()}),
+        )
+        .await;
+        b.sync().await;
+        b
+    }
+
+    pub async fn ok(&self, tool: &str, mut args: Value) -> Value {
+        args["projectId"] = json!(self.project);
+        self.c.ok(tool, args).await
+    }
+
+    pub async fn err(&self, tool: &str, mut args: Value, code: &str) -> Value {
+        args["projectId"] = json!(self.project);
+        self.c.err(tool, args, code).await
+    }
+
+    pub async fn sync(&self) -> Value {
+        self.ok("manage_ontology", json!({"operation": "sync"}))
+            .await
+    }
+
+    /// Imports a document, merges its branch into main and syncs: the sync's answer.
+    pub async fn import(&self, ofn: &str) -> Value {
+        let im = self
+            .ok(
+                "manage_ontology",
+                json!({"operation": "import", "ofn": ofn}),
+            )
+            .await;
+        assert_eq!(im["skipped"], json!([]), "{im:#}");
+        let branch = im["branch"].as_str().unwrap();
+        self.repo.git(&["merge", "-q", "--ff-only", branch]);
+        let s = self.sync().await;
+        assert_eq!(s["problemCount"], json!(0), "{s:#}");
+        s
+    }
+
+    /// A query's rows, each row's cells joined by ` | `.
+    pub async fn rows(&self, q: &str) -> Vec<String> {
+        let d = self.ok("ontology_query", json!({ "cypher": q })).await;
+        d["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                r.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| match v {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            })
+            .collect()
+    }
+}
+
+const UNIVERSAL: &str = "Prefix(k:=<urn:cairn:k:>)\nOntology(\n\
+    Declaration(Class(k:Flour))\nDeclaration(Class(k:Bakery))\nDeclaration(Class(k:Oven))\n\
+    Declaration(Class(k:Hot))\nDeclaration(Class(k:Loaf))\nDeclaration(Class(k:Rye))\n\
+    Declaration(Class(k:Haunted))\nDeclaration(ObjectProperty(k:bakedIn))\n\
+    Declaration(ObjectProperty(k:never))\nDeclaration(NamedIndividual(k:sack1))\n\
+    SubClassOf(ObjectSomeValuesFrom(owl:topObjectProperty k:Flour) k:Bakery)\n\
+    ClassAssertion(k:Flour k:sack1)\n\
+    SubClassOf(ObjectSomeValuesFrom(owl:topObjectProperty k:Oven) k:Hot)\n\
+    SubClassOf(k:Loaf ObjectSomeValuesFrom(k:bakedIn k:Oven))\n\
+    SubClassOf(k:Rye k:Loaf)\n\
+    SubObjectPropertyOf(k:never owl:bottomObjectProperty)\n)\n";
+
+/// A class page as a person writes it, with extra property lines.
+pub(crate) fn class_page(title: &str, iri: &str, lines: &[&str]) -> String {
+    let mut s = format!(
+        "- {title}\n  - ### OntologyBlock\n    - ontology:: true\n    - preferred-term:: {title}\n    - owl:class:: {iri}\n"
+    );
+    for l in lines {
+        s.push_str(&format!("    - {l}\n"));
+    }
+    s
+}
+
+#[tokio::test]
+async fn the_universal_and_the_empty_property_classify_as_owl_says() {
+    let b = Blank::new().await;
+    let s = b.import(UNIVERSAL).await;
+    assert_eq!(s["classes"], json!(7), "{s:#}");
+    // Classes a person adds by hand: one that cannot exist, and two that need a link
+    // through the empty property.
+    b.repo.write(
+        "pages/Ghost.md",
+        &class_page(
+            "Ghost",
+            "k:Ghost",
+            &[
+                "owl:subClassOf:: owl:Nothing",
+                "owl:axiom:: owl:topObjectProperty some [[Ghost]] SubClassOf [[Haunted]]",
+            ],
+        ),
+    );
+    b.repo.write(
+        "pages/Crumb.md",
+        &class_page(
+            "Crumb",
+            "k:Crumb",
+            &["owl:subClassOf:: owl:bottomObjectProperty some [[Loaf]]"],
+        ),
+    );
+    b.repo.write(
+        "pages/Stale.md",
+        &class_page(
+            "Stale",
+            "k:Stale",
+            &["owl:subClassOf:: k:never some [[Loaf]]"],
+        ),
+    );
+    b.repo.commit("three classes by hand");
+    let s = b.sync().await;
+    assert_eq!(
+        (s["classes"].clone(), s["problemCount"].clone()),
+        (json!(10), json!(0)),
+        "{s:#}"
+    );
+    // Some flour exists (sack1), so everything has the universal property to flour
+    // and is a Bakery; wherever a loaf is, an oven is, so loaves are Hot; no ghost
+    // can exist, so nothing is Haunted by its rule.
+    let sups = |c: &str| {
+        format!(
+            "MATCH ({{iri: 'k:{c}'}})-[:SUBCLASS_OF*]->(p) RETURN DISTINCT p.iri ORDER BY p.iri"
+        )
+    };
+    assert_eq!(b.rows(&sups("Rye")).await, ["k:Bakery", "k:Hot", "k:Loaf"]);
+    assert_eq!(b.rows(&sups("Oven")).await, ["k:Bakery", "k:Hot"]);
+    assert_eq!(b.rows(&sups("Flour")).await, ["k:Bakery"]);
+    assert_eq!(b.rows(&sups("Haunted")).await, ["k:Bakery"]);
+    assert_eq!(
+        b.rows("MATCH (c:OwlClass) WHERE c.unsatisfiable RETURN c.iri ORDER BY c.iri")
+            .await,
+        ["k:Crumb", "k:Ghost", "k:Stale"]
+    );
+    // No page is written for the built-in properties, and the export names them.
+    let files = b.repo.git(&["ls-files", "pages"]);
+    assert!(!files.to_lowercase().contains("objectproperty"), "{files}");
+    let e = b
+        .ok("manage_ontology", json!({"operation": "export"}))
+        .await;
+    let text = e["ofn"].as_str().unwrap();
+    assert!(
+        text.contains("SubObjectPropertyOf(k:never owl:bottomObjectProperty)")
+            && text.contains("ObjectSomeValuesFrom(owl:topObjectProperty k:Flour)"),
+        "{text}"
+    );
+    // The universal property below another one is refused, not misread.
+    let e = b
+        .err(
+            "manage_ontology",
+            json!({"operation": "import", "ofn": "Prefix(k:=<urn:cairn:k:>)\nOntology(\nSubObjectPropertyOf(owl:topObjectProperty k:bakedIn)\n)\n"}),
+            "VALIDATION_ERROR",
+        )
+        .await;
+    let p = &e["details"]["problems"][0];
+    assert_eq!(p["line"], json!(3), "{e:#}");
+    assert!(
+        p["message"].as_str().unwrap().contains("not supported"),
+        "{e:#}"
+    );
+    b.c.stop().await;
+}
