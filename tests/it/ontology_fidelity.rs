@@ -201,3 +201,32 @@ async fn the_universal_and_the_empty_property_classify_as_owl_says() {
     );
     b.c.stop().await;
 }
+
+#[tokio::test]
+async fn a_malformed_iri_is_the_callers_error_and_imports_nothing() {
+    let b = Blank::new().await;
+    let doc = "Prefix(k:=<urn:cairn:k:>)\nOntology(\nDeclaration(Class(k:Rye))\n\
+               SubClassOf(<http://example.org/bakery#Sour Dough> k:Rye)\n)\n";
+    let e = b
+        .err(
+            "manage_ontology",
+            json!({"operation": "import", "ofn": doc}),
+            "VALIDATION_ERROR",
+        )
+        .await;
+    assert_eq!(e["details"]["parameter"], json!("ofn"), "{e:#}");
+    let p = &e["details"]["problems"][0];
+    assert_eq!(
+        (p["line"].clone(), p["column"].clone()),
+        (json!(4), json!(43)),
+        "{e:#}"
+    );
+    assert!(p["message"].as_str().unwrap().contains("a space"), "{e:#}");
+    // Nothing was staged: no branch, no proposal.
+    assert_eq!(b.repo.git(&["branch", "--list", "ontology/*"]), "");
+    let l = b
+        .ok("manage_ontology", json!({"operation": "proposals"}))
+        .await;
+    assert_eq!(l["proposals"], json!([]), "{l:#}");
+    b.c.stop().await;
+}
