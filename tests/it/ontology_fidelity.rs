@@ -230,3 +230,74 @@ async fn a_malformed_iri_is_the_callers_error_and_imports_nothing() {
     assert_eq!(l["proposals"], json!([]), "{l:#}");
     b.c.stop().await;
 }
+
+#[tokio::test]
+async fn discovery_calls_inferred_only_what_no_stated_path_reaches() {
+    let b = Blank::new().await;
+    b.repo
+        .write("pages/Bread.md", &class_page("Bread", "k:Bread", &[]));
+    b.repo
+        .write("pages/Rye.md", &class_page("Rye", "k:Rye", &[]));
+    // Rye Bread is defined; Pumpernickel states Bread as its parent, and the
+    // reasoner puts it under Rye Bread, between the two.
+    b.repo.write(
+        "pages/Rye Bread.md",
+        &class_page(
+            "Rye Bread",
+            "k:RyeBread",
+            &["owl:equivalentClass:: [[Bread]] and (core:hasPart some [[Rye]])"],
+        ),
+    );
+    b.repo.write(
+        "pages/Pumpernickel.md",
+        &class_page(
+            "Pumpernickel",
+            "k:Pumpernickel",
+            &["is-subclass-of:: [[Bread]]", "has-part:: [[Rye]]"],
+        ),
+    );
+    b.repo.commit("breads");
+    let s = b.sync().await;
+    assert_eq!(s["problemCount"], json!(0), "{s:#}");
+    let found = |d: &Value| -> Vec<(String, bool)> {
+        let mut v: Vec<(String, bool)> = d["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["matchedBy"] == json!("hierarchy"))
+            .map(|r| {
+                (
+                    r["iri"].as_str().unwrap().to_string(),
+                    r["whelkInferred"].as_bool().unwrap(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    // Up from Pumpernickel: Rye Bread only by inference; Bread, two hops up the
+    // taxonomy, by the page's own is-subclass-of.
+    let d = b
+        .ok("ontology_discover", json!({"query": "pumpernickel"}))
+        .await;
+    assert_eq!(
+        found(&d),
+        [
+            ("k:Bread".to_string(), false),
+            ("k:RyeBread".to_string(), true)
+        ],
+        "{d:#}"
+    );
+    // Down from Bread: Pumpernickel is stated below it, though the taxonomy reaches
+    // it through Rye Bread.
+    let d = b.ok("ontology_discover", json!({"query": "bread"})).await;
+    let pumpernickel = d["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["iri"] == json!("k:Pumpernickel"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(pumpernickel["whelkInferred"], json!(false), "{d:#}");
+    b.c.stop().await;
+}
