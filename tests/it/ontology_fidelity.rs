@@ -301,3 +301,45 @@ async fn discovery_calls_inferred_only_what_no_stated_path_reaches() {
     assert_eq!(pumpernickel["whelkInferred"], json!(false), "{d:#}");
     b.c.stop().await;
 }
+
+#[tokio::test]
+async fn an_import_adds_to_the_lists_a_page_has() {
+    let b = Blank::new().await;
+    b.repo.write(
+        "pages/Rye.md",
+        &class_page("Rye", "k:Rye", &["alt-terms:: Roggen, Secale"]),
+    );
+    b.repo
+        .write("pages/Grain.md", &class_page("Grain", "k:Grain", &[]));
+    b.repo
+        .write("pages/Cereal.md", &class_page("Cereal", "k:Cereal", &[]));
+    b.repo.write(
+        "pages/Wheat.md",
+        &class_page("Wheat", "k:Wheat", &["is-subclass-of:: [[Grain]]"]),
+    );
+    b.repo.commit("grains");
+    b.sync().await;
+    let doc = "Prefix(k:=<urn:cairn:k:>)\nPrefix(skos:=<http://www.w3.org/2004/02/skos/core#>)\nOntology(\n\
+               Declaration(Class(k:Rye))\nDeclaration(Class(k:Wheat))\nDeclaration(Class(k:Cereal))\n\
+               AnnotationAssertion(skos:altLabel k:Rye \"Rye grain\")\n\
+               AnnotationAssertion(skos:altLabel k:Rye \"Roggen\")\n\
+               SubClassOf(k:Wheat k:Cereal)\n)\n";
+    let im = b
+        .ok(
+            "manage_ontology",
+            json!({"operation": "import", "ofn": doc}),
+        )
+        .await;
+    let branch = im["branch"].as_str().unwrap();
+    let rye = b.repo.git(&["show", &format!("{branch}:pages/Rye.md")]);
+    assert!(
+        rye.contains("    - alt-terms:: Roggen, Secale, Rye grain\n"),
+        "{rye}"
+    );
+    let wheat = b.repo.git(&["show", &format!("{branch}:pages/Wheat.md")]);
+    assert!(
+        wheat.contains("    - is-subclass-of:: [[Grain]], [[Cereal]]\n"),
+        "{wheat}"
+    );
+    b.c.stop().await;
+}
