@@ -343,3 +343,35 @@ async fn an_import_adds_to_the_lists_a_page_has() {
     );
     b.c.stop().await;
 }
+
+#[tokio::test]
+async fn the_shared_relationships_need_no_page_in_an_expression() {
+    let b = Blank::new().await;
+    b.repo
+        .write("pages/Lid.md", &class_page("Lid", "k:Lid", &[]));
+    b.repo.write(
+        "pages/Jar.md",
+        &class_page(
+            "Jar",
+            "k:Jar",
+            &["owl:subClassOf:: core:hasPart some [[Lid]]"],
+        ),
+    );
+    b.repo.commit("a jar");
+    let s = b.sync().await;
+    assert_eq!(s["problemCount"], json!(0), "{s:#}");
+    assert_eq!(
+        b.rows("MATCH ({iri: 'k:Jar'})-[:HAS_PART]->(p) RETURN p.iri")
+            .await,
+        ["k:Lid"]
+    );
+    // A proposal's page is resolved the same way.
+    let v = b
+        .ok(
+            "ontology_validate",
+            json!({"axioms": [{"axiomType": "SubClassOf", "subject": "k:Lid", "object": "core:requires some [[Jar]]"}]}),
+        )
+        .await;
+    assert_eq!(v["consistent"], json!(true), "{v:#}");
+    b.c.stop().await;
+}

@@ -390,7 +390,8 @@ impl Ontology {
             Name::Iri(s) | Name::Link(s) => s.as_str(),
         };
         let kind_of = |iri: &str| -> Option<EntityKind> {
-            if is_builtin_property(iri) {
+            // The built-in properties and the shared relationship ones need no page.
+            if is_builtin_property(iri) || RELATIONSHIPS.iter().any(|(_, r)| *r == iri) {
                 return Some(EntityKind::ObjectProperty);
             }
             self.entities.get(iri).map(|e| e.kind).or_else(|| {
