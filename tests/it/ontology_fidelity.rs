@@ -375,3 +375,53 @@ async fn the_shared_relationships_need_no_page_in_an_expression() {
     assert_eq!(v["consistent"], json!(true), "{v:#}");
     b.c.stop().await;
 }
+
+#[tokio::test]
+async fn scores_are_answered_as_the_decimals_given() {
+    let b = Blank::new().await;
+    b.repo.write(
+        "pages/Bread.md",
+        &class_page(
+            "Bread",
+            "k:Bread",
+            &["quality-score:: 0.85", "authority-score:: 0.7"],
+        ),
+    );
+    b.repo.commit("bread");
+    b.sync().await;
+    let p = b
+        .ok(
+            "ontology_propose",
+            json!({
+                "operation": "create",
+                "agentContext": {"agentType": "coder", "taskDescription": "rye loaves", "confidence": 0.8},
+                "preferredTerm": "Rye Bread",
+                "definition": "A bread baked mostly from rye flour, dense and dark, often soured.",
+                "domain": "k",
+                "isSubclassOf": ["Bread"],
+                "physicality": "PhysicalEntity",
+                "role": "Artifact",
+            }),
+        )
+        .await;
+    let l = b
+        .ok("manage_ontology", json!({"operation": "proposals"}))
+        .await;
+    let row = &l["proposals"][0];
+    assert_eq!(row["confidence"], json!(0.8), "{l:#}");
+    // The quality score reads as the short decimal it is.
+    let q = row["qualityScore"].as_f64().unwrap();
+    assert_eq!((q * 100.0).round() / 100.0, q, "{l:#} {p:#}");
+    let r = b.ok("ontology_read", json!({"iri": "k:Bread"})).await;
+    let text = r.to_string();
+    assert!(
+        text.contains("0.85") && text.contains("0.7") && !text.contains("0.8500000"),
+        "{r:#}"
+    );
+    assert_eq!(
+        b.rows("MATCH (c {iri: 'k:Bread'}) RETURN c.qualityScore, c.authorityScore")
+            .await,
+        ["0.85 | 0.7"]
+    );
+    b.c.stop().await;
+}

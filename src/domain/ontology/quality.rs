@@ -26,6 +26,12 @@ use super::expr::looks_like_iri;
 use super::page::Page;
 use std::fmt;
 
+/// A score as the decimal it prints as (`0.6`, not `0.6000000238418579`, the f32's
+/// exact value widened): what is stored and answered.
+pub fn decimal(x: f32) -> f64 {
+    x.to_string().parse().unwrap_or(f64::from(x))
+}
+
 /// Weights of tiers 1, 2 and 3.
 pub const WEIGHTS: [f32; 3] = [0.6, 0.3, 0.1];
 

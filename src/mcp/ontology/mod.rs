@@ -302,7 +302,7 @@ fn agent(a: &Args) -> Result<AgentContext> {
     let confidence = match m.get("confidence") {
         None | Some(Value::Null) => 0.5,
         Some(v) => match v.as_f64() {
-            Some(x) if (0.0..=1.0).contains(&x) => x as f32,
+            Some(x) if (0.0..=1.0).contains(&x) => x,
             _ => {
                 return Err(Error::validation(
                     "agentContext.confidence",

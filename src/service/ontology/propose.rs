@@ -60,7 +60,8 @@ pub struct AgentContext {
     pub agent_type: String,
     pub task_description: String,
     pub session_id: Option<String>,
-    pub confidence: f32,
+    /// As given: a decimal such as 0.8 is kept and answered as 0.8.
+    pub confidence: f64,
 }
 
 /// A new class (the spec's `NoteProposal`).
