@@ -1686,7 +1686,7 @@ async fn bad_arguments_name_their_parameter() {
         (
             "ontology_propose",
             json!({"operation": "create", "agentContext": agent(), "targetIri": "ai:X"}),
-            "targetIri",
+            "iri",
         ),
         (
             "ontology_propose",

@@ -425,3 +425,63 @@ async fn scores_are_answered_as_the_decimals_given() {
     );
     b.c.stop().await;
 }
+
+#[tokio::test]
+async fn the_ontology_tools_name_their_entity_iri_and_take_the_old_names() {
+    let b = Blank::new().await;
+    b.repo
+        .write("pages/Bread.md", &class_page("Bread", "k:Bread", &[]));
+    b.repo.write(
+        "pages/Rye Bread.md",
+        &class_page("Rye Bread", "k:RyeBread", &["is-subclass-of:: [[Bread]]"]),
+    );
+    b.repo.commit("breads");
+    b.sync().await;
+    let tools = b.c.tools().await;
+    for t in ["ontology_read", "ontology_traverse", "ontology_propose"] {
+        let schema =
+            serde_json::to_value(&tools.iter().find(|x| x.name == t).unwrap().input_schema)
+                .unwrap();
+        assert!(schema["properties"].get("iri").is_some(), "{t}: {schema:#}");
+        for old in ["startIri", "targetIri"] {
+            assert!(schema["properties"].get(old).is_none(), "{t}: {schema:#}");
+        }
+    }
+    let new = b
+        .ok(
+            "ontology_traverse",
+            json!({"iri": "k:RyeBread", "depth": 1}),
+        )
+        .await;
+    let old = b
+        .ok(
+            "ontology_traverse",
+            json!({"startIri": "k:RyeBread", "depth": 1}),
+        )
+        .await;
+    assert_eq!(new["nodes"], old["nodes"]);
+    assert!(new.to_string().contains("k:Bread"), "{new:#}");
+    let e = b
+        .err(
+            "ontology_traverse",
+            json!({"iri": "k:RyeBread", "startIri": "k:Bread"}),
+            "VALIDATION_ERROR",
+        )
+        .await;
+    assert_eq!(e["details"]["parameter"], json!("iri"), "{e:#}");
+    let agent = json!({"agentType": "coder", "taskDescription": "rye", "confidence": 0.9});
+    for (k, alt) in [("iri", "Roggenbrot"), ("targetIri", "Schwarzbrot")] {
+        let p = b
+            .ok(
+                "ontology_propose",
+                json!({"operation": "amend", "agentContext": agent, k: "k:RyeBread", "altTerms": [alt]}),
+            )
+            .await;
+        let branch = p["branch"].as_str().unwrap();
+        let page = b
+            .repo
+            .git(&["show", &format!("{branch}:pages/Rye Bread.md")]);
+        assert!(page.contains(alt), "{page}");
+    }
+    b.c.stop().await;
+}

@@ -365,7 +365,7 @@ pub async fn create(
             .map(|o| format!(" on {}", o.file))
             .unwrap_or_default();
         return Err(Error::invalid(format!(
-            "{iri} exists already{at}: propose an amendment with targetIri instead"
+            "{iri} exists already{at}: propose an amendment with iri instead"
         )));
     }
     if let Some(other) = ix.resolve(&term) {

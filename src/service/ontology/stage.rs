@@ -128,7 +128,7 @@ fn parameter_for(operation: &str, key: Option<&str>) -> &'static str {
     match (operation, key) {
         ("import", _) => "ofn",
         (_, None) if create => "preferredTerm",
-        (_, None) => "targetIri",
+        (_, None) => "iri",
         (_, Some(k)) => match k {
             keys::PREFERRED_TERM => "preferredTerm",
             keys::DEFINITION => "definition",
