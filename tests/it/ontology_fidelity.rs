@@ -485,3 +485,72 @@ async fn the_ontology_tools_name_their_entity_iri_and_take_the_old_names() {
     }
     b.c.stop().await;
 }
+
+#[tokio::test]
+async fn the_quality_gate_refuses_a_thin_proposal() {
+    let b = Blank::new().await;
+    b.repo.write(
+        "pages/Bread.md",
+        &class_page("Bread", "k:Bread", &["source-domain:: k"]),
+    );
+    b.repo.commit("bread");
+    b.sync().await;
+    let agent = json!({"agentType": "coder", "taskDescription": "a class", "confidence": 0.5});
+    let propose = |term: &str, def: &str, parents: Value, domain: &str| {
+        json!({"operation": "create", "agentContext": agent, "preferredTerm": term, "definition": def,
+               "domain": domain, "isSubclassOf": parents, "physicality": "VirtualEntity", "role": "Concept"})
+    };
+    // No parent in a domain that has classes.
+    let e = b
+        .err(
+            "ontology_propose",
+            propose(
+                "Thing X",
+                "A thing that stands for every other thing here.",
+                json!([]),
+                "k",
+            ),
+            "VALIDATION_ERROR",
+        )
+        .await;
+    assert_eq!(e["details"]["parameter"], json!("isSubclassOf"), "{e:#}");
+    // A parent, but a definition with no substance: refused whatever it scores.
+    for def in ["x", "Thing X, a thing x"] {
+        let e = b
+            .err(
+                "ontology_propose",
+                propose("Thing X", def, json!(["Bread"]), "k"),
+                "VALIDATION_ERROR",
+            )
+            .await;
+        assert!(
+            e["message"]
+                .as_str()
+                .unwrap()
+                .contains("definition (at least 6 words"),
+            "{e:#}"
+        );
+    }
+    // A real definition under a parent passes; so does a domain's first class alone.
+    b.ok(
+        "ontology_propose",
+        propose(
+            "Rye Bread",
+            "A dense dark bread baked mostly from rye flour.",
+            json!(["Bread"]),
+            "k",
+        ),
+    )
+    .await;
+    b.ok(
+        "ontology_propose",
+        propose(
+            "Oven",
+            "An enclosed chamber heated to bake dough into bread.",
+            json!([]),
+            "z",
+        ),
+    )
+    .await;
+    b.c.stop().await;
+}

@@ -431,6 +431,17 @@ pub async fn create(
     if q.check(min).is_err() {
         return Err(refuse_quality(&q, min));
     }
+    // A class joins its domain's hierarchy; only a domain's first class may stand alone.
+    let domain_has_classes = ix
+        .ontology
+        .iris(EntityKind::Class)
+        .any(|c| crate::domain::ontology_index::domain_of(&ix.ontology, c) == domain);
+    if parents.is_empty() && domain_has_classes {
+        return Err(Error::validation(
+            "isSubclassOf",
+            format!("is required: the domain {domain} has classes already; name the one this class is a kind of"),
+        ));
+    }
     let checked = checked_in_pool(&s, Vec::new(), axioms.clone()).await?;
     if let Some(c) = &checked.clash {
         if app.config.ontology.reject_inconsistent {
