@@ -471,7 +471,7 @@ fn main() {
     let (v, cpu) = timed(&mut s, 100, |s, i| {
         s.call_line(
             "ontology_traverse",
-            json!({"projectId": p, "startIri": iri(i * 97 % classes()), "depth": 2}),
+            json!({"projectId": p, "iri": iri(i * 97 % classes()), "depth": 2}),
         );
     });
     let (a, b) = pct(v);
