@@ -471,7 +471,7 @@ fn main() {
     let (v, cpu) = timed(&mut s, 100, |s, i| {
         s.call_line(
             "ontology_traverse",
-            json!({"projectId": p, "startIri": iri(i * 97 % classes()), "depth": 2}),
+            json!({"projectId": p, "iri": iri(i * 97 % classes()), "depth": 2}),
         );
     });
     let (a, b) = pct(v);
@@ -512,7 +512,7 @@ fn main() {
             "ontology_propose",
             json!({"projectId": p, "operation": "create",
                    "agentContext": {"agentType": "bench", "taskDescription": "A benchmark proposal.", "confidence": 0.7},
-                   "preferredTerm": format!("Proposed Concept {i}"), "definition": "A concept the benchmark proposes.",
+                   "preferredTerm": format!("Proposed Concept {i}"), "definition": "A concept the benchmark proposes to time a round trip.",
                    "domain": "ai", "physicality": "VirtualEntity", "role": "Concept",
                    "isSubclassOf": [iri((123 + i) % classes()), iri((4567 + i) % classes())], "relationships": {"has-part": [iri((12 + i) % classes())]}, "altTerms": ["PC"]}),
         );

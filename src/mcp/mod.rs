@@ -116,6 +116,9 @@ impl Registry {
 fn aliases(tool: &str) -> &'static [(&'static str, &'static str)] {
     match tool {
         "get_entity" | "update_entity" | "delete_entity" => &[("id", "entityId")],
+        // One name for the entity an ontology tool is about, as `ontology_read` has.
+        "ontology_traverse" => &[("startIri", "iri")],
+        "ontology_propose" => &[("targetIri", "iri")],
         _ => &[],
     }
 }

@@ -19,6 +19,7 @@ mod hostile;
 mod http;
 mod memory;
 mod ontology;
+mod ontology_fidelity;
 mod page;
 mod pg_url;
 mod repo_guard;

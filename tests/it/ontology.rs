@@ -1129,7 +1129,14 @@ async fn amendments_change_only_their_lines_and_refusals_say_why() {
         missing.contains(&"owl:physicality") && missing.contains(&"is-subclass-of"),
         "{missing:?}"
     );
-    assert_eq!(e["details"]["qualityScore"], json!(0.6));
+    // "Something." is no definition: it counts as missing.
+    assert!(
+        missing
+            .iter()
+            .any(|m| m.starts_with("definition (at least 6 words")),
+        "{missing:?}"
+    );
+    assert_eq!(e["details"]["qualityScore"], json!(0.54));
     assert_eq!(e["details"]["minProposalQuality"], json!(0.7));
     // Names that resolve nowhere, classes that exist, bad contexts.
     let mut bad = swin();
@@ -1686,7 +1693,7 @@ async fn bad_arguments_name_their_parameter() {
         (
             "ontology_propose",
             json!({"operation": "create", "agentContext": agent(), "targetIri": "ai:X"}),
-            "targetIri",
+            "iri",
         ),
         (
             "ontology_propose",

@@ -4,7 +4,7 @@
 //! both read into and write from these values. Names are IRIs (`prefix:Local` or
 //! `<full>`).
 
-use super::expr::ClassExpr;
+use super::expr::{is_builtin_property, ClassExpr, BOTTOM_PROPERTY, TOP_PROPERTY};
 use std::fmt;
 
 /// An IRI as Cairn writes it: `ai:VisionTransformer`, or `<http://...>` when no prefix
@@ -118,8 +118,31 @@ impl Axiom {
         }
     }
 
-    /// Every IRI the axiom mentions, with the kind of entity it names there.
+    /// Every IRI the axiom mentions, with the kind of entity it names there (not the
+    /// built-in properties, which are no one's entities).
     pub fn signature(&self) -> Vec<(Iri, EntityKind)> {
+        let mut out = self.names();
+        out.retain(|(n, k)| !(*k == EntityKind::ObjectProperty && is_builtin_property(n)));
+        out
+    }
+
+    /// Refuses what the reasoner cannot take: `owl:topObjectProperty` below another
+    /// property or inside a chain (it would make that property universal too).
+    pub fn check_supported(&self) -> Result<(), String> {
+        if let Axiom::SubObjectPropertyOf(ch, s) = self {
+            let top_below = ch.iter().any(|p| p == TOP_PROPERTY)
+                && s != TOP_PROPERTY
+                && !(ch.len() == 1 && s == BOTTOM_PROPERTY);
+            if top_below {
+                return Err(format!(
+                    "{TOP_PROPERTY} as a sub-property of {s} or in a property chain is not supported by Cairn's reasoner"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn names(&self) -> Vec<(Iri, EntityKind)> {
         let mut out = Vec::new();
         let expr = |x: &ClassExpr, out: &mut Vec<(Iri, EntityKind)>| {
             x.for_each_name(&mut |n, role| {

@@ -208,7 +208,7 @@ mod tests {
             status: "agent-proposed".into(),
             public_access: true,
             last_updated: "2026-02-11".into(),
-            definition: "A transformer over\nimage patches.".into(),
+            definition: "A transformer over\nimage patches, one token each.".into(),
             owl_class: "ai:VisionTransformer".into(),
             physicality: "VirtualEntity".into(),
             role: "Artifact".into(),
@@ -229,7 +229,7 @@ mod tests {
         let text = p.write();
         assert_eq!(
             text,
-            "- Vision Transformer\n  - ### OntologyBlock\n    - ontology:: true\n    - term-id:: AI-0851\n    - preferred-term:: Vision Transformer\n    - source-domain:: ai\n    - status:: agent-proposed\n    - public-access:: true\n    - last-updated:: 2026-02-11\n    - definition:: A transformer over image patches.\n    - owl:class:: ai:VisionTransformer\n    - owl:physicality:: VirtualEntity\n    - owl:role:: Artifact\n    - is-subclass-of:: [[Transformer]], [[ai:VisionModel]]\n    - quality-score:: 0.90\n    - authority-score:: 0.5\n    - maturity:: draft\n    - has-part:: [[Patch Embedding]]\n    - requires:: [[GPU Accelerator]]\n    - alt-terms:: ViT\n"
+            "- Vision Transformer\n  - ### OntologyBlock\n    - ontology:: true\n    - term-id:: AI-0851\n    - preferred-term:: Vision Transformer\n    - source-domain:: ai\n    - status:: agent-proposed\n    - public-access:: true\n    - last-updated:: 2026-02-11\n    - definition:: A transformer over image patches, one token each.\n    - owl:class:: ai:VisionTransformer\n    - owl:physicality:: VirtualEntity\n    - owl:role:: Artifact\n    - is-subclass-of:: [[Transformer]], [[ai:VisionModel]]\n    - quality-score:: 0.90\n    - authority-score:: 0.5\n    - maturity:: draft\n    - has-part:: [[Patch Embedding]]\n    - requires:: [[GPU Accelerator]]\n    - alt-terms:: ViT\n"
         );
         assert_eq!(Page::parse(&text).unwrap(), p);
         assert_eq!(Page::parse(&text).unwrap().write(), text);

@@ -17,6 +17,15 @@ use std::fmt;
 pub const THING: &str = "owl:Thing";
 /// The IRI of `owl:Nothing`.
 pub const NOTHING: &str = "owl:Nothing";
+/// The universal object property, relating every pair of things.
+pub const TOP_PROPERTY: &str = "owl:topObjectProperty";
+/// The empty object property, relating nothing.
+pub const BOTTOM_PROPERTY: &str = "owl:bottomObjectProperty";
+
+/// True for the two built-in object properties: they need no page or declaration.
+pub fn is_builtin_property(iri: &str) -> bool {
+    iri == TOP_PROPERTY || iri == BOTTOM_PROPERTY
+}
 
 /// The most parentheses and `some` restrictions an expression in a page may nest.
 /// [`write_expr`] writes at most two per level of a class expression, so any

@@ -46,7 +46,17 @@
 //! The five relationship keys stand for shared properties in the `core:` namespace,
 //! not per-domain ones, so `has part` means one thing across `ai`, `bc` and `mv` (its
 //! transitivity, chains and super-properties apply everywhere). They exist without
-//! pages; a page `owl:objectProperty:: core:hasPart` adds to them.
+//! pages, in expressions too (`owl:subClassOf:: core:hasPart some [[Lid]]` on a page
+//! of a repository where no page uses a relationship key); a page
+//! `owl:objectProperty:: core:hasPart` adds to them.
+//!
+//! The built-in properties `owl:topObjectProperty` (relating every pair of things)
+//! and `owl:bottomObjectProperty` (relating nothing) need no page either and have
+//! none: `owl:topObjectProperty some [[Flour]] SubClassOf [[Bakery]]` makes every
+//! class a `Bakery` once some flour must exist, `owl:bottomObjectProperty some X`
+//! and `p some X` for a `p` with `sub-property-of:: owl:bottomObjectProperty` are
+//! unsatisfiable. `owl:topObjectProperty` below another property or inside a chain
+//! is refused as outside what the reasoner supports.
 //!
 //! Object property pages: `sub-property-of:: [[relates to]]`, `transitive:: true`,
 //! `reflexive:: true`, `domain:: [[Machine Learning Model]]`, `range:: [[Data

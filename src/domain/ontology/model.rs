@@ -10,7 +10,7 @@ use super::axiom::{Axiom, EntityKind, Iri, Origin, Sourced};
 use super::entity::{
     self, keys, read_entry, relationship_key, Entry, GciKind, Meta, Stmt, RELATIONSHIPS,
 };
-use super::expr::{looks_like_iri, write_expr, ClassExpr, Name, NameRole};
+use super::expr::{is_builtin_property, looks_like_iri, write_expr, ClassExpr, Name, NameRole};
 use super::page::{file_name, title_from_file, Page};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -206,6 +206,7 @@ impl Ontology {
     /// Adds an axiom in canonical shape, declaring any entity it names that is not
     /// declared yet; refuses (adding nothing) when a name is declared as another kind.
     pub fn add(&mut self, axiom: Axiom, origin: Origin) -> Result<(), String> {
+        axiom.check_supported()?;
         let sig = axiom.signature();
         for (iri, kind) in &sig {
             if let Some(e) = self.entities.get(iri) {
@@ -389,6 +390,10 @@ impl Ontology {
             Name::Iri(s) | Name::Link(s) => s.as_str(),
         };
         let kind_of = |iri: &str| -> Option<EntityKind> {
+            // The built-in properties and the shared relationship ones need no page.
+            if is_builtin_property(iri) || RELATIONSHIPS.iter().any(|(_, r)| *r == iri) {
+                return Some(EntityKind::ObjectProperty);
+            }
             self.entities.get(iri).map(|e| e.kind).or_else(|| {
                 names
                     .extra

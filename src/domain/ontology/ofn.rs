@@ -24,7 +24,7 @@
 
 use super::axiom::{Axiom, EntityKind, Origin};
 use super::entity::keys;
-use super::expr::{looks_like_iri, ClassExpr, NOTHING, THING};
+use super::expr::{is_builtin_property, looks_like_iri, ClassExpr, NOTHING, THING};
 use super::model::{Ontology, Problem, STANDARD_PREFIXES};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -159,6 +159,23 @@ fn tokenize(text: &str) -> Result<Vec<Token>, Err1> {
                 if chars.get(j) != Some(&'>') {
                     return err(line, col, "an IRI `<...>` is not closed on its line");
                 }
+                // What RFC 3987 excludes from an IRI: a page could not name it, so the
+                // document is refused where it is, before anything is imported.
+                if let Some(k) = (start..j).find(|&k| iri_excluded(chars[k])) {
+                    let what = match chars[k] {
+                        ' ' => "a space".to_string(),
+                        c if c.is_whitespace() || c.is_control() => format!("U+{:04X}", c as u32),
+                        c => format!("`{c}`"),
+                    };
+                    return err(
+                        line,
+                        k - line_start + 1,
+                        format!(
+                            "the IRI <{}> holds {what}, which an IRI cannot; write it percent-encoded",
+                            chars[start..j].iter().collect::<String>()
+                        ),
+                    );
+                }
                 out.push(Token {
                     tok: Tok::Full(chars[start..j].iter().collect()),
                     line,
@@ -239,6 +256,11 @@ fn tokenize(text: &str) -> Result<Vec<Token>, Err1> {
         }
     }
     Ok(out)
+}
+
+/// Characters no IRI may hold (RFC 3987): whitespace, controls, `<>"{}|\^` and `` ` ``.
+fn iri_excluded(c: char) -> bool {
+    c.is_whitespace() || c.is_control() || "<>\"{}|\\^`".contains(c)
 }
 
 /// Reads the tokens into trees: `Word ( ... )` is a list, anything else an atom.
@@ -502,7 +524,9 @@ impl Reader<'_> {
                     }
                     "ObjectProperty" => {
                         let iri = self.name(what)?;
-                        self.declare(iri, EntityKind::ObjectProperty, *l, *c);
+                        if !is_builtin_property(&iri) {
+                            self.declare(iri, EntityKind::ObjectProperty, *l, *c);
+                        }
                     }
                     "NamedIndividual" => {
                         let iri = self.name(what)?;

@@ -14,6 +14,11 @@
 //! - Tier 3, enriching (weight 0.1): `source` (where the definition comes from),
 //!   `version`, `example`, and a cross-domain link (`bridges-to`).
 //!
+//! The definition counts as filled when it has substance: at least
+//! [`DEFINITION_WORDS`] words, half of them not the term's own (`x`, or the term
+//! repeated, does not count); a proposal whose definition lacks it is refused
+//! whatever it scores.
+//!
 //! The score is the weighted sum of the fraction filled in each tier, so a page with
 //! every required field and nothing else scores 0.6 (above the spec's default
 //! minimum of 0.5), and one missing two required fields of ten scores at most 0.88.
@@ -25,6 +30,12 @@ use super::entity::keys;
 use super::expr::looks_like_iri;
 use super::page::Page;
 use std::fmt;
+
+/// A score as the decimal it prints as (`0.6`, not `0.6000000238418579`, the f32's
+/// exact value widened): what is stored and answered.
+pub fn decimal(x: f32) -> f64 {
+    x.to_string().parse().unwrap_or(f64::from(x))
+}
 
 /// Weights of tiers 1, 2 and 3.
 pub const WEIGHTS: [f32; 3] = [0.6, 0.3, 0.1];
@@ -64,11 +75,19 @@ pub struct Refusal {
 
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "quality {:.2} is below the minimum {:.2}; missing",
-            self.score, self.min
-        )?;
+        if self.score + f32::EPSILON >= self.min {
+            write!(
+                f,
+                "quality {:.2} reaches the minimum {:.2} but the definition lacks substance; missing",
+                self.score, self.min
+            )?;
+        } else {
+            write!(
+                f,
+                "quality {:.2} is below the minimum {:.2}; missing",
+                self.score, self.min
+            )?;
+        }
         for t in 1..=3u8 {
             let fields: Vec<&str> = self
                 .missing
@@ -97,7 +116,9 @@ impl QualityReport {
 
     /// Refuses a score below `min`, naming what is missing.
     pub fn check(&self, min: f32) -> Result<(), Refusal> {
-        if self.score + f32::EPSILON >= min {
+        // A definition without substance refuses whatever the other fields score.
+        let thin = self.tiers[0].missing.iter().any(|m| m == THIN);
+        if self.score + f32::EPSILON >= min && !thin {
             return Ok(());
         }
         let missing = self
@@ -139,6 +160,38 @@ fn date_ok(v: &str) -> bool {
         && b.iter()
             .enumerate()
             .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+}
+
+/// Words a definition needs at least: a genus and what sets the class apart.
+pub const DEFINITION_WORDS: usize = 6;
+
+/// What a definition's substance lacks, as shown in a refusal.
+const THIN: &str =
+    "definition (at least 6 words saying what it is and how it differs, not the term again)";
+
+/// The words of a text, lower-cased, without punctuation.
+fn words(s: &str) -> Vec<String> {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// A definition has substance: enough words, and more than the term's own.
+fn definition_check(p: &Page) -> Result<(), String> {
+    let Some(d) = p
+        .get(keys::DEFINITION)
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+    else {
+        return Err(keys::DEFINITION.to_string());
+    };
+    let term = words(p.get(keys::PREFERRED_TERM).unwrap_or(""));
+    let own: Vec<String> = words(d).into_iter().filter(|w| !term.contains(w)).collect();
+    if words(d).len() < DEFINITION_WORDS || own.len() < DEFINITION_WORDS / 2 {
+        return Err(THIN.to_string());
+    }
+    Ok(())
 }
 
 /// A field check: name shown when missing, and whether the page fills it.
@@ -192,7 +245,7 @@ fn tiers() -> [Vec<Check>; 3] {
             key(SOURCE_DOMAIN),
             key(STATUS),
             shaped(LAST_UPDATED, date_ok, "a date like 2026-02-11"),
-            key(DEFINITION),
+            (DEFINITION, Box::new(definition_check)),
             shaped(
                 OWL_CLASS,
                 looks_like_iri,

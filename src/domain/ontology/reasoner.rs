@@ -27,7 +27,7 @@ mod tests;
 
 use super::axiom::EntityKind;
 use super::axiom::{Axiom, Sourced};
-use super::expr::{ClassExpr, THING};
+use super::expr::{ClassExpr, NameRole, BOTTOM_PROPERTY, THING, TOP_PROPERTY};
 use super::model::Ontology;
 use engine::{Engine, NoTrace};
 use idset::Fx;
@@ -122,6 +122,10 @@ fn build(mut sym: Symbols, axioms: Vec<Arc<Vec<Sourced>>>) -> Classification {
     let mut told = FxSet::default();
     {
         let mut n = Normalizer::new(&mut sym, &mut tbox);
+        n.top = axioms
+            .iter()
+            .flat_map(|seg| seg.iter())
+            .any(|s| names_builtin(&s.axiom, TOP_PROPERTY));
         for (i, s) in axioms.iter().flat_map(|seg| seg.iter()).enumerate() {
             n.axiom(&s.axiom, i as u32);
         }
@@ -160,6 +164,31 @@ fn finish(
         id,
         parent,
     }
+}
+
+/// True when the axiom names the built-in property `p`.
+fn names_builtin(a: &Axiom, p: &str) -> bool {
+    let mut found = false;
+    let mut look = |x: &ClassExpr| {
+        x.for_each_name(&mut |n, role| found |= role == NameRole::Property && n == p)
+    };
+    match a {
+        Axiom::SubClassOf(x, y) => {
+            look(x);
+            look(y);
+        }
+        Axiom::EquivalentClasses(xs) | Axiom::DisjointClasses(xs) => xs.iter().for_each(look),
+        Axiom::ObjectPropertyDomain(r, x) | Axiom::ObjectPropertyRange(r, x) => {
+            look(x);
+            found |= r == p;
+        }
+        Axiom::ClassAssertion(x, _) => look(x),
+        Axiom::SubObjectPropertyOf(ch, s) => found |= s == p || ch.iter().any(|r| r == p),
+        Axiom::TransitiveObjectProperty(r)
+        | Axiom::ReflexiveObjectProperty(r)
+        | Axiom::ObjectPropertyAssertion(r, _, _) => found |= r == p,
+    }
+    found
 }
 
 fn note_told(sym: &mut Symbols, told: &mut FxSet<(u32, u32)>, a: &Axiom) {
@@ -476,11 +505,18 @@ impl Classification {
     /// Class axioms and assertions continue the saturation from a copy of this state
     /// (EL is monotone); an axiom about properties (sub-property, chain, transitivity,
     /// reflexivity, range) changes what every link means, so then the whole is
-    /// classified again.
+    /// classified again; so does one naming a built-in property, or any axiom when
+    /// the ontology names `owl:topObjectProperty` (its individuals are then marked).
     pub fn with_axioms(&self, extra: &[Sourced]) -> Classification {
         let mut axioms = self.axioms.clone();
         axioms.push(Arc::new(extra.to_vec()));
-        if extra.iter().any(|s| s.axiom.is_property_axiom()) {
+        let builtin =
+            |a: &Axiom| names_builtin(a, TOP_PROPERTY) || names_builtin(a, BOTTOM_PROPERTY);
+        if self.sym.roles.contains_key(TOP_PROPERTY)
+            || extra
+                .iter()
+                .any(|s| s.axiom.is_property_axiom() || builtin(&s.axiom))
+        {
             return build(self.base_symbols(), axioms);
         }
         let mut sym = (*self.sym).clone();

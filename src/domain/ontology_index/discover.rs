@@ -6,15 +6,17 @@
 //! Score: `keyword × 0.4 + quality × 0.3 + authority × 0.2 + recency × 0.1`. A seed's
 //! keyword match is its own; a class reached from a seed inherits the seed's, halved
 //! per hop (so a match stays ahead of its neighbourhood). Recency is 1 for a page
-//! updated today, falling linearly to 0 at a year. A result is `inferred_only` when
-//! every way it was reached crossed a subsumption no axiom states (the spec's
-//! `whelk_inferred`): the reasoner, not the pages, put it there.
+//! updated today, falling linearly to 0 at a year. A result reached through the
+//! taxonomy is `inferred_only` (the spec's `whelk_inferred`) when no asserted path
+//! joins it to its seed: no chain of stated named subclass links (`is-subclass-of`,
+//! a named `owl:subClassOf`, an equivalence of two named classes) leads from the
+//! lower of the two to the upper, so the reasoner, not the pages, put it there.
 
 use std::collections::{HashMap, VecDeque};
 
 use super::{domain_of, Index, SUBCLASS_OF};
 use crate::domain::ontology::entity::keys;
-use crate::domain::ontology_query::{NodeId, Value};
+use crate::domain::ontology_query::NodeId;
 
 /// Hops the taxonomy is expanded, up and down.
 pub const DEPTH: usize = 3;
@@ -123,8 +125,59 @@ struct Reach {
     asserted: bool,
 }
 
+/// The stated named subclass links, up (`sub → sups`) and down (`sup → subs`).
+fn told_links(o: &crate::domain::ontology::Ontology) -> [HashMap<&str, Vec<&str>>; 2] {
+    use crate::domain::ontology::{Axiom, ClassExpr};
+    let mut up: HashMap<&str, Vec<&str>> = HashMap::new();
+    let mut down: HashMap<&str, Vec<&str>> = HashMap::new();
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
+    for s in &o.axioms {
+        match &s.axiom {
+            Axiom::SubClassOf(ClassExpr::Class(a), ClassExpr::Class(b)) => pairs.push((a, b)),
+            Axiom::EquivalentClasses(xs) => {
+                let named: Vec<&str> = xs
+                    .iter()
+                    .filter_map(|x| x.as_class())
+                    .map(|s| s.as_str())
+                    .collect();
+                for &a in &named {
+                    for &b in &named {
+                        if a != b {
+                            pairs.push((a, b));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    for (a, b) in pairs {
+        up.entry(a).or_default().push(b);
+        down.entry(b).or_default().push(a);
+    }
+    [up, down]
+}
+
+/// Every class a chain of links from `start` reaches.
+fn closure<'a>(
+    links: &HashMap<&'a str, Vec<&'a str>>,
+    start: &'a str,
+) -> std::collections::HashSet<&'a str> {
+    let mut seen = std::collections::HashSet::from([start]);
+    let mut stack = vec![start];
+    while let Some(x) = stack.pop() {
+        for &y in links.get(x).map(|v| v.as_slice()).unwrap_or(&[]) {
+            if seen.insert(y) {
+                stack.push(y);
+            }
+        }
+    }
+    seen
+}
+
 /// Runs discovery from `seeds`.
 pub fn discover(index: &Index, seeds: &[Seed], o: &Options) -> Vec<Found> {
+    let told = told_links(&index.ontology);
     let mut seeds: Vec<&Seed> = seeds
         .iter()
         .filter(|s| index.node(&s.iri).is_some())
@@ -166,11 +219,12 @@ pub fn discover(index: &Index, seeds: &[Seed], o: &Options) -> Vec<Found> {
             },
         );
         // The taxonomy, up (out-edges) and down (in-edges), breadth first; a node is
-        // visited at most once asserted and once inferred per direction.
+        // visited once per direction, asserted when stated links join it to the seed.
         for up in [true, false] {
-            let mut seen: HashMap<(NodeId, bool), ()> = HashMap::new();
-            let mut queue = VecDeque::from([(start, 0usize, true)]);
-            while let Some((n, d, asserted)) = queue.pop_front() {
+            let stated = closure(&told[usize::from(!up)], s.iri.as_str());
+            let mut seen: HashMap<NodeId, ()> = HashMap::new();
+            let mut queue = VecDeque::from([(start, 0usize)]);
+            while let Some((n, d)) = queue.pop_front() {
                 if d >= DEPTH {
                     continue;
                 }
@@ -183,12 +237,10 @@ pub fn discover(index: &Index, seeds: &[Seed], o: &Options) -> Vec<Found> {
                         continue;
                     };
                     let next = if up { to } else { from };
-                    let inferred =
-                        matches!(g.edge_property(e, "inferred"), Some(Value::Bool(true)));
-                    let a = asserted && !inferred;
-                    if seen.insert((next, a), ()).is_some() {
+                    if seen.insert(next, ()).is_some() {
                         continue;
                     }
+                    let a = stated.contains(index.iri(next));
                     let k = s.score * 0.5f32.powi(d as i32 + 1);
                     note(
                         next,
@@ -200,7 +252,7 @@ pub fn discover(index: &Index, seeds: &[Seed], o: &Options) -> Vec<Found> {
                             asserted: a,
                         },
                     );
-                    queue.push_back((next, d + 1, a));
+                    queue.push_back((next, d + 1));
                 }
             }
         }

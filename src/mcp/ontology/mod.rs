@@ -85,12 +85,12 @@ pub const TRAVERSE: ToolDef = ToolDef {
                   nodes).",
     params: &[
         PROJECT,
-        P("startIri", Ty::Str, "IRI, term id or preferred term"),
+        P("iri", Ty::Str, "IRI, term id or preferred term"),
         P("depth", Ty::Int, "Default 2, max 5"),
         P("relationshipTypes", Ty::StrOrList, "e.g. [HAS_PART, SUBCLASS_OF]; default all"),
         P("direction", Ty::Enum(DIRECTIONS), "Default both"),
     ],
-    required: &["projectId", "startIri"],
+    required: &["projectId", "iri"],
     effect: Effect::ReadOnly,
     idempotent: true,
 };
@@ -115,7 +115,7 @@ pub const PROPOSE: ToolDef = ToolDef {
         P("isSubclassOf", Ty::StrOrList, "create: parents (IRIs or terms)"),
         P("relationships", Ty::Object, "create: {has-part|requires|enables|bridges-to|relates-to: [IRIs or terms]}"),
         P("altTerms", Ty::StrOrList, "create; amend: added"),
-        P("targetIri", Ty::Str, "amend"),
+        P("iri", Ty::Str, "amend: the entity"),
         P("addRelationships", Ty::Object, "amend: as relationships, is-subclass-of too"),
         P("removeRelationships", Ty::Object, "amend"),
         P("qualityScore", Ty::Num, "amend"),
@@ -302,7 +302,7 @@ fn agent(a: &Args) -> Result<AgentContext> {
     let confidence = match m.get("confidence") {
         None | Some(Value::Null) => 0.5,
         Some(v) => match v.as_f64() {
-            Some(x) if (0.0..=1.0).contains(&x) => x as f32,
+            Some(x) if (0.0..=1.0).contains(&x) => x,
             _ => {
                 return Err(Error::validation(
                     "agentContext.confidence",
@@ -372,8 +372,7 @@ async fn query(app: &App, a: Args) -> Result<Reply> {
 
 async fn traverse(app: &App, a: Args) -> Result<Reply> {
     let pid = a.req_id("projectId")?;
-    let start =
-        name(&a, "startIri")?.ok_or_else(|| Error::validation("startIri", "is required"))?;
+    let start = name(&a, "iri")?.ok_or_else(|| Error::validation("iri", "is required"))?;
     let depth = a.int("depth", 0, 64)?.unwrap_or(2) as usize;
     let types = a.list("relationshipTypes")?;
     if let Some(t) = &types {
@@ -403,7 +402,7 @@ async fn propose_tool(app: &App, a: Args) -> Result<Reply> {
         "create" => {
             a.forbid(
                 &[
-                    "targetIri",
+                    "iri",
                     "addRelationships",
                     "removeRelationships",
                     "qualityScore",
@@ -439,8 +438,8 @@ async fn propose_tool(app: &App, a: Args) -> Result<Reply> {
                 ],
                 "to amend (they create)",
             )?;
-            let target = name(&a, "targetIri")?
-                .ok_or_else(|| Error::validation("targetIri", "is required to amend"))?;
+            let target =
+                name(&a, "iri")?.ok_or_else(|| Error::validation("iri", "is required to amend"))?;
             let custom = match a.object("customFields")? {
                 None => Vec::new(),
                 Some(m) => m

@@ -70,8 +70,9 @@ pub struct Imported {
     pub updated_pages: usize,
 }
 
-/// Keys whose values are comma-separated lists of statements.
-const LISTS: [&str; 15] = [
+/// Keys whose values are comma-separated lists: statements, and alternative terms.
+const LISTS: [&str; 16] = [
+    keys::ALT_TERMS,
     keys::IS_SUBCLASS_OF,
     "has-part",
     "requires",

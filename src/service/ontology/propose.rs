@@ -60,7 +60,8 @@ pub struct AgentContext {
     pub agent_type: String,
     pub task_description: String,
     pub session_id: Option<String>,
-    pub confidence: f32,
+    /// As given: a decimal such as 0.8 is kept and answered as 0.8.
+    pub confidence: f64,
 }
 
 /// A new class (the spec's `NoteProposal`).
@@ -364,7 +365,7 @@ pub async fn create(
             .map(|o| format!(" on {}", o.file))
             .unwrap_or_default();
         return Err(Error::invalid(format!(
-            "{iri} exists already{at}: propose an amendment with targetIri instead"
+            "{iri} exists already{at}: propose an amendment with iri instead"
         )));
     }
     if let Some(other) = ix.resolve(&term) {
@@ -429,6 +430,17 @@ pub async fn create(
     let min = app.config.ontology.min_proposal_quality;
     if q.check(min).is_err() {
         return Err(refuse_quality(&q, min));
+    }
+    // A class joins its domain's hierarchy; only a domain's first class may stand alone.
+    let domain_has_classes = ix
+        .ontology
+        .iris(EntityKind::Class)
+        .any(|c| crate::domain::ontology_index::domain_of(&ix.ontology, c) == domain);
+    if parents.is_empty() && domain_has_classes {
+        return Err(Error::validation(
+            "isSubclassOf",
+            format!("is required: the domain {domain} has classes already; name the one this class is a kind of"),
+        ));
     }
     let checked = checked_in_pool(&s, Vec::new(), axioms.clone()).await?;
     if let Some(c) = &checked.clash {

@@ -30,7 +30,7 @@ use crate::domain::id::new_id;
 use crate::domain::now;
 use crate::domain::ontology::diff::unified_diff;
 use crate::domain::ontology::entity::{keys, RELATIONSHIPS};
-use crate::domain::ontology::quality::QualityReport;
+use crate::domain::ontology::quality::{self, QualityReport};
 use crate::domain::ontology::records::{ProposalFile, ProposalRecord, ProposalState, Repo};
 use crate::domain::ontology::Page;
 use crate::error::{Error, Result};
@@ -128,7 +128,7 @@ fn parameter_for(operation: &str, key: Option<&str>) -> &'static str {
     match (operation, key) {
         ("import", _) => "ofn",
         (_, None) if create => "preferredTerm",
-        (_, None) => "targetIri",
+        (_, None) => "iri",
         (_, Some(k)) => match k {
             keys::PREFERRED_TERM => "preferredTerm",
             keys::DEFINITION => "definition",
@@ -337,12 +337,12 @@ pub(super) async fn commit(
         agent_type: agent.agent_type.clone(),
         session_id: agent.session_id.clone(),
         task_description: agent.task_description.clone(),
-        confidence: f64::from(agent.confidence),
+        confidence: agent.confidence,
         branch,
         commit_sha: String::new(),
         base_commit: base,
         new_subsumptions: change.checked.gained.len() as i64,
-        quality_score: change.quality.as_ref().map(|q| f64::from(q.score)),
+        quality_score: change.quality.as_ref().map(|q| quality::decimal(q.score)),
         tier_coverage: change.quality.as_ref().map(|q| q.coverage()),
         report: body,
         diff,

@@ -65,6 +65,16 @@ pub(crate) enum Why {
         r: u32,
         s: u32,
     },
+    /// A top filler `f` held in `a`, which has an instance: it holds everywhere.
+    Global { a: u32, f: u32 },
+    /// The link `(e, r, c)` through an empty role (`r ⊑* b`, `b` empty by `nf`).
+    EmptyRole {
+        e: u32,
+        r: u32,
+        c: u32,
+        b: u32,
+        nf: u32,
+    },
 }
 
 /// A derived fact: `x ∈ S(c)` or the link `e ⊑ ∃r.c`.
@@ -168,6 +178,10 @@ pub(crate) struct Engine<T: Tracer> {
     queue: Vec<Job<T::W>>,
     /// Reused buffer for the links one step makes.
     made: Vec<Made<T::W>>,
+    /// Top fillers that hold everywhere, each with the context it was found in.
+    global: Vec<(u32, u32)>,
+    /// Whether the concepts known to have instances were started.
+    seeded: bool,
     pub tracer: T,
 }
 
@@ -183,6 +197,8 @@ impl<T: Tracer> Engine<T> {
             filler_of: FxMap::default(),
             queue: Vec::new(),
             made: Vec::new(),
+            global: Vec::new(),
+            seeded: false,
             tracer: T::default(),
         }
     }
@@ -216,6 +232,19 @@ impl<T: Tracer> Engine<T> {
         let init = T::why(|| Why::Init);
         self.queue.push(Job::Sub(c, c, init));
         self.queue.push(Job::Sub(c, TOP, init));
+        for &(f, a) in &self.global {
+            self.queue
+                .push(Job::Sub(c, f, T::why(|| Why::Global { a, f })));
+        }
+        // A top filler found in an individual holds everywhere, so the individuals
+        // are saturated whenever anything is (an explanation starts one context).
+        if !self.seeded {
+            self.seeded = true;
+            let tbox = Arc::clone(&self.tbox);
+            for &a in &tbox.nonempty {
+                self.activate(a);
+            }
+        }
         if let Some(&(root, r)) = self.filler_of.get(&c) {
             self.queue.push(Job::Sub(c, root, init));
             for &(d, nf, s) in self.tbox.ranges(r) {
@@ -289,6 +318,19 @@ impl<T: Tracer> Engine<T> {
             }
             self.tracer.record(Fact::Sub(c, x), w);
         }
+        if tbox.is_top_fill(x) && tbox.is_nonempty(c) && !self.global.iter().any(|g| g.0 == x) {
+            self.global.push((x, c));
+            for d in 0..self.ctx.len() {
+                if self.ctx[d].init && d as u32 != c {
+                    let d = d as u32;
+                    self.queue
+                        .push(Job::Sub(d, x, T::why(|| Why::Global { a: c, f: x })));
+                }
+            }
+        }
+        let Some(k) = self.ctx.get_mut(c as usize) else {
+            return;
+        };
         if x == BOTTOM {
             k.unsat = true;
             for &(e, s) in &k.back {
@@ -472,6 +514,16 @@ impl<T: Tracer> Engine<T> {
     /// Queues the link `e ⊑ ∃r.c` unless `e` already has it.
     #[inline]
     fn new_link(&mut self, e: u32, r: u32, c: u32, trans: bool, w: T::W) {
+        // A link through an empty role cannot exist: its source is unsatisfiable.
+        if let Some((b, nf)) = self.tbox.empty(r) {
+            self.tracer.record(Fact::Link(e, r, c), w);
+            self.queue.push(Job::Sub(
+                e,
+                BOTTOM,
+                T::why(|| Why::EmptyRole { e, r, c, b, nf }),
+            ));
+            return;
+        }
         if let Some(k) = self.ctx.get_mut(e as usize) {
             if k.out.insert(pack(c, r)) {
                 self.queue.push(Job::Link(e, r, c, trans, w));
@@ -510,7 +562,14 @@ impl<T: Tracer> Engine<T> {
                 }
                 Nf::ExL(_, a, _) => touched[a as usize] = true,
                 Nf::OpaRange(b, r) => opa_new.push((b, r, i as u32)),
-                Nf::RoleSub(..) | Nf::Chain(..) | Nf::Range(..) | Nf::Reflexive(_) => {}
+                Nf::RoleSub(..)
+                | Nf::Chain(..)
+                | Nf::Range(..)
+                | Nf::Reflexive(_)
+                | Nf::Universal(_)
+                | Nf::Empty(_)
+                | Nf::TopFill(_)
+                | Nf::Nonempty(_) => {}
             }
         }
         for c in 0..self.ctx.len() {

@@ -120,6 +120,12 @@ fn trace_back(reasons: &FxMap<Fact, Why>, goal: Fact) -> (Vec<u32>, Vec<(u32, u3
                 paths.push((u, u1));
             }
             Why::Reflexive { nf } => nfs.push(nf),
+            Why::Global { a, f } => stack.push(Fact::Sub(a, f)),
+            Why::EmptyRole { e, r, c, b, nf } => {
+                nfs.push(nf);
+                stack.push(Fact::Link(e, r, c));
+                paths.push((r, b));
+            }
             Why::ReflexiveRange { refl, range, r, s }
             | Why::OpaRange {
                 opa: refl,
@@ -176,6 +182,10 @@ pub(crate) fn entails(tbox: &Tbox, subset: &[u32], starts: &[u32], x: u32) -> bo
                 Range(r, p) => Range(rid(r, &mut roles), cid(p, m)),
                 Reflexive(r) => Reflexive(rid(r, &mut roles)),
                 OpaRange(b, r) => OpaRange(cid(b, m), rid(r, &mut roles)),
+                Universal(r) => Universal(rid(r, &mut roles)),
+                Empty(r) => Empty(rid(r, &mut roles)),
+                TopFill(p) => TopFill(cid(p, m)),
+                Nonempty(p) => Nonempty(cid(p, m)),
             };
             small.add(n, a);
         }

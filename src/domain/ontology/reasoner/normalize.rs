@@ -11,10 +11,20 @@
 //! axiom: an explanation can then map what it used back to axioms, and a subset of
 //! axioms normalises to the subset of normal forms.
 //!
+//! The built-in properties: `owl:topObjectProperty` (`T`, relating every pair of
+//! things) is a super-role of every role, and `∃T.C` on a left-hand side becomes a
+//! fresh `F` with `C ⊑ F` (T is reflexive), `∃T.F ⊑ F` (T is transitive) and
+//! `F ⊑ D`; such an `F` marked "top filler" holds everywhere once it holds in a
+//! context known to have an instance (`⊤`, or an individual: named individuals
+//! exist), which the saturation applies. `owl:bottomObjectProperty` and every role
+//! under it are empty: a link through one makes its source unsatisfiable. Each
+//! axiom that names a built-in says so in its own normal forms (`Universal`,
+//! `Empty`), so a subset of axioms, renumbered for an explanation, still knows them.
+//!
 //! This module knows axioms and ids; it knows nothing of pages or text.
 
 use super::super::axiom::{Axiom, Iri};
-use super::super::expr::{ClassExpr, NOTHING, THING};
+use super::super::expr::{ClassExpr, BOTTOM_PROPERTY, NOTHING, THING, TOP_PROPERTY};
 use super::idset::FxMap;
 use std::collections::HashMap;
 
@@ -47,6 +57,15 @@ pub(crate) enum Nf {
     Reflexive(u32),
     /// `r(a, b)`'s range part: `{b}` gets the ranges of `r` (fields: b, r).
     OpaRange(u32, u32),
+    /// Role `r` is `owl:topObjectProperty`.
+    Universal(u32),
+    /// Role `r` is `owl:bottomObjectProperty`.
+    Empty(u32),
+    /// Concept `F` stands for `∃owl:topObjectProperty.C`: true of everything once
+    /// true of anything known to exist.
+    TopFill(u32),
+    /// Concept `{a}` has an instance (a named individual).
+    Nonempty(u32),
 }
 
 /// How a chain `s1 ∘ u1 ⊑ v` applies to a pair of link roles `(s, u)` with
@@ -147,6 +166,14 @@ impl Symbols {
     }
 }
 
+fn set_flag(v: &mut Vec<bool>, i: u32) {
+    let i = i as usize;
+    if v.len() <= i {
+        v.resize(i + 1, false);
+    }
+    v[i] = true;
+}
+
 fn at<T>(v: &[Vec<T>], i: u32) -> &[T] {
     v.get(i as usize).map(|x| x.as_slice()).unwrap_or(&[])
 }
@@ -193,6 +220,17 @@ pub(crate) struct Tbox {
     pub chain_right: Vec<bool>,
     /// Start of each asserted axiom's normal forms in `nfs` (they are contiguous).
     pub axiom_start: Vec<u32>,
+    /// By role: true for `owl:topObjectProperty`.
+    pub universal: Vec<bool>,
+    /// Told empty roles `(r, nf)`; derived: by role, the empty role above it and
+    /// the normal form saying so.
+    pub empty_told: Vec<(u32, u32)>,
+    pub empty: Vec<Option<(u32, u32)>>,
+    /// By concept: true for a top filler.
+    pub top_fill: Vec<bool>,
+    /// Concepts with an instance.
+    pub nonempty: Vec<u32>,
+    pub nonempty_set: Vec<bool>,
 }
 
 impl Tbox {
@@ -223,7 +261,23 @@ impl Tbox {
     /// True when `s ⊑* t`.
     #[inline]
     pub(crate) fn is_sub_role(&self, s: u32, t: u32) -> bool {
-        s == t || at(&self.supers, s).binary_search(&t).is_ok()
+        s == t
+            || self.universal.get(t as usize).copied().unwrap_or(false)
+            || at(&self.supers, s).binary_search(&t).is_ok()
+    }
+    /// For an empty role: the told empty role above it and its normal form.
+    #[inline]
+    pub(crate) fn empty(&self, r: u32) -> Option<(u32, u32)> {
+        self.empty.get(r as usize).copied().flatten()
+    }
+    #[inline]
+    pub(crate) fn is_top_fill(&self, c: u32) -> bool {
+        self.top_fill.get(c as usize).copied().unwrap_or(false)
+    }
+    /// True when the concept is known to have an instance (`⊤` always does).
+    #[inline]
+    pub(crate) fn is_nonempty(&self, c: u32) -> bool {
+        c == TOP || self.nonempty_set.get(c as usize).copied().unwrap_or(false)
     }
     #[inline]
     pub(crate) fn comps(&self, s: u32, u: u32) -> Option<&Comps> {
@@ -262,6 +316,15 @@ impl Tbox {
             Nf::Range(r, a) => slot(&mut self.range_told, r).push((a, id)),
             Nf::Reflexive(r) => self.reflexive.push((r, id)),
             Nf::OpaRange(b, r) => slot(&mut self.opa_in, b).push((r, id)),
+            Nf::Universal(r) => set_flag(&mut self.universal, r),
+            Nf::Empty(r) => self.empty_told.push((r, id)),
+            Nf::TopFill(c) => set_flag(&mut self.top_fill, c),
+            Nf::Nonempty(c) => {
+                if !self.nonempty_set.get(c as usize).copied().unwrap_or(false) {
+                    set_flag(&mut self.nonempty_set, c);
+                    self.nonempty.push(c);
+                }
+            }
         }
     }
 
@@ -334,6 +397,15 @@ impl Tbox {
                 c.absorbing = absorbing;
             }
         }
+        let mut empty = vec![None; n_roles];
+        for (r, sup) in supers.iter().enumerate() {
+            empty[r] = self
+                .empty_told
+                .iter()
+                .find(|(b, _)| sup.binary_search(b).is_ok())
+                .copied();
+        }
+        self.empty = empty;
         self.supers = supers;
         self.ranges = ranges;
         self.comps = comps;
@@ -348,6 +420,7 @@ impl Tbox {
             let r = self.supers.len() as u32;
             self.supers.push(vec![r]);
             self.ranges.push(Vec::new());
+            self.empty.push(None);
             self.chain_left.push(false);
             self.chain_right.push(false);
         }
@@ -390,6 +463,11 @@ pub(crate) struct Normalizer<'a> {
     pub sym: &'a mut Symbols,
     pub tbox: &'a mut Tbox,
     origin: u32,
+    /// The ontology names `owl:topObjectProperty`: individuals are then marked as
+    /// having instances (what makes a top filler hold everywhere).
+    pub top: bool,
+    /// Whether the current axiom has said which roles are built-in.
+    said: (bool, bool),
 }
 
 impl<'a> Normalizer<'a> {
@@ -398,7 +476,30 @@ impl<'a> Normalizer<'a> {
             sym,
             tbox,
             origin: 0,
+            top: false,
+            said: (false, false),
         }
+    }
+
+    /// A role's id; a built-in one is marked in the current axiom's normal forms.
+    fn role(&mut self, iri: &str) -> u32 {
+        let r = self.sym.role(iri);
+        if iri == TOP_PROPERTY && !self.said.0 {
+            self.said.0 = true;
+            self.nf(Nf::Universal(r));
+        } else if iri == BOTTOM_PROPERTY && !self.said.1 {
+            self.said.1 = true;
+            self.nf(Nf::Empty(r));
+        }
+        r
+    }
+
+    fn individual(&mut self, iri: &str) -> u32 {
+        let a = self.sym.individual(iri);
+        if self.top {
+            self.nf(Nf::Nonempty(a));
+        }
+        a
     }
 
     fn nf(&mut self, nf: Nf) {
@@ -408,10 +509,32 @@ impl<'a> Normalizer<'a> {
     /// Normalises the asserted axiom number `origin`.
     pub(crate) fn axiom(&mut self, a: &Axiom, origin: u32) {
         self.origin = origin;
+        self.said = (false, false);
         while self.tbox.axiom_start.len() <= origin as usize {
             self.tbox.axiom_start.push(self.tbox.nfs.len() as u32);
         }
+        let top = TOP_PROPERTY;
         match a {
+            // Tautologies about the universal property: every role is under it, it
+            // is reflexive and transitive. Its domain and range are everything.
+            Axiom::SubObjectPropertyOf(_, s) if s == top => {
+                self.role(top);
+            }
+            Axiom::TransitiveObjectProperty(r) | Axiom::ReflexiveObjectProperty(r) if r == top => {
+                self.role(top);
+            }
+            Axiom::ObjectPropertyDomain(r, c) | Axiom::ObjectPropertyRange(r, c) if r == top => {
+                self.role(top);
+                self.rhs(c, TOP);
+            }
+            // The universal property under the empty one: nothing can exist.
+            Axiom::SubObjectPropertyOf(ch, s) if ch.len() == 1 && ch[0] == top => {
+                self.role(top);
+                self.role(s);
+                if s == BOTTOM_PROPERTY {
+                    self.nf(Nf::Sub(TOP, BOTTOM));
+                }
+            }
             Axiom::SubClassOf(l, r) => {
                 let x = self.lhs(l);
                 self.rhs(r, x);
@@ -440,8 +563,8 @@ impl<'a> Normalizer<'a> {
                 }
             }
             Axiom::SubObjectPropertyOf(chain, s) => {
-                let s = self.sym.role(s);
-                let rs: Vec<u32> = chain.iter().map(|r| self.sym.role(r)).collect();
+                let s = self.role(s);
+                let rs: Vec<u32> = chain.iter().map(|r| self.role(r)).collect();
                 match rs.as_slice() {
                     [] => {}
                     [r] => self.nf(Nf::RoleSub(*r, s)),
@@ -457,15 +580,15 @@ impl<'a> Normalizer<'a> {
                 }
             }
             Axiom::TransitiveObjectProperty(r) => {
-                let r = self.sym.role(r);
+                let r = self.role(r);
                 self.nf(Nf::Chain(r, r, r));
             }
             Axiom::ReflexiveObjectProperty(r) => {
-                let r = self.sym.role(r);
+                let r = self.role(r);
                 self.nf(Nf::Reflexive(r));
             }
             Axiom::ObjectPropertyDomain(r, c) => {
-                let r = self.sym.role(r);
+                let r = self.role(r);
                 let x = match self.atomic(c) {
                     Some(id) => id,
                     None => self.sym.fresh_concept(),
@@ -476,7 +599,7 @@ impl<'a> Normalizer<'a> {
                 }
             }
             Axiom::ObjectPropertyRange(r, c) => {
-                let r = self.sym.role(r);
+                let r = self.role(r);
                 match self.atomic(c) {
                     Some(id) => self.nf(Nf::Range(r, id)),
                     None => {
@@ -487,13 +610,13 @@ impl<'a> Normalizer<'a> {
                 }
             }
             Axiom::ClassAssertion(c, a) => {
-                let a = self.sym.individual(a);
+                let a = self.individual(a);
                 self.rhs(c, a);
             }
             Axiom::ObjectPropertyAssertion(r, a, b) => {
-                let r = self.sym.role(r);
-                let a = self.sym.individual(a);
-                let b = self.sym.individual(b);
+                let r = self.role(r);
+                let a = self.individual(a);
+                let b = self.individual(b);
                 self.nf(Nf::ExR(a, r, b));
                 self.nf(Nf::OpaRange(b, r));
             }
@@ -535,9 +658,18 @@ impl<'a> Normalizer<'a> {
                 }
                 acc
             }
+            ClassExpr::Some(r, f) if r == TOP_PROPERTY => {
+                let fid = self.lhs(f);
+                let t = self.role(r);
+                let x = self.sym.fresh_concept();
+                self.nf(Nf::Sub(fid, x));
+                self.nf(Nf::ExL(t, x, x));
+                self.nf(Nf::TopFill(x));
+                x
+            }
             ClassExpr::Some(r, f) => {
                 let fid = self.lhs(f);
-                let r = self.sym.role(r);
+                let r = self.role(r);
                 let x = self.sym.fresh_concept();
                 self.nf(Nf::ExL(r, fid, x));
                 x
@@ -567,7 +699,7 @@ impl<'a> Normalizer<'a> {
                         w
                     }
                 };
-                let r = self.sym.role(r);
+                let r = self.role(r);
                 self.nf(Nf::ExR(x, r, fid));
             }
         }

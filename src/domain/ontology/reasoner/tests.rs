@@ -553,3 +553,49 @@ fn classifications_and_ontologies_cross_threads() {
     send_sync::<Ontology>();
     send_sync::<super::super::page::Page>();
 }
+
+#[test]
+fn the_universal_and_the_empty_property() {
+    let doc = "Prefix(k:=<http://example.org/k#>)\nOntology(\n\
+        SubClassOf(ObjectSomeValuesFrom(owl:topObjectProperty k:Flour) k:Bakery)\n\
+        ClassAssertion(k:Flour k:sack1)\n\
+        SubClassOf(ObjectSomeValuesFrom(owl:topObjectProperty k:Oven) k:Hot)\n\
+        SubClassOf(k:Loaf ObjectSomeValuesFrom(k:bakedIn k:Oven))\n\
+        SubClassOf(ObjectSomeValuesFrom(owl:topObjectProperty k:Ghost) k:Haunted)\n\
+        SubClassOf(k:Ghost owl:Nothing)\n\
+        SubClassOf(k:Crumb ObjectSomeValuesFrom(owl:bottomObjectProperty k:Loaf))\n\
+        SubObjectPropertyOf(k:never owl:bottomObjectProperty)\n\
+        SubClassOf(k:Stale ObjectSomeValuesFrom(k:never k:Loaf))\n\
+        SubClassOf(k:Rye k:Loaf)\n)\n";
+    let im = super::super::ofn::read_ofn(doc, "k.ofn");
+    assert!(im.problems.is_empty(), "{:?}", im.problems);
+    let k = |s: &str| format!("k:{s}");
+    let cl = classify(&im.ontology);
+    // Some flour exists (sack1), so everything has the universal property to flour.
+    assert!(cl.subsumes(&k("Bakery"), THING) && cl.subsumes(&k("Bakery"), &k("Rye")));
+    // An oven exists wherever a loaf does; nothing forces one elsewhere.
+    assert!(cl.subsumes(&k("Hot"), &k("Oven")) && cl.subsumes(&k("Hot"), &k("Loaf")));
+    assert!(!cl.subsumes(&k("Hot"), &k("Flour")));
+    // No ghost exists, so nothing is haunted by the rule.
+    assert!(!cl.subsumes(&k("Haunted"), &k("Oven")));
+    assert_eq!(
+        cl.unsatisfiable(),
+        vec![
+            k("Crumb").as_str(),
+            k("Ghost").as_str(),
+            k("Stale").as_str()
+        ]
+    );
+    assert!(cl.is_consistent());
+    let j = cl.explain_subsumption(&k("Rye"), &k("Bakery")).unwrap();
+    assert_eq!(j.axioms.len(), 2, "{j:?}");
+    let j = cl.explain_unsatisfiable(&k("Stale")).unwrap();
+    assert_eq!(j.axioms.len(), 2, "{j:?}");
+    // A proposal on top of it equals classifying the union.
+    let extra = Sourced {
+        axiom: Axiom::SubClassOf(c(&k("Dough")), c(&k("Oven"))),
+        origin: Origin::new("p", 1),
+    };
+    let more = cl.with_axioms(&[extra]);
+    assert!(more.subsumes(&k("Hot"), &k("Dough")));
+}
