@@ -5,7 +5,7 @@ use serde_json::{json, Map, Value};
 
 use crate::domain::code::{Category, Entity, Hunk, Reference};
 use crate::domain::container::clip;
-use crate::lsp::{kind_name, Symbol};
+use crate::lsp::{kind_name, name_path, Symbol};
 use crate::service::code::analysis::Staleness;
 
 pub fn category(c: &Category) -> Value {
@@ -80,8 +80,8 @@ pub fn symbol(s: &Symbol) -> Value {
         "name": s.name, "kind": s.kind, "kindName": kind_name(s.kind),
         "startLine": s.start_line, "endLine": s.end_line
     });
-    if let Some(c) = &s.container {
-        v["container"] = json!(c);
+    if s.path.len() > 1 {
+        v["namePath"] = json!(name_path(s));
     }
     v
 }

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::domain::code::{find_heading, shift, Hunk, RefKind, Reference};
 use crate::error::Result;
-use crate::lsp::Symbol;
+use crate::lsp::{find, matches, Symbol};
 use crate::service::code::refs::pick;
 use crate::service::code::{ctx, path_error, text_of, Ctx};
 use crate::service::App;
@@ -102,7 +102,6 @@ pub async fn judge(
 ) -> Result<Vec<Staleness>> {
     let mut renames: HashMap<String, Option<String>> = HashMap::new();
     let mut out = Vec::with_capacity(refs.len());
-    let names: Option<HashSet<&str>> = symbols.map(|s| s.iter().map(|x| x.name.as_str()).collect());
     for r in refs {
         let mut s = Staleness {
             reference: r.clone(),
@@ -132,7 +131,7 @@ pub async fn judge(
             .cloned()
             .collect();
         let symbol_missing = r.kind == RefKind::Code
-            && matches!((&names, &r.lsp_symbol), (Some(n), Some(sym)) if !n.contains(sym.as_str()));
+            && matches!((symbols, &r.lsp_symbol), (Some(syms), Some(sym)) if find(syms, sym).is_empty());
         let anchor_missing = match (&r.anchor, &st.text) {
             (Some(a), Some(t)) => find_heading(t, a).is_none(),
             _ => false,
@@ -229,7 +228,7 @@ pub async fn analyze(
     let t_lsp = t0.elapsed();
     let tracked = judge(&c, &refs, &st, symbols.as_deref()).await?;
     tracing::debug!(?t_db, ?t_git, ?t_lsp, total = ?t0.elapsed(), "analyze_document timings");
-    let tracked_names: HashSet<&str> = refs
+    let tracked_names: Vec<&str> = refs
         .iter()
         .filter_map(|r| r.lsp_symbol.as_deref())
         .collect();
@@ -238,7 +237,7 @@ pub async fn analyze(
             .as_deref()
             .unwrap_or(&[])
             .iter()
-            .filter(|s| !tracked_names.contains(s.name.as_str()))
+            .filter(|s| !tracked_names.iter().any(|q| matches(s, q)))
             .cloned()
             .collect()
     } else {

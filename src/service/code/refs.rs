@@ -7,7 +7,7 @@ use crate::domain::container::clip;
 use crate::domain::id::new_id;
 use crate::domain::now;
 use crate::error::{Details, Error, Result};
-use crate::lsp::Symbol;
+use crate::lsp::{find, kind_name, name_path, Symbol};
 use crate::service::code::{ctx, Ctx};
 use crate::service::App;
 use crate::store::{code as db, lock};
@@ -25,25 +25,75 @@ pub struct NewRef {
 }
 
 fn symbol_missing(symbol: &str, path: &str, syms: &[Symbol]) -> Error {
-    let mut names: Vec<&str> = syms.iter().map(|s| s.name.as_str()).collect();
+    let mut names: Vec<String> = syms.iter().map(name_path).collect();
     names.dedup();
     names.truncate(50);
     Error::InvalidOperation {
         message: format!(
-            "Symbol '{}' not found in {path}: use an exact name from details.symbols (analyze_document lists them)",
+            "Symbol '{}' not found in {path}: use a name path from details.symbols (analyze_document lists them)",
             clip(symbol, 80)
         ),
         details: Some(Details::SymbolMissing {
             symbol: symbol.to_string(),
             document_path: path.to_string(),
-            symbols: names.into_iter().map(str::to_string).collect(),
+            symbols: names,
         }),
     }
 }
 
-/// Picks the symbol named `name`; among several, the one nearest `near`.
-pub fn pick<'a>(syms: &'a [Symbol], name: &str, near: Option<i64>) -> Option<&'a Symbol> {
-    let mut c: Vec<&Symbol> = syms.iter().filter(|s| s.name == name).collect();
+/// The one symbol `q` names for a new anchor. Among several, `near` (a line the
+/// agent gave) picks the one whose range holds it; otherwise the agent is asked to
+/// say which, never answered with a guess.
+pub fn choose<'a>(
+    syms: &'a [Symbol],
+    q: &str,
+    near: Option<i64>,
+    path: &str,
+) -> Result<&'a Symbol> {
+    let found = find(syms, q);
+    let held: Vec<&Symbol> = match near {
+        Some(n) if found.len() > 1 => found
+            .iter()
+            .copied()
+            .filter(|s| s.start_line <= n && n <= s.end_line)
+            .collect(),
+        _ => vec![],
+    };
+    match (found.as_slice(), held.as_slice()) {
+        ([], _) => Err(symbol_missing(q, path, syms)),
+        ([one], _) => Ok(one),
+        (_, [one]) => Ok(one),
+        (many, _) => {
+            let list: Vec<String> = many
+                .iter()
+                .take(50)
+                .map(|s| format!("{} (lines {}-{})", name_path(s), s.start_line, s.end_line))
+                .collect();
+            Err(Error::ValidationDetails {
+                message: format!(
+                    "'{}' names {} symbols in {path}: give a name path ({}), or a startLine inside the one meant",
+                    clip(q, 80),
+                    many.len(),
+                    list.join(", ")
+                ),
+                parameter: "lspSymbol".into(),
+                details: Details::SymbolAmbiguous {
+                    symbol: q.to_string(),
+                    document_path: path.to_string(),
+                    candidates: many
+                        .iter()
+                        .take(50)
+                        .map(|s| (name_path(s), s.start_line, s.end_line, kind_name(s.kind)))
+                        .collect(),
+                },
+            })
+        }
+    }
+}
+
+/// The symbol `q` names that is nearest line `near`: where a recorded anchor is now.
+pub fn pick<'a>(syms: &'a [Symbol], q: &str, near: Option<i64>) -> Option<&'a Symbol> {
+    let mut c = find(syms, q);
     if let Some(n) = near {
         c.sort_by_key(|s| (s.start_line - n).abs());
     }
@@ -84,16 +134,18 @@ pub async fn resolve_new(app: &App, c: &Ctx, head: &str, n: &NewRef) -> Result<R
     let text = c.read(path)?;
     let lines = line_count(&text);
     let (mut start, mut end, mut kind_no) = (n.start_line, n.end_line, None);
+    let mut lsp_symbol = n.lsp_symbol.clone();
     match n.kind {
         RefKind::Code => {
             let symbol = n.lsp_symbol.as_deref().unwrap_or("");
             match symbols_of(app, c, path, &text).await? {
                 Some(syms) => {
-                    let s = pick(&syms, symbol, n.start_line)
-                        .ok_or_else(|| symbol_missing(symbol, path, &syms))?;
+                    let s = choose(&syms, symbol, n.start_line, path)?;
                     start = Some(s.start_line);
                     end = Some(s.end_line);
                     kind_no = Some(s.kind);
+                    // Recorded as its full name path, so following it later is exact.
+                    lsp_symbol = Some(name_path(s));
                 }
                 None => {
                     if start.is_none() || end.is_none() {
@@ -132,7 +184,7 @@ pub async fn resolve_new(app: &App, c: &Ctx, head: &str, n: &NewRef) -> Result<R
         document_path: path.clone(),
         start_line: s,
         end_line: e,
-        lsp_symbol: n.lsp_symbol.clone(),
+        lsp_symbol,
         lsp_kind: kind_no,
         anchor: n.anchor.clone(),
         description: n.description.clone(),
@@ -201,8 +253,14 @@ pub async fn resolve_update(
         if let (Some(symbol), Some(syms)) =
             (r.lsp_symbol.clone(), symbols_of(app, c, path, &text).await?)
         {
-            let s = pick(&syms, &symbol, u.start_line.or(Some(old.start_line)))
-                .ok_or_else(|| symbol_missing(&symbol, path, &syms))?;
+            // A symbol the agent names now must be unambiguous; the recorded one
+            // is followed to its nearest carrier.
+            let s = match &u.lsp_symbol {
+                Some(given) => choose(&syms, given, u.start_line, path)?,
+                None => pick(&syms, &symbol, u.start_line.or(Some(old.start_line)))
+                    .ok_or_else(|| symbol_missing(&symbol, path, &syms))?,
+            };
+            r.lsp_symbol = Some(name_path(s));
             r.start_line = s.start_line;
             r.end_line = s.end_line;
             r.lsp_kind = Some(s.kind);

@@ -1,0 +1,201 @@
+//! The `code` toolset on Python and C through real language servers (pylsp and
+//! clangd, installed by `scripts/test.sh`): symbols addressed by name path, names
+//! several symbols carry refused with their candidates.
+
+use serde_json::{json, Value};
+
+use crate::code::{id, Code, Repo};
+use crate::harness::{Cairn, TempDir};
+
+/// Two classes that each have a `send`, as in a real HTTP library.
+pub const ADAPTERS: &str = "import os
+
+
+class BaseAdapter:
+    def send(self, request):
+        raise NotImplementedError
+
+    def close(self):
+        pass
+
+
+class HTTPAdapter(BaseAdapter):
+    def __init__(self, retries=3):
+        self.retries = retries
+
+    def send(self, request, stream=False):
+        conn = self.get(request)
+        for e in range(3):
+            x = e
+        return conn
+
+
+DEFAULT_RETRIES = 3
+";
+
+/// A server whose config file names `servers` (`py = \"pylsp\"` lines), bound to `repo`.
+pub async fn with_servers(repo: Repo, servers: &str) -> (TempDir, Code) {
+    let dir = TempDir::new();
+    let cfg = dir.path().join("config.toml");
+    std::fs::write(&cfg, format!("[lsp]\n{servers}\n")).unwrap();
+    let c = Cairn::on(
+        &dir.path().join("c.db"),
+        &["--config", cfg.to_str().unwrap()],
+    )
+    .await;
+    (dir, Code::bind(c, repo).await)
+}
+
+/// Domain "App" (text on `doc`) ← Namespace "lib" (code on `symbol` of `path`).
+pub async fn spine(k: &Code, doc: &str, path: &str, symbol: &str) -> String {
+    let d = id(&k
+        .entity(
+            "App",
+            "core",
+            &[],
+            json!([{"command":"add","kind":"text","documentPath":doc,"startLine":1,"endLine":1}]),
+        )
+        .await);
+    id(&k
+        .entity(
+            "lib",
+            "module",
+            &[&d],
+            json!([{"command":"add","kind":"code","documentPath":path,"lspSymbol":symbol}]),
+        )
+        .await)
+}
+
+pub fn add(k: &Code, parent: &str, name: &str, cmd: Value) -> Value {
+    json!({"projectId":k.pid,"name":name,"description":format!("{name} does things"),
+           "categoryIds":[k.cat("method")],"parentIds":[parent],"commands":[cmd]})
+}
+
+fn lines(r: &Value) -> (i64, i64) {
+    (
+        r["startLine"].as_i64().unwrap(),
+        r["endLine"].as_i64().unwrap(),
+    )
+}
+
+#[tokio::test]
+async fn python_symbols_by_name_path_and_ambiguous_names_refused() {
+    let repo = Repo::new();
+    repo.write("adapters.py", ADAPTERS);
+    repo.write("README.md", "# App\n");
+    repo.commit("init");
+    let (_dir, k) = with_servers(repo, "py = \"pylsp\"").await;
+    let ns = spine(&k, "README.md", "adapters.py", "BaseAdapter").await;
+    // A bare name two methods carry: refused, with both candidates.
+    let code = |sym: &str| json!({"command":"add","kind":"code","documentPath":"adapters.py","lspSymbol":sym});
+    let e =
+        k.c.call("create_entity", add(&k, &ns, "send", code("send")))
+            .await;
+    assert_eq!(e["error"]["code"], "VALIDATION_ERROR", "{e:#}");
+    let msg = e["error"]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("BaseAdapter/send") && msg.contains("HTTPAdapter/send"),
+        "{msg}"
+    );
+    let cands = &e["error"]["details"]["candidates"];
+    assert_eq!(cands[0]["namePath"], "BaseAdapter/send", "{e:#}");
+    assert_eq!(cands[0]["startLine"], 5);
+    assert_eq!(cands[1]["namePath"], "HTTPAdapter/send");
+    assert_eq!(cands[1]["startLine"], 16);
+    assert_eq!(cands[1]["kindName"], "method");
+    assert_eq!(e["data"]["entity"], Value::Null, "nothing kept");
+    // Each spelling of the name path anchors the method meant.
+    for q in ["HTTPAdapter/send", "HTTPAdapter.send", "HTTPAdapter::send"] {
+        let ok = k.c.ok("create_entity", add(&k, &ns, q, code(q))).await;
+        let r = &ok["executed"][0]["reference"];
+        assert_eq!(r["startLine"], 16, "{q}: {r:#}");
+        assert_eq!(
+            r["lspSymbol"], "HTTPAdapter/send",
+            "recorded as its name path"
+        );
+        assert_eq!(r["lspKind"], 6);
+    }
+    // A bare name one symbol carries needs no path; a line inside picks among several.
+    let ok =
+        k.c.ok("create_entity", add(&k, &ns, "close", code("close")))
+            .await;
+    assert_eq!(
+        ok["executed"][0]["reference"]["lspSymbol"],
+        "BaseAdapter/close"
+    );
+    let mut near = code("send");
+    near["startLine"] = json!(6);
+    let ok =
+        k.c.ok("create_entity", add(&k, &ns, "base send", near))
+            .await;
+    assert_eq!(ok["executed"][0]["reference"]["startLine"], 5);
+    // A path that names nothing lists the name paths there are.
+    let e =
+        k.c.err(
+            "create_entity",
+            add(&k, &ns, "x", code("Session/send")),
+            "INVALID_OPERATION",
+        )
+        .await;
+    let syms = e["details"]["symbols"].as_array().unwrap();
+    assert!(syms.contains(&json!("HTTPAdapter/send")), "{e:#}");
+    // The analysis counts the tracked method as tracked, and only it.
+    let a = k.analyze("adapters.py").await;
+    let untracked: Vec<&str> = a["untracked"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert!(!untracked.contains(&"close"), "{untracked:?}");
+    assert!(untracked.contains(&"HTTPAdapter"), "{untracked:?}");
+    let init = a["untracked"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "__init__")
+        .unwrap();
+    assert_eq!(init["namePath"], "HTTPAdapter/__init__");
+    for t in a["tracked"].as_array().unwrap() {
+        assert_eq!(t["isStale"], false, "{t:#}");
+    }
+    k.c.stop().await;
+}
+
+#[tokio::test]
+async fn c_struct_members_by_name_path_through_clangd() {
+    let repo = Repo::new();
+    repo.write(
+        "net.c",
+        "struct base {\n    int send;\n    int close;\n};\n\nstruct http {\n    int send;\n};\n\nint run(void) { return 0; }\n",
+    );
+    repo.write("README.md", "# App\n");
+    repo.commit("init");
+    let k = Code::bind(Cairn::start().await, repo).await;
+    let ns = spine(&k, "README.md", "net.c", "run").await;
+    let code =
+        |sym: &str| json!({"command":"add","kind":"code","documentPath":"net.c","lspSymbol":sym});
+    let e =
+        k.c.err(
+            "create_entity",
+            add(&k, &ns, "send", code("send")),
+            "VALIDATION_ERROR",
+        )
+        .await;
+    let paths: Vec<&str> = e["details"]["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["namePath"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["base/send", "http/send"], "{e:#}");
+    for q in ["http/send", "http.send", "http::send", "/http/send"] {
+        let ok = k.c.ok("create_entity", add(&k, &ns, q, code(q))).await;
+        let r = &ok["executed"][0]["reference"];
+        assert_eq!(lines(r), (7, 7), "{q}: {r:#}");
+        assert_eq!(r["lspSymbol"], "http/send");
+    }
+    let g = k.c.ok("get_entity", json!({"entityId": ns})).await;
+    assert_eq!(lines(&g["references"][0]), (10, 10));
+    k.c.stop().await;
+}
