@@ -79,13 +79,24 @@ pub(super) fn flatten(v: &Value) -> Vec<Symbol> {
         .zip(paths)
         .map(|(r, path)| Symbol {
             start_line: r.start.0 + 1,
-            end_line: r.end.0 + 1,
+            end_line: last_line(r.start, r.end),
             name: r.name,
             kind: r.kind,
             container: r.container,
             path,
         })
         .collect()
+}
+
+/// The 1-based last line of a range whose end is exclusive: an end at column 0 of
+/// a later line (pylsp ends a block there, past the file's end for the last one)
+/// closes on the line before.
+fn last_line(start: (i64, i64), end: (i64, i64)) -> i64 {
+    if end.1 == 0 && end.0 > start.0 {
+        end.0
+    } else {
+        end.0 + 1
+    }
 }
 
 /// A flat answer's parents: for each symbol naming a container, the tightest other
@@ -170,6 +181,8 @@ mod tests {
         assert_eq!(s[1].container.as_deref(), Some("S"));
         assert_eq!(name_path(&s[1]), "S/x");
         assert_eq!((s[0].start_line, s[0].end_line), (1, 4));
+        assert_eq!(last_line((3, 0), (9, 0)), 9);
+        assert_eq!(last_line((3, 0), (3, 0)), 4);
         assert_eq!(super::super::kind_name(12), "function");
     }
 

@@ -199,3 +199,44 @@ async fn c_struct_members_by_name_path_through_clangd() {
     assert_eq!(lines(&g["references"][0]), (10, 10));
     k.c.stop().await;
 }
+
+/// pylsp ends a block at column 0 of the line after it: past the file's end for a
+/// class on its last line. Both it and a file without a trailing newline map to the
+/// block's own last line.
+#[tokio::test]
+async fn python_ranges_end_on_the_last_line_of_their_block() {
+    let body = ADAPTERS.trim_end_matches("\n\n\nDEFAULT_RETRIES = 3\n");
+    let repo = Repo::new();
+    repo.write("with_newline.py", &format!("{body}\n"));
+    repo.write("without_newline.py", body);
+    repo.write("README.md", "# App\n");
+    repo.commit("init");
+    let last = body.lines().count() as i64;
+    assert_eq!(last, 20);
+    let (_dir, k) = with_servers(repo, "py = \"pylsp\"").await;
+    let ns = spine(&k, "README.md", "with_newline.py", "BaseAdapter").await;
+    let g = k.c.ok("get_entity", json!({"entityId": ns})).await;
+    assert_eq!(lines(&g["references"][0]), (4, 9), "no trailing blank line");
+    for file in ["with_newline.py", "without_newline.py"] {
+        for (sym, want) in [
+            ("HTTPAdapter", (12, last)),
+            ("HTTPAdapter/send", (16, last)),
+        ] {
+            let ok =
+                k.c.ok(
+                    "create_entity",
+                    add(
+                        &k,
+                        &ns,
+                        sym,
+                        json!({"command":"add","kind":"code","documentPath":file,"lspSymbol":sym}),
+                    ),
+                )
+                .await;
+            assert_eq!(lines(&ok["executed"][0]["reference"]), want, "{file} {sym}");
+        }
+        let a = k.analyze(file).await;
+        assert_eq!(a["summary"]["staleCount"], 0, "{a:#}");
+    }
+    k.c.stop().await;
+}

@@ -142,7 +142,8 @@ pub async fn resolve_new(app: &App, c: &Ctx, head: &str, n: &NewRef) -> Result<R
                 Some(syms) => {
                     let s = choose(&syms, symbol, n.start_line, path)?;
                     start = Some(s.start_line);
-                    end = Some(s.end_line);
+                    // A server may end the last symbol past the last line.
+                    end = Some(s.end_line.min(lines));
                     kind_no = Some(s.kind);
                     // Recorded as its full name path, so following it later is exact.
                     lsp_symbol = Some(name_path(s));
@@ -262,7 +263,7 @@ pub async fn resolve_update(
             };
             r.lsp_symbol = Some(name_path(s));
             r.start_line = s.start_line;
-            r.end_line = s.end_line;
+            r.end_line = s.end_line.min(lines);
             r.lsp_kind = Some(s.kind);
             from_server = true;
         }
