@@ -240,3 +240,121 @@ async fn python_ranges_end_on_the_last_line_of_their_block() {
     }
     k.c.stop().await;
 }
+
+/// One rule for code references: a language server's symbol gives the range; without
+/// a server the lines are the anchor and a symbol only labels them (checked to occur
+/// in them).
+#[tokio::test]
+async fn code_references_without_a_language_server_take_lines_and_a_checked_label() {
+    let repo = Repo::new();
+    repo.write("adapters.py", ADAPTERS);
+    repo.write(
+        "tools/build.lua",
+        "local x = 1\nlocal function go()\n  return x\nend\n",
+    );
+    repo.write("README.md", "# App\n");
+    repo.commit("init");
+    let (_dir, k) = with_servers(repo, "py = \"pylsp\"").await;
+    let ns = spine(&k, "README.md", "adapters.py", "BaseAdapter").await;
+    let lua = |extra: Value| {
+        let mut c = json!({"command":"add","kind":"code","documentPath":"tools/build.lua"});
+        c.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        c
+    };
+    // No server: a symbol alone cannot be placed.
+    let e =
+        k.c.err(
+            "create_entity",
+            add(&k, &ns, "go", lua(json!({"lspSymbol":"go"}))),
+            "VALIDATION_ERROR",
+        )
+        .await;
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("no language server handles tools/build.lua"),
+        "{e}"
+    );
+    // A label that is not in the lines given is refused; one that is labels them.
+    let e =
+        k.c.err(
+            "create_entity",
+            add(
+                &k,
+                &ns,
+                "go",
+                lua(json!({"lspSymbol":"go","startLine":1,"endLine":1})),
+            ),
+            "VALIDATION_ERROR",
+        )
+        .await;
+    assert_eq!(e["details"]["parameter"], "lspSymbol", "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("does not occur in lines 1-1"),
+        "{e}"
+    );
+    let ok =
+        k.c.ok(
+            "create_entity",
+            add(
+                &k,
+                &ns,
+                "go",
+                lua(json!({"lspSymbol":"build/go","startLine":2,"endLine":4})),
+            ),
+        )
+        .await;
+    let r = &ok["executed"][0]["reference"];
+    assert_eq!(
+        (lines(r), r["lspSymbol"].clone()),
+        ((2, 4), json!("build/go"))
+    );
+    // Lines alone do too, with or without a server.
+    let ok =
+        k.c.ok(
+            "create_entity",
+            add(&k, &ns, "x", lua(json!({"startLine":1,"endLine":1}))),
+        )
+        .await;
+    assert_eq!(lines(&ok["executed"][0]["reference"]), (1, 1));
+    let ok = k
+        .c
+        .ok(
+            "create_entity",
+            add(&k, &ns, "imports", json!({"command":"add","kind":"code","documentPath":"adapters.py","startLine":1,"endLine":1})),
+        )
+        .await;
+    let r = &ok["executed"][0]["reference"];
+    assert_eq!((lines(r), r.get("lspSymbol")), ((1, 1), None));
+    // Neither: refused before anything runs.
+    let e =
+        k.c.err(
+            "create_entity",
+            add(&k, &ns, "none", lua(json!({"startLine":2}))),
+            "VALIDATION_ERROR",
+        )
+        .await;
+    assert!(e["message"].as_str().unwrap().contains("lspSymbol"), "{e}");
+    // Re-anchoring a labelled reference to lines without its label is refused.
+    let g = k.c.ok("get_entity", json!({"entityId": id(&k.c.ok("find_entities", json!({"projectId":k.pid,"name":"go"})).await["items"][0])})).await;
+    let rid = g["references"][0]["id"].as_str().unwrap().to_string();
+    let e = k
+        .c
+        .err(
+            "alter_references",
+            json!({"projectId":k.pid,"commands":[{"command":"update","referenceId":rid,"version":1,"startLine":1,"endLine":1}]}),
+            "VALIDATION_ERROR",
+        )
+        .await;
+    assert!(
+        e["message"].as_str().unwrap().contains("does not occur"),
+        "{e}"
+    );
+    k.c.stop().await;
+}

@@ -7,7 +7,7 @@ use crate::domain::container::clip;
 use crate::domain::id::new_id;
 use crate::domain::now;
 use crate::error::{Details, Error, Result};
-use crate::lsp::{find, kind_name, name_path, Symbol};
+use crate::lsp::{find, kind_name, name_path, segments, Symbol};
 use crate::service::code::{ctx, Ctx};
 use crate::service::App;
 use crate::store::{code as db, lock};
@@ -116,6 +116,27 @@ fn check_range(start: i64, end: i64, lines: i64, path: &str) -> Result<()> {
     Ok(())
 }
 
+/// A label given without a language server must name something in its lines: its
+/// last name (`send` of `HTTPAdapter/send`) occurs in them.
+fn check_label(label: &str, text: &str, start: i64, end: i64, path: &str) -> Result<()> {
+    let name = segments(label).last().copied().unwrap_or("");
+    let found = text
+        .lines()
+        .skip((start - 1) as usize)
+        .take((end - start + 1) as usize)
+        .any(|l| !name.is_empty() && l.contains(name));
+    if found {
+        return Ok(());
+    }
+    Err(Error::validation(
+        "lspSymbol",
+        format!(
+            "'{}' does not occur in lines {start}-{end} of {path}: without a language server lspSymbol labels the lines given, so give the lines that hold it",
+            clip(label, 80)
+        ),
+    ))
+}
+
 fn line_count(text: &str) -> i64 {
     text.lines().count().max(1) as i64
 }
@@ -136,30 +157,46 @@ pub async fn resolve_new(app: &App, c: &Ctx, head: &str, n: &NewRef) -> Result<R
     let (mut start, mut end, mut kind_no) = (n.start_line, n.end_line, None);
     let mut lsp_symbol = n.lsp_symbol.clone();
     match n.kind {
-        RefKind::Code => {
-            let symbol = n.lsp_symbol.as_deref().unwrap_or("");
-            match symbols_of(app, c, path, &text).await? {
-                Some(syms) => {
-                    let s = choose(&syms, symbol, n.start_line, path)?;
-                    start = Some(s.start_line);
-                    // A server may end the last symbol past the last line.
-                    end = Some(s.end_line.min(lines));
-                    kind_no = Some(s.kind);
-                    // Recorded as its full name path, so following it later is exact.
-                    lsp_symbol = Some(name_path(s));
-                }
-                None => {
-                    if start.is_none() || end.is_none() {
-                        return Err(Error::validation(
-                            if start.is_none() { "startLine" } else { "endLine" },
-                            format!(
-                                "no language server handles {path}: give startLine and endLine (or configure one in [lsp])"
-                            ),
-                        ));
-                    }
+        RefKind::Code => match (
+            &n.lsp_symbol,
+            match &n.lsp_symbol {
+                Some(_) => symbols_of(app, c, path, &text).await?,
+                None => None,
+            },
+        ) {
+            // With a server the symbol gives the range (a startLine picks among
+            // several carrying the name).
+            (Some(symbol), Some(syms)) => {
+                let s = choose(&syms, symbol, n.start_line, path)?;
+                start = Some(s.start_line);
+                // A server may end the last symbol past the last line.
+                end = Some(s.end_line.min(lines));
+                kind_no = Some(s.kind);
+                // Recorded as its full name path, so following it later is exact.
+                lsp_symbol = Some(name_path(s));
+            }
+            // Otherwise the lines are the anchor, and a symbol only labels them.
+            (symbol, _) => {
+                let (Some(s), Some(e)) = (start, end) else {
+                    return Err(Error::validation(
+                        if start.is_none() {
+                            "startLine"
+                        } else {
+                            "endLine"
+                        },
+                        if symbol.is_some() {
+                            format!("no language server handles {path}: give startLine and endLine (lspSymbol then labels them), or configure one in [lsp]")
+                        } else {
+                            "give lspSymbol, or startLine and endLine".to_string()
+                        },
+                    ));
+                };
+                if let Some(label) = symbol {
+                    check_range(s, e, lines, path)?;
+                    check_label(label, &text, s, e, path)?;
                 }
             }
-        }
+        },
         RefKind::Text => {
             if let Some(a) = &n.anchor {
                 if find_heading(&text, a).is_none() {
@@ -274,6 +311,11 @@ pub async fn resolve_update(
         }
         if let Some(e) = u.end_line {
             r.end_line = e;
+        }
+        let relabelled = u.lsp_symbol.is_some() || u.start_line.is_some() || u.end_line.is_some();
+        if let (Some(label), RefKind::Code, true) = (&r.lsp_symbol, r.kind, relabelled) {
+            check_range(r.start_line, r.end_line, lines, path)?;
+            check_label(label, &text, r.start_line, r.end_line, path)?;
         }
     }
     if let Some(a) = &r.anchor {
