@@ -358,3 +358,138 @@ async fn code_references_without_a_language_server_take_lines_and_a_checked_labe
     );
     k.c.stop().await;
 }
+
+fn tracked<'a>(a: &'a Value, sym: &str) -> &'a Value {
+    a["tracked"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["lspSymbol"] == json!(sym))
+        .unwrap_or_else(|| panic!("{sym} not tracked: {a:#}"))
+}
+
+/// The 1-based number of the line of `text` that starts with `prefix`.
+fn line_of(text: &str, prefix: &str) -> i64 {
+    text.lines()
+        .position(|l| l.starts_with(prefix))
+        .expect(prefix) as i64
+        + 1
+}
+
+/// A reference follows its code: lines added or removed above it move it (served at
+/// its new lines by analyze_document, get_changed_files and query, not stale); an
+/// edit inside stales it; with the server, a method moved elsewhere with its body
+/// unchanged follows too.
+#[tokio::test]
+async fn python_references_follow_code_that_moves_and_go_stale_when_it_changes() {
+    let repo = Repo::new();
+    repo.write("adapters.py", ADAPTERS);
+    repo.write("README.md", "# App\n");
+    repo.commit("init");
+    let (_dir, k) = with_servers(repo, "py = \"pylsp\"").await;
+    let ns = spine(&k, "README.md", "adapters.py", "BaseAdapter").await;
+    let code = |sym: &str| json!({"command":"add","kind":"code","documentPath":"adapters.py","lspSymbol":sym});
+    let send =
+        k.c.ok(
+            "create_entity",
+            add(&k, &ns, "send", code("HTTPAdapter/send")),
+        )
+        .await;
+    k.c.ok(
+        "create_entity",
+        add(&k, &ns, "close", code("BaseAdapter/close")),
+    )
+    .await;
+    k.c.ok(
+        "create_entity",
+        add(&k, &ns, "base send", code("BaseAdapter/send")),
+    )
+    .await;
+    assert_eq!(lines(&send["executed"][0]["reference"]), (16, 20));
+    let at = |a: &Value, sym: &str| lines(tracked(a, sym));
+
+    // Ten lines added above (uncommitted): everything below moves by ten.
+    let pad: Vec<String> = (0..10).map(|i| format!("# note {i}")).collect();
+    let pad: Vec<&str> = pad.iter().map(String::as_str).collect();
+    k.repo.splice("adapters.py", 2, 0, &pad);
+    let a = k.analyze("adapters.py").await;
+    let t = tracked(&a, "HTTPAdapter/send");
+    assert_eq!(
+        (lines(t), &t["isStale"]),
+        ((26, 30), &json!(false)),
+        "{t:#}"
+    );
+    assert_eq!(t["movedFrom"], json!({"startLine": 16, "endLine": 20}));
+    assert_eq!(at(&a, "BaseAdapter/close"), (18, 19));
+    assert_eq!(a["summary"]["staleCount"], 0);
+    assert_eq!(a["summary"]["movedCount"], 4, "{a:#}");
+    let ch =
+        k.c.ok("get_changed_files", json!({"projectId":k.pid}))
+            .await;
+    assert_eq!(ch["files"][0]["staleCount"], 0, "{ch:#}");
+    assert_eq!(ch["files"][0]["movedCount"], 4);
+    let q =
+        k.c.ok(
+            "query",
+            json!({"entityId": id(&send["entity"]), "minRelevance": 0.0}),
+        )
+        .await;
+    let node = q["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["id"] == send["entity"]["id"])
+        .unwrap();
+    assert_eq!(lines(&node["references"][0]), (26, 30), "{node:#}");
+
+    // Lines removed above (the import and its blank lines): moved up.
+    k.repo.write(
+        "adapters.py",
+        ADAPTERS.strip_prefix("import os\n\n\n").unwrap(),
+    );
+    let a = k.analyze("adapters.py").await;
+    assert_eq!(at(&a, "HTTPAdapter/send"), (13, 17));
+    assert_eq!(tracked(&a, "HTTPAdapter/send")["isStale"], false);
+    assert_eq!(a["summary"]["staleCount"], 0);
+
+    // An edit inside: stale, served at its recorded lines.
+    k.repo.write(
+        "adapters.py",
+        &ADAPTERS.replace("for e in range(3)", "for e in range(5)"),
+    );
+    let a = k.analyze("adapters.py").await;
+    let t = tracked(&a, "HTTPAdapter/send");
+    assert_eq!(
+        (&t["staleReason"], lines(t)),
+        (&json!("lines_changed"), (16, 20))
+    );
+    assert_eq!(tracked(&a, "BaseAdapter/close")["isStale"], false);
+
+    // A method moved to another place of its class, its body unchanged: the diff
+    // deletes its old lines, and the server finds it where it went.
+    let moved = ADAPTERS.replace(
+        "    def send(self, request):\n        raise NotImplementedError\n\n    def close(self):\n        pass\n",
+        "    def close(self):\n        pass\n\n    def send(self, request):\n        raise NotImplementedError\n",
+    );
+    k.repo.write("adapters.py", &moved);
+    let a = k.analyze("adapters.py").await;
+    let removed = a["diffHunks"].as_array().unwrap().iter().any(|h| {
+        let (s, n) = (
+            h["oldStart"].as_i64().unwrap(),
+            h["oldLines"].as_i64().unwrap(),
+        );
+        n > 0 && s <= 5 && 5 < s + n
+    });
+    assert!(removed, "the diff removes send's old lines: {a:#}");
+    let t = tracked(&a, "BaseAdapter/send");
+    let c = line_of(&moved, "    def send(self, request):");
+    assert_eq!(
+        (lines(t), &t["isStale"]),
+        ((c, c + 1), &json!(false)),
+        "{t:#}"
+    );
+    assert_eq!(t["movedFrom"], json!({"startLine": 5, "endLine": 6}));
+    assert_eq!(at(&a, "BaseAdapter/close"), (5, 6));
+    assert_eq!(at(&a, "HTTPAdapter/send"), (16, 20));
+    k.c.stop().await;
+}

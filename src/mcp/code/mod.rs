@@ -186,8 +186,8 @@ pub const GET_CHANGED_FILES: ToolDef = ToolDef {
 pub const ANALYZE_DOCUMENT: ToolDef = ToolDef {
     name: "analyze_document",
     toolset: "code",
-    description: "A document's state: tracked references with isStale/staleReason, affectedHunks and suggestedRange; \
-                  untracked language-server symbols; entities; diff hunks. Fix with alter_references.",
+    description: "A document's state: tracked references at their current lines (movedFrom), isStale/staleReason, \
+                  affectedHunks, suggestedRange; untracked symbols; entities; diff hunks. Fix with alter_references.",
     params: &[
         PROJECT,
         P("documentPath", Ty::Str, ""),
@@ -685,7 +685,7 @@ async fn changed_files(app: &App, a: Args) -> Result<Reply> {
         .map(|f| {
             let mut v = json!({
                 "documentPath": f.document_path, "references": f.references,
-                "staleCount": f.stale, "missing": f.missing,
+                "staleCount": f.stale, "movedCount": f.moved, "missing": f.missing,
             });
             if let Some(t) = &f.renamed_to {
                 v["renamedTo"] = json!(t);
@@ -707,11 +707,7 @@ async fn analyze_document(app: &App, a: Args) -> Result<Reply> {
     let diffs = a.bool("includeDiffs")?.unwrap_or(true);
     let an = analysis::analyze(app, &pid, &path, untracked).await?;
     let stale = an.tracked.iter().filter(|t| t.reason.is_some()).count();
-    let shifted = an
-        .tracked
-        .iter()
-        .filter(|t| t.reason.is_none() && t.suggested.is_some())
-        .count();
+    let moved = an.tracked.iter().filter(|t| t.moved()).count();
     let none: Vec<(String, String, String)> = vec![];
     let mut ents: Vec<Value> = Vec::new();
     let mut seen = std::collections::HashSet::new();
@@ -730,7 +726,7 @@ async fn analyze_document(app: &App, a: Args) -> Result<Reply> {
         "entities": ents,
         "summary": {
             "trackedCount": an.tracked.len(), "staleCount": stale,
-            "untrackedCount": an.untracked.len(), "shiftedCount": shifted,
+            "untrackedCount": an.untracked.len(), "movedCount": moved,
         },
     });
     if tracked {

@@ -107,8 +107,14 @@ pub fn tracked(s: &Staleness, holders: &[(String, String, String)], diffs: bool)
             ),
         );
     }
-    m.insert("startLine".into(), json!(r.start_line));
-    m.insert("endLine".into(), json!(r.end_line));
+    m.insert("startLine".into(), json!(s.now.0));
+    m.insert("endLine".into(), json!(s.now.1));
+    if s.moved() {
+        m.insert(
+            "movedFrom".into(),
+            json!({"startLine": r.start_line, "endLine": r.end_line}),
+        );
+    }
     if let Some(x) = &r.lsp_symbol {
         m.insert("lspSymbol".into(), json!(x));
     }
