@@ -35,6 +35,17 @@ pub struct Symbol {
     /// The names from the document's top level down to this symbol's own
     /// (`["HTTPAdapter", "send"]`): its name path.
     pub path: Vec<String>,
+    /// Inside a function, method or constructor (a local, a parameter, a closure):
+    /// not a declaration an agent tracks.
+    pub local: bool,
+}
+
+impl Symbol {
+    /// A declaration worth tracking: not local, and not an import (pylsp reports
+    /// `import os` as a one-line module).
+    pub fn declaration(&self) -> bool {
+        !self.local && !(self.kind == 2 && self.start_line == self.end_line)
+    }
 }
 
 /// The LSP `SymbolKind` names, indexed from 1.

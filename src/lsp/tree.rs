@@ -75,9 +75,12 @@ pub(super) fn flatten(v: &Value) -> Vec<Symbol> {
         link_by_range(&mut raw);
     }
     let paths: Vec<Vec<String>> = (0..raw.len()).map(|i| path_of(&raw, i)).collect();
+    let local: Vec<bool> = (0..raw.len()).map(|i| in_function(&raw, i)).collect();
     raw.into_iter()
         .zip(paths)
-        .map(|(r, path)| Symbol {
+        .zip(local)
+        .map(|((r, path), local)| Symbol {
+            local,
             start_line: r.start.0 + 1,
             end_line: last_line(r.start, r.end),
             name: r.name,
@@ -125,6 +128,20 @@ fn path_of(raw: &[Raw], i: usize) -> Vec<String> {
     }
     path.reverse();
     path
+}
+
+/// Whether an ancestor of symbol `i` is a method (6), constructor (9) or function (12).
+fn in_function(raw: &[Raw], i: usize) -> bool {
+    let mut at = raw[i].parent;
+    let mut steps = 0;
+    while let Some(p) = at.filter(|_| steps <= raw.len()) {
+        if matches!(raw[p].kind, 6 | 9 | 12) {
+            return true;
+        }
+        at = raw[p].parent;
+        steps += 1;
+    }
+    false
 }
 
 /// A name path's names: split on `/`, `::` and `.`, empty parts dropped.
@@ -204,6 +221,8 @@ mod tests {
         let s = flatten(&v);
         let paths: Vec<String> = s.iter().map(name_path).collect();
         assert_eq!(paths, ["A", "A/send", "B", "B/send", "B/send/conn"]);
+        let local: Vec<bool> = s.iter().map(|x| x.local).collect();
+        assert_eq!(local, [false, false, false, false, true]);
         assert_eq!(find(&s, "send").len(), 2);
         for q in ["B/send", "B.send", "B::send", "/B/send"] {
             let f = find(&s, q);

@@ -404,7 +404,10 @@ async fn staleness_reasons_at_line_level_with_suggested_ranges() {
     assert_eq!(t2["isStale"], true);
     assert_eq!(t2["staleReason"], "lines_changed");
     assert_eq!(t2["affectedHunks"].as_array().unwrap().len(), 1);
-    assert_eq!(tracked(&a, "f3")["staleReason"], "symbol_missing");
+    let t3 = tracked(&a, "f3");
+    assert_eq!(t3["staleReason"], "symbol_missing");
+    // The rename is suggested: the function whose body reads most like f3's.
+    assert_eq!(t3["suggestedSymbol"]["namePath"], "f3_renamed", "{t3:#}");
     let t4 = tracked(&a, "f4");
     assert_eq!(t4["isStale"], false);
     assert!(t4["movedFrom"].is_object());

@@ -493,3 +493,62 @@ async fn python_references_follow_code_that_moves_and_go_stale_when_it_changes()
     assert_eq!(at(&a, "HTTPAdapter/send"), (16, 20));
     k.c.stop().await;
 }
+
+/// A method renamed: its reference is stale (`symbol_missing`) and suggests the
+/// declaration whose body is closest to its recorded lines, so one update re-anchors it.
+#[tokio::test]
+async fn python_renames_are_suggested_and_re_anchored_in_one_call() {
+    let repo = Repo::new();
+    repo.write("adapters.py", ADAPTERS);
+    repo.write("README.md", "# App\n");
+    repo.commit("init");
+    let (_dir, k) = with_servers(repo, "py = \"pylsp\"").await;
+    let ns = spine(&k, "README.md", "adapters.py", "BaseAdapter").await;
+    let send = k
+        .c
+        .ok(
+            "create_entity",
+            add(&k, &ns, "send", json!({"command":"add","kind":"code","documentPath":"adapters.py","lspSymbol":"HTTPAdapter/send"})),
+        )
+        .await;
+    let renamed = ADAPTERS.replace(
+        "def send(self, request, stream=False)",
+        "def transmit(self, request, stream=False)",
+    );
+    k.repo.write("adapters.py", &renamed);
+    let a = k.analyze("adapters.py").await;
+    let t = tracked(&a, "HTTPAdapter/send");
+    assert_eq!(t["staleReason"], "symbol_missing", "{t:#}");
+    let sug = &t["suggestedSymbol"];
+    assert_eq!(sug["namePath"], "HTTPAdapter/transmit", "{t:#}");
+    assert_eq!(lines(sug), (16, 20));
+    assert!(sug["similarity"].as_f64().unwrap() > 0.8, "{sug}");
+    // Not the other send: BaseAdapter/send is still there and is no candidate.
+    let rid = send["executed"][0]["reference"]["id"].as_str().unwrap();
+    let up = k
+        .c
+        .ok(
+            "alter_references",
+            json!({"projectId":k.pid,"commands":[{"command":"update","referenceId":rid,"version":1,"lspSymbol":"HTTPAdapter/transmit"}]}),
+        )
+        .await;
+    let r = &up["executed"][0]["reference"];
+    assert_eq!(
+        (lines(r), &r["lspSymbol"]),
+        ((16, 20), &json!("HTTPAdapter/transmit"))
+    );
+    let a = k.analyze("adapters.py").await;
+    assert_eq!(tracked(&a, "HTTPAdapter/transmit")["isStale"], false);
+    // A body rewritten beyond recognition suggests nothing.
+    k.repo.write(
+        "adapters.py",
+        &renamed
+            .replace("def transmit(self, request, stream=False):\n        conn = self.get(request)\n        for e in range(3):\n            x = e\n        return conn\n",
+                     "def other(self):\n        return 42\n"),
+    );
+    let a = k.analyze("adapters.py").await;
+    let t = tracked(&a, "HTTPAdapter/transmit");
+    assert_eq!(t["staleReason"], "symbol_missing", "{t:#}");
+    assert!(t.get("suggestedSymbol").is_none(), "{t:#}");
+    k.c.stop().await;
+}

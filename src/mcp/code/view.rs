@@ -130,6 +130,13 @@ pub fn tracked(s: &Staleness, holders: &[(String, String, String)], diffs: bool)
     if let Some(t) = &s.renamed_to {
         m.insert("renamedTo".into(), json!(t));
     }
+    if let Some((p, a, b, score)) = &s.suggested_symbol {
+        m.insert(
+            "suggestedSymbol".into(),
+            json!({"namePath": p, "startLine": a, "endLine": b,
+                   "similarity": (f64::from(*score) * 100.0).round() / 100.0}),
+        );
+    }
     if let Some((a, b)) = s.suggested {
         m.insert(
             "suggestedRange".into(),

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::domain::code::{find_heading, shift, Hunk, RefKind, Reference};
 use crate::error::Result;
-use crate::lsp::{find, matches, Symbol};
+use crate::lsp::{find, matches, name_path, Symbol};
 use crate::service::code::refs::pick;
 use crate::service::code::{ctx, path_error, text_of, Ctx};
 use crate::service::App;
@@ -35,6 +35,9 @@ pub struct Staleness {
     pub now: (i64, i64),
     /// For a stale reference, where its symbol (else its lines) seem to be now.
     pub suggested: Option<(i64, i64)>,
+    /// For a symbol gone: the document's declaration whose body is closest to the
+    /// recorded lines (a rename): name path, lines, similarity in 0..1.
+    pub suggested_symbol: Option<(String, i64, i64, f32)>,
     pub renamed_to: Option<String>,
 }
 
@@ -149,6 +152,7 @@ pub async fn judge(
             affected: vec![],
             now: recorded,
             suggested: None,
+            suggested_symbol: None,
             renamed_to: None,
         };
         if !st.exists {
@@ -194,23 +198,35 @@ pub async fn judge(
         } else {
             None
         };
+        let needs_baseline = matches!(
+            (s.reason, by_server),
+            (Some("lines_changed"), Some(_)) | (Some("symbol_missing"), _)
+        );
+        if needs_baseline && !baselines.contains_key(&r.blob_sha) {
+            let old = c.git.read_blobs(&[r.blob_sha.as_str()]).await.ok();
+            let old = old
+                .and_then(|mut v| v.pop())
+                .and_then(|b| String::from_utf8(b).ok());
+            baselines.insert(r.blob_sha.clone(), old);
+        }
+        let baseline = baselines.get(&r.blob_sha).and_then(Option::as_deref);
+        // A rename: the declaration whose body reads most like the recorded lines.
+        if let (Some("symbol_missing"), Some(syms), Some(text), Some(old)) =
+            (s.reason, symbols, &st.text, baseline)
+        {
+            let was = body(old, r.start_line, r.end_line);
+            s.suggested_symbol = closest(syms, text, &was, r.start_line + moved);
+        }
         // A symbol the diff shows deleted here and added elsewhere, its body
         // unchanged, moved: it follows rather than going stale.
-        if let (Some("lines_changed"), Some((a, b)), Some(text)) = (s.reason, by_server, &st.text) {
-            if !baselines.contains_key(&r.blob_sha) {
-                let old = c.git.read_blobs(&[r.blob_sha.as_str()]).await.ok();
-                let old = old
-                    .and_then(|mut v| v.pop())
-                    .and_then(|b| String::from_utf8(b).ok());
-                baselines.insert(r.blob_sha.clone(), old);
-            }
-            if let Some(Some(old)) = baselines.get(&r.blob_sha) {
-                let was = body(old, r.start_line, r.end_line);
-                if !was.is_empty() && was == body(text, a, b) {
-                    s.reason = None;
-                    s.affected.clear();
-                    s.now = (a, b);
-                }
+        if let (Some("lines_changed"), Some((a, b)), Some(text), Some(old)) =
+            (s.reason, by_server, &st.text, baseline)
+        {
+            let was = body(old, r.start_line, r.end_line);
+            if !was.is_empty() && was == body(text, a, b) {
+                s.reason = None;
+                s.affected.clear();
+                s.now = (a, b);
             }
         }
         if s.reason.is_none() {
@@ -218,7 +234,11 @@ pub async fn judge(
                 s.now = now;
             }
         } else {
-            s.suggested = by_server.or(by_shift).filter(|x| *x != recorded);
+            let renamed = s.suggested_symbol.as_ref().map(|x| (x.1, x.2));
+            s.suggested = by_server
+                .or(by_shift)
+                .or(renamed)
+                .filter(|x| *x != recorded);
         }
         out.push(s);
     }
@@ -249,6 +269,58 @@ pub async fn current_of(
         tracing::debug!(error = %e, "recorded lines served: the repository could not be read");
         vec![None; refs.len()]
     })
+}
+
+/// The least similarity of a suggested symbol's body to the recorded lines.
+const RENAME_SIMILARITY: f32 = 0.6;
+
+/// The declaration of `syms` whose lines in `text` read most like `was`: Dice over
+/// the multisets of adjacent word pairs (pairs keep order, so two functions made of
+/// the same words differ), when at least [`RENAME_SIMILARITY`]; the nearer to
+/// `near` on a tie.
+fn closest(
+    syms: &[Symbol],
+    text: &str,
+    was: &[&str],
+    near: i64,
+) -> Option<(String, i64, i64, f32)> {
+    fn words<'a>(lines: &[&'a str]) -> HashMap<(&'a str, &'a str), usize> {
+        let w: Vec<&str> = lines
+            .iter()
+            .flat_map(|l| l.split(|c: char| !c.is_alphanumeric() && c != '_'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let mut m = HashMap::new();
+        if w.len() == 1 {
+            m.insert((w[0], ""), 1);
+        }
+        for p in w.windows(2) {
+            *m.entry((p[0], p[1])).or_insert(0) += 1;
+        }
+        m
+    }
+    let old = words(was);
+    let n_old: usize = old.values().sum();
+    if n_old == 0 {
+        return None;
+    }
+    let mut best: Option<(String, i64, i64, f32)> = None;
+    for s in syms.iter().filter(|s| s.declaration()) {
+        let now = words(&body(text, s.start_line, s.end_line));
+        let n_now: usize = now.values().sum();
+        let shared: usize = old
+            .iter()
+            .map(|(w, n)| (*n).min(*now.get(w).unwrap_or(&0)))
+            .sum();
+        let score = 2.0 * shared as f32 / (n_old + n_now) as f32;
+        let better = best.as_ref().is_none_or(|b| {
+            score > b.3 || (score == b.3 && (s.start_line - near).abs() < (b.1 - near).abs())
+        });
+        if score >= RENAME_SIMILARITY && better {
+            best = Some((name_path(s), s.start_line, s.end_line, score));
+        }
+    }
+    best
 }
 
 /// A recorded range to follow: its document, baseline blob and lines.
