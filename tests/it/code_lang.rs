@@ -552,3 +552,60 @@ async fn python_renames_are_suggested_and_re_anchored_in_one_call() {
     assert!(t.get("suggestedSymbol").is_none(), "{t:#}");
     k.c.stop().await;
 }
+
+/// analyze_document lists the declarations an agent would track (classes, methods,
+/// functions, module constants), not locals, parameters or imports; maxTokens cuts
+/// the list and says how much it left out.
+#[tokio::test]
+async fn python_untracked_symbols_are_declarations_within_max_tokens() {
+    let mut many = String::new();
+    for i in 0..60 {
+        many.push_str(&format!(
+            "def handler_{i}(event, retries=3):\n    conn = open(event)\n    for e in range(retries):\n        x = e\n    return conn\n\n\n"
+        ));
+    }
+    let repo = Repo::new();
+    repo.write("adapters.py", ADAPTERS);
+    repo.write("handlers.py", &many);
+    repo.write("README.md", "# App\n");
+    repo.commit("init");
+    let (_dir, k) = with_servers(repo, "py = \"pylsp\"").await;
+    spine(&k, "README.md", "adapters.py", "BaseAdapter").await;
+    let a = k.analyze("adapters.py").await;
+    let names: Vec<&str> = a["untracked"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["send", "close", "HTTPAdapter", "__init__", "send", "DEFAULT_RETRIES"],
+        "{a:#}"
+    );
+    assert_eq!(a["summary"]["untrackedCount"], 6);
+    assert_eq!(a["summary"]["untrackedOmitted"], 0);
+    // 60 functions with their locals: 60 declarations, cut to the budget.
+    let a = k
+        .c
+        .ok(
+            "analyze_document",
+            json!({"projectId":k.pid,"documentPath":"handlers.py"}),
+        )
+        .await;
+    assert_eq!(a["summary"]["untrackedCount"], 60, "{}", a["summary"]);
+    assert_eq!(a["untracked"].as_array().unwrap().len(), 60);
+    assert!(a["untracked"].as_array().unwrap().iter().all(|s| s["kindName"] == "function"));
+    let a = k
+        .c
+        .ok(
+            "analyze_document",
+            json!({"projectId":k.pid,"documentPath":"handlers.py","maxTokens":500}),
+        )
+        .await;
+    let shown = a["untracked"].as_array().unwrap().len();
+    let omitted = a["summary"]["untrackedOmitted"].as_u64().unwrap() as usize;
+    assert!(shown > 5 && omitted > 0 && shown + omitted == 60, "{shown} + {omitted}");
+    assert!(a.to_string().len() <= 500 * 4, "{}", a.to_string().len());
+    k.c.stop().await;
+}

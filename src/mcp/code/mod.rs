@@ -194,6 +194,7 @@ pub const ANALYZE_DOCUMENT: ToolDef = ToolDef {
         P("includeTracked", Ty::Bool, "Default true"),
         P("includeUntracked", Ty::Bool, "Default true"),
         P("includeDiffs", Ty::Bool, "Default true"),
+        P("maxTokens", Ty::Int, "Default 4000; untracked symbols cut to fit"),
     ],
     required: &["projectId", "documentPath"],
     effect: Effect::ReadOnly,
@@ -705,6 +706,7 @@ async fn analyze_document(app: &App, a: Args) -> Result<Reply> {
     let tracked = a.bool("includeTracked")?.unwrap_or(true);
     let untracked = a.bool("includeUntracked")?.unwrap_or(true);
     let diffs = a.bool("includeDiffs")?.unwrap_or(true);
+    let max_tokens = a.int("maxTokens", 1, 10_000_000)?.unwrap_or(4000) as usize;
     let an = analysis::analyze(app, &pid, &path, untracked).await?;
     let stale = an.tracked.iter().filter(|t| t.reason.is_some()).count();
     let moved = an.tracked.iter().filter(|t| t.moved()).count();
@@ -737,11 +739,25 @@ async fn analyze_document(app: &App, a: Args) -> Result<Reply> {
                 .collect(),
         );
     }
-    if untracked {
-        data["untracked"] = Value::Array(an.untracked.iter().map(view::symbol).collect());
-    }
     if diffs {
         data["diffHunks"] = Value::Array(an.hunks.iter().map(|h| view::hunk(h, true)).collect());
+    }
+    if untracked {
+        // The untracked list fills what the budget leaves (characters / 4); the rest
+        // is counted, not sent.
+        let mut room = (max_tokens * 4).saturating_sub(data.to_string().len() + 64);
+        let mut list = Vec::new();
+        for s in &an.untracked {
+            let v = view::symbol(s);
+            let n = v.to_string().len() + 1;
+            if n > room {
+                break;
+            }
+            room -= n;
+            list.push(v);
+        }
+        data["summary"]["untrackedOmitted"] = json!(an.untracked.len() - list.len());
+        data["untracked"] = Value::Array(list);
     }
     match (&an.lsp, &an.lsp_error) {
         (_, Some(e)) => data["lspError"] = json!(e),

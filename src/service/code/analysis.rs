@@ -388,6 +388,7 @@ pub struct Analysis {
     pub tracked: Vec<Staleness>,
     /// Per reference id: (entity id, name, scope) of the entities holding it.
     pub holders: HashMap<String, Vec<(String, String, String)>>,
+    /// Declarations no reference tracks (locals, parameters and imports left out).
     pub untracked: Vec<Symbol>,
     pub hunks: Vec<Hunk>,
     pub lsp: Option<String>,
@@ -453,7 +454,7 @@ pub async fn analyze(
             .as_deref()
             .unwrap_or(&[])
             .iter()
-            .filter(|s| !tracked_names.iter().any(|q| matches(s, q)))
+            .filter(|s| s.declaration() && !tracked_names.iter().any(|q| matches(s, q)))
             .cloned()
             .collect()
     } else {
