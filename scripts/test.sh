@@ -12,6 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 missing=()
 command -v clangd >/dev/null 2>&1 || missing+=(clangd)
+# A Python language server (Debian's pylsp) when neither it nor pyright is installed.
+command -v pylsp >/dev/null 2>&1 || command -v pyright-langserver >/dev/null 2>&1 || missing+=(python3-pylsp)
 # The held-out retrieval fixture is zlib's API reference, read at test time.
 [ -f /usr/include/zlib.h ] || [ -n "${CAIRN_TEST_ZLIB_H:-}" ] || missing+=(zlib1g-dev)
 # The retrieval benchmark's sets (tests/it/retrieval.rs): the standard library's
@@ -23,7 +25,7 @@ command -v clangd >/dev/null 2>&1 || missing+=(clangd)
 command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "installing ${missing[*]} for the tests (clangd: the code toolset; zlib1g-dev, python3.11, python3-pip: retrieval sets; chromium: the page; curl: GitHub calls)" >&2
+  echo "installing ${missing[*]} for the tests (clangd, python3-pylsp: the code toolset; zlib1g-dev, python3.11, python3-pip: retrieval sets; chromium: the page; curl: GitHub calls)" >&2
   apt-get update -qq >/dev/null
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi

@@ -93,6 +93,8 @@ const DEFAULTS: &[(&[&str], &[&str])] = &[
     ),
     (&["rs"], &["rust-analyzer"]),
     (&["py"], &["pyright-langserver", "--stdio"]),
+    // Debian's python3-pylsp, when pyright is not installed.
+    (&["py"], &["pylsp"]),
     (
         &["ts", "tsx", "js", "jsx", "mjs", "cjs"],
         &["typescript-language-server", "--stdio"],
@@ -138,11 +140,12 @@ impl Pool {
         if let Some(cmd) = self.configured.get(&ext) {
             return (!cmd.is_empty()).then(|| cmd.clone());
         }
+        // The first usual server for the extension that is on PATH.
         DEFAULTS
             .iter()
-            .find(|(exts, _)| exts.contains(&ext.as_str()))
+            .filter(|(exts, cmd)| exts.contains(&ext.as_str()) && on_path(cmd[0]))
             .map(|(_, cmd)| cmd.iter().map(|s| s.to_string()).collect::<Vec<_>>())
-            .filter(|cmd| cmd.first().is_some_and(|p| on_path(p)))
+            .next()
     }
 
     /// The symbols of `rel` (relative to `root`) whose current text is `text`, or

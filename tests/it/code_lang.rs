@@ -580,32 +580,64 @@ async fn python_untracked_symbols_are_declarations_within_max_tokens() {
         .collect();
     assert_eq!(
         names,
-        ["send", "close", "HTTPAdapter", "__init__", "send", "DEFAULT_RETRIES"],
+        [
+            "send",
+            "close",
+            "HTTPAdapter",
+            "__init__",
+            "send",
+            "DEFAULT_RETRIES"
+        ],
         "{a:#}"
     );
     assert_eq!(a["summary"]["untrackedCount"], 6);
     assert_eq!(a["summary"]["untrackedOmitted"], 0);
     // 60 functions with their locals: 60 declarations, cut to the budget.
-    let a = k
-        .c
-        .ok(
+    let a =
+        k.c.ok(
             "analyze_document",
             json!({"projectId":k.pid,"documentPath":"handlers.py"}),
         )
         .await;
     assert_eq!(a["summary"]["untrackedCount"], 60, "{}", a["summary"]);
     assert_eq!(a["untracked"].as_array().unwrap().len(), 60);
-    assert!(a["untracked"].as_array().unwrap().iter().all(|s| s["kindName"] == "function"));
-    let a = k
-        .c
-        .ok(
+    assert!(a["untracked"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|s| s["kindName"] == "function"));
+    let a =
+        k.c.ok(
             "analyze_document",
             json!({"projectId":k.pid,"documentPath":"handlers.py","maxTokens":500}),
         )
         .await;
     let shown = a["untracked"].as_array().unwrap().len();
     let omitted = a["summary"]["untrackedOmitted"].as_u64().unwrap() as usize;
-    assert!(shown > 5 && omitted > 0 && shown + omitted == 60, "{shown} + {omitted}");
+    assert!(
+        shown > 5 && omitted > 0 && shown + omitted == 60,
+        "{shown} + {omitted}"
+    );
     assert!(a.to_string().len() <= 500 * 4, "{}", a.to_string().len());
+    k.c.stop().await;
+}
+
+/// Without configuration a usual server on PATH serves Python (pylsp from Debian
+/// when pyright is not installed).
+#[tokio::test]
+async fn python_is_served_without_configuration() {
+    let repo = Repo::new();
+    repo.write("adapters.py", ADAPTERS);
+    repo.write("README.md", "# App\n");
+    repo.commit("init");
+    let k = Code::bind(Cairn::start().await, repo).await;
+    let ns = spine(&k, "README.md", "adapters.py", "HTTPAdapter/send").await;
+    let g = k.c.ok("get_entity", json!({"entityId": ns})).await;
+    assert_eq!(lines(&g["references"][0]), (16, 20));
+    let a = k.analyze("adapters.py").await;
+    assert!(
+        a["languageServer"].as_str().unwrap().contains("py"),
+        "{a:#}"
+    );
     k.c.stop().await;
 }
