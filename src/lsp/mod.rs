@@ -148,6 +148,33 @@ impl Pool {
             .next()
     }
 
+    /// Per language Cairn knows: its extension, the command that serves it (`None`:
+    /// none configured or on PATH) and how to get one.
+    pub fn languages(&self) -> Vec<(&'static str, &'static str, Option<String>, &'static str)> {
+        const KNOWN: &[(&str, &str, &str)] = &[
+            ("c", "c", "apt-get install clangd"),
+            (
+                "python",
+                "py",
+                "apt-get install python3-pylsp (or npm install -g pyright)",
+            ),
+            (
+                "typescript",
+                "ts",
+                "npm install -g typescript-language-server typescript",
+            ),
+            ("rust", "rs", "rustup component add rust-analyzer"),
+            ("go", "go", "go install golang.org/x/tools/gopls@latest"),
+        ];
+        KNOWN
+            .iter()
+            .map(|(lang, ext, hint)| {
+                let cmd = self.command_for(&format!("x.{ext}")).map(|c| c.join(" "));
+                (*lang, *ext, cmd, *hint)
+            })
+            .collect()
+    }
+
     /// The symbols of `rel` (relative to `root`) whose current text is `text`, or
     /// `None` when no server handles its language.
     pub async fn symbols(&self, root: &Path, rel: &str, text: &str) -> Result<Option<Vec<Symbol>>> {

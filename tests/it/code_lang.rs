@@ -630,6 +630,32 @@ async fn python_is_served_without_configuration() {
     repo.write("adapters.py", ADAPTERS);
     repo.write("README.md", "# App\n");
     repo.commit("init");
+    let c = Cairn::start().await;
+    let d = c
+        .ok("init_project", json!({"name":"Py","repoPath":repo.root()}))
+        .await;
+    let servers = d["languageServers"].as_array().unwrap();
+    let of = |lang: &str| {
+        servers
+            .iter()
+            .find(|s| s["language"] == lang)
+            .unwrap()
+            .clone()
+    };
+    assert!(
+        of("python")["server"].as_str().unwrap().contains("py"),
+        "{servers:?}"
+    );
+    assert!(
+        of("c")["server"].as_str().unwrap().starts_with("clangd"),
+        "{servers:?}"
+    );
+    let go = of("go");
+    assert!(
+        go["server"].is_string() || go["install"].as_str().unwrap().contains("gopls"),
+        "{go}"
+    );
+    c.stop().await;
     let k = Code::bind(Cairn::start().await, repo).await;
     let ns = spine(&k, "README.md", "adapters.py", "HTTPAdapter/send").await;
     let g = k.c.ok("get_entity", json!({"entityId": ns})).await;

@@ -306,6 +306,10 @@ async fn init_project(app: &App, a: Args) -> Result<Reply> {
             "headCommit": done.head,
             "scopes": Scope::NAMES,
             "categories": cats,
+            "languageServers": app.lsp.languages().into_iter().map(|(lang, ext, cmd, hint)| match cmd {
+                Some(c) => json!({"language": lang, "extension": ext, "server": c}),
+                None => json!({"language": lang, "extension": ext, "server": null, "install": hint}),
+            }).collect::<Vec<_>>(),
         }),
     ))
 }
