@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The test command (README, .ci/run): installs what the tests need — a real C
-# language server (clangd), zlib's header (the held-out retrieval fixture), Debian's
+# The test command (README, .ci/run): installs what the tests need — real language
+# servers (clangd, Debian's pylsp, typescript-language-server from npm), zlib's header (the held-out retrieval fixture), Debian's
 # CPython 3.11 and its pip (the retrieval benchmark's sets), a headless
 # browser and its WebDriver (Debian's chromium and chromium-driver, for the page's
 # tests), curl (the ontology toolset's GitHub calls), PostgreSQL (scripts/pg.sh), the
@@ -28,6 +28,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "installing ${missing[*]} for the tests (clangd, python3-pylsp: the code toolset; zlib1g-dev, python3.11, python3-pip: retrieval sets; chromium: the page; curl: GitHub calls)" >&2
   apt-get update -qq >/dev/null
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+# TypeScript's language server from npm; TypeScript 5, since 7 ships no tsserver.
+if ! command -v typescript-language-server >/dev/null 2>&1 \
+    || ! [ -f "$(npm root -g 2>/dev/null)/typescript/lib/tsserver.js" ]; then
+  echo "installing typescript-language-server and typescript@5 (npm) for the code toolset's tests" >&2
+  npm install -g -s typescript-language-server typescript@5 >/dev/null
 fi
 scripts/fetch-model.sh "$PWD/target/test-model"
 # The official Python MCP SDK, for the HTTP test that another client library ends its

@@ -1,5 +1,5 @@
-//! The `code` toolset on Python and C through real language servers (pylsp and
-//! clangd, installed by `scripts/test.sh`): symbols addressed by name path, names
+//! The `code` toolset on Python, C and TypeScript through real language servers (pylsp,
+//! clangd, typescript-language-server, installed by `scripts/test.sh`): name paths,
 //! several symbols carry refused with their candidates.
 
 use serde_json::{json, Value};
@@ -665,5 +665,40 @@ async fn python_is_served_without_configuration() {
         a["languageServer"].as_str().unwrap().contains("py"),
         "{a:#}"
     );
+    k.c.stop().await;
+}
+
+/// TypeScript through typescript-language-server (npm, installed by
+/// `scripts/test.sh`), found on PATH: name paths anchor real methods.
+#[tokio::test]
+async fn typescript_symbols_by_name_path() {
+    let repo = Repo::new();
+    repo.write(
+        "src/adapters.ts",
+        "export class BaseAdapter {\n  send(request: string): string {\n    return request;\n  }\n}\n\nexport class HTTPAdapter extends BaseAdapter {\n  send(request: string): string {\n    const conn = request.trim();\n    return conn;\n  }\n}\n\nexport function retries(n: number): number {\n  return n * 2;\n}\n",
+    );
+    repo.write("README.md", "# App\n");
+    repo.commit("init");
+    let k = Code::bind(Cairn::start().await, repo).await;
+    let ns = spine(&k, "README.md", "src/adapters.ts", "retries").await;
+    let code = |sym: &str| json!({"command":"add","kind":"code","documentPath":"src/adapters.ts","lspSymbol":sym});
+    let e =
+        k.c.err(
+            "create_entity",
+            add(&k, &ns, "send", code("send")),
+            "VALIDATION_ERROR",
+        )
+        .await;
+    assert_eq!(
+        e["details"]["candidates"][1]["namePath"], "HTTPAdapter/send",
+        "{e:#}"
+    );
+    let ok =
+        k.c.ok(
+            "create_entity",
+            add(&k, &ns, "send", code("HTTPAdapter.send")),
+        )
+        .await;
+    assert_eq!(lines(&ok["executed"][0]["reference"]), (8, 11));
     k.c.stop().await;
 }
