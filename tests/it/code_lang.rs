@@ -1,6 +1,6 @@
 //! The `code` toolset on Python, C and TypeScript through real language servers (pylsp,
 //! clangd, typescript-language-server, installed by `scripts/test.sh`): name paths,
-//! several symbols carry refused with their candidates.
+//! moved code followed, renames suggested, names several symbols carry refused.
 
 use serde_json::{json, Value};
 
