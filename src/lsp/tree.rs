@@ -191,7 +191,7 @@ mod tests {
 
     #[test]
     fn flattens_hierarchy() {
-        let v = json!([{ "name": "S", "kind": 23, "range": {"start":{"line":0},"end":{"line":3}},
+        let v = json!([{ "name": "S", "kind": 23, "range": {"start":{"line":0},"end":{"line":3,"character":1}},
             "children": [{ "name": "x", "kind": 8, "range": {"start":{"line":1},"end":{"line":1}} }] }]);
         let s = flatten(&v);
         assert_eq!(s.len(), 2);
@@ -204,7 +204,13 @@ mod tests {
     }
 
     fn info(name: &str, container: Option<&str>, a: (i64, i64), b: (i64, i64)) -> Value {
-        json!({"name": name, "kind": 6, "containerName": container,
+        // Classes are capitalised here: kind 5, the rest methods (6).
+        let kind = if name.starts_with(char::is_uppercase) {
+            5
+        } else {
+            6
+        };
+        json!({"name": name, "kind": kind, "containerName": container,
                "location": {"uri": "file:///a.py", "range": {
                    "start": {"line": a.0, "character": a.1}, "end": {"line": b.0, "character": b.1}}}})
     }
