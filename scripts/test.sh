@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The test command (README, .ci/run): installs what the tests need — a real C
-# language server (clangd), zlib's header (the held-out retrieval fixture), Debian's
+# The test command (README, .ci/run): installs what the tests need — real language
+# servers (clangd, Debian's pylsp, typescript-language-server from npm), zlib's header (the held-out retrieval fixture), Debian's
 # CPython 3.11 and its pip (the retrieval benchmark's sets), a headless
 # browser and its WebDriver (Debian's chromium and chromium-driver, for the page's
 # tests), curl (the ontology toolset's GitHub calls), PostgreSQL (scripts/pg.sh), the
@@ -12,6 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 missing=()
 command -v clangd >/dev/null 2>&1 || missing+=(clangd)
+# A Python language server (Debian's pylsp) when neither it nor pyright is installed.
+command -v pylsp >/dev/null 2>&1 || command -v pyright-langserver >/dev/null 2>&1 || missing+=(python3-pylsp)
 # The held-out retrieval fixture is zlib's API reference, read at test time.
 [ -f /usr/include/zlib.h ] || [ -n "${CAIRN_TEST_ZLIB_H:-}" ] || missing+=(zlib1g-dev)
 # The retrieval benchmark's sets (tests/it/retrieval.rs): the standard library's
@@ -23,9 +25,15 @@ command -v clangd >/dev/null 2>&1 || missing+=(clangd)
 command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "installing ${missing[*]} for the tests (clangd: the code toolset; zlib1g-dev, python3.11, python3-pip: retrieval sets; chromium: the page; curl: GitHub calls)" >&2
+  echo "installing ${missing[*]} for the tests (clangd, python3-pylsp: the code toolset; zlib1g-dev, python3.11, python3-pip: retrieval sets; chromium: the page; curl: GitHub calls)" >&2
   apt-get update -qq >/dev/null
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+# TypeScript's language server from npm; TypeScript 5, since 7 ships no tsserver.
+if ! command -v typescript-language-server >/dev/null 2>&1 \
+    || ! [ -f "$(npm root -g 2>/dev/null)/typescript/lib/tsserver.js" ]; then
+  echo "installing typescript-language-server and typescript@5 (npm) for the code toolset's tests" >&2
+  npm install -g -s typescript-language-server typescript@5 >/dev/null
 fi
 scripts/fetch-model.sh "$PWD/target/test-model"
 # The official Python MCP SDK, for the HTTP test that another client library ends its

@@ -27,6 +27,13 @@ pub enum Details {
         document_path: String,
         symbols: Vec<String>,
     },
+    /// A name several symbols of the document carry: each one's name path, lines
+    /// and kind.
+    SymbolAmbiguous {
+        symbol: String,
+        document_path: String,
+        candidates: Vec<(String, i64, i64, &'static str)>,
+    },
     /// An anchor that is no heading of the document.
     AnchorMissing {
         anchor: String,

@@ -291,12 +291,11 @@ pub fn code(env: &Env, set: &Set, limit: Option<usize>) -> Report {
                   desc: &str,
                   path: String,
                   lines: usize| {
-        let short = name.rsplit('.').next().unwrap_or(name);
         let e = s.call(
             "create_entity",
             json!({"projectId":pid,"name":name,"description":desc,"categoryIds":[cat],
                    "parentIds":parent.into_iter().collect::<Vec<_>>(),
-                   "commands":[{"command":"add","kind":"code","documentPath":path,"lspSymbol":short,
+                   "commands":[{"command":"add","kind":"code","documentPath":path,
                                 "startLine":1,"endLine":lines.max(1),"description":name}]}),
         );
         e["entity"]["id"].as_str().expect("entity id").to_string()

@@ -8,6 +8,7 @@
 //! indexing side effects off where they allow it (clangd writes no index).
 
 mod rpc;
+mod tree;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -20,6 +21,8 @@ use crate::domain::code::{extension, language};
 use crate::error::{Error, Result};
 
 pub use rpc::Server;
+use tree::flatten;
+pub use tree::{find, matches, name_path, segments};
 
 /// A symbol of a document, lines 1-based and inclusive.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +32,20 @@ pub struct Symbol {
     pub start_line: i64,
     pub end_line: i64,
     pub container: Option<String>,
+    /// The names from the document's top level down to this symbol's own
+    /// (`["HTTPAdapter", "send"]`): its name path.
+    pub path: Vec<String>,
+    /// Inside a function, method or constructor (a local, a parameter, a closure):
+    /// not a declaration an agent tracks.
+    pub local: bool,
+}
+
+impl Symbol {
+    /// A declaration worth tracking: not local, and not an import (pylsp reports
+    /// `import os` as a one-line module).
+    pub fn declaration(&self) -> bool {
+        !self.local && !(self.kind == 2 && self.start_line == self.end_line)
+    }
 }
 
 /// The LSP `SymbolKind` names, indexed from 1.
@@ -76,6 +93,8 @@ const DEFAULTS: &[(&[&str], &[&str])] = &[
     ),
     (&["rs"], &["rust-analyzer"]),
     (&["py"], &["pyright-langserver", "--stdio"]),
+    // Debian's python3-pylsp, when pyright is not installed.
+    (&["py"], &["pylsp"]),
     (
         &["ts", "tsx", "js", "jsx", "mjs", "cjs"],
         &["typescript-language-server", "--stdio"],
@@ -121,11 +140,39 @@ impl Pool {
         if let Some(cmd) = self.configured.get(&ext) {
             return (!cmd.is_empty()).then(|| cmd.clone());
         }
+        // The first usual server for the extension that is on PATH.
         DEFAULTS
             .iter()
-            .find(|(exts, _)| exts.contains(&ext.as_str()))
+            .filter(|(exts, cmd)| exts.contains(&ext.as_str()) && on_path(cmd[0]))
             .map(|(_, cmd)| cmd.iter().map(|s| s.to_string()).collect::<Vec<_>>())
-            .filter(|cmd| cmd.first().is_some_and(|p| on_path(p)))
+            .next()
+    }
+
+    /// Per language Cairn knows: its extension, the command that serves it (`None`:
+    /// none configured or on PATH) and how to get one.
+    pub fn languages(&self) -> Vec<(&'static str, &'static str, Option<String>, &'static str)> {
+        const KNOWN: &[(&str, &str, &str)] = &[
+            ("c", "c", "apt-get install clangd"),
+            (
+                "python",
+                "py",
+                "apt-get install python3-pylsp (or npm install -g pyright)",
+            ),
+            (
+                "typescript",
+                "ts",
+                "npm install -g typescript-language-server typescript",
+            ),
+            ("rust", "rs", "rustup component add rust-analyzer"),
+            ("go", "go", "go install golang.org/x/tools/gopls@latest"),
+        ];
+        KNOWN
+            .iter()
+            .map(|(lang, ext, hint)| {
+                let cmd = self.command_for(&format!("x.{ext}")).map(|c| c.join(" "));
+                (*lang, *ext, cmd, *hint)
+            })
+            .collect()
     }
 
     /// The symbols of `rel` (relative to `root`) whose current text is `text`, or
@@ -182,46 +229,6 @@ pub fn file_uri(p: &Path) -> String {
     s
 }
 
-/// Flattens a `documentSymbol` answer (hierarchical `DocumentSymbol[]` or flat
-/// `SymbolInformation[]`) into symbols with their container's name.
-fn flatten(v: &Value) -> Vec<Symbol> {
-    fn line(v: &Value, end: bool) -> i64 {
-        let pos = if end { &v["end"] } else { &v["start"] };
-        pos["line"].as_i64().unwrap_or(0) + 1
-    }
-    fn walk(items: &[Value], container: Option<&str>, out: &mut Vec<Symbol>) {
-        for it in items {
-            let Some(name) = it["name"].as_str() else {
-                continue;
-            };
-            let range = if it.get("range").is_some() {
-                &it["range"]
-            } else {
-                &it["location"]["range"]
-            };
-            let container = container
-                .map(str::to_string)
-                .or_else(|| it["containerName"].as_str().map(str::to_string))
-                .filter(|c| !c.is_empty());
-            out.push(Symbol {
-                name: name.to_string(),
-                kind: it["kind"].as_i64().unwrap_or(0),
-                start_line: line(range, false),
-                end_line: line(range, true),
-                container,
-            });
-            if let Some(children) = it["children"].as_array() {
-                walk(children, Some(name), out);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    if let Some(items) = v.as_array() {
-        walk(items, None, &mut out);
-    }
-    out
-}
-
 /// The `initialize` parameters: the few client capabilities Cairn uses.
 fn initialize_params(root: &Path) -> Value {
     json!({
@@ -248,17 +255,6 @@ fn lsp_error(cmd: &[String], what: impl std::fmt::Display) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn flattens_hierarchy() {
-        let v = json!([{ "name": "S", "kind": 23, "range": {"start":{"line":0},"end":{"line":3}},
-            "children": [{ "name": "x", "kind": 8, "range": {"start":{"line":1},"end":{"line":1}} }] }]);
-        let s = flatten(&v);
-        assert_eq!(s.len(), 2);
-        assert_eq!(s[1].container.as_deref(), Some("S"));
-        assert_eq!((s[0].start_line, s[0].end_line), (1, 4));
-        assert_eq!(kind_name(12), "function");
-    }
 
     #[test]
     fn uri_encodes() {

@@ -122,6 +122,16 @@ fn facts(d: &Details) -> Value {
             document_path,
             symbols,
         } => json!({ "symbol": symbol, "documentPath": document_path, "symbols": symbols }),
+        Details::SymbolAmbiguous {
+            symbol,
+            document_path,
+            candidates,
+        } => json!({
+            "symbol": symbol, "documentPath": document_path,
+            "candidates": candidates.iter().map(|(p, a, b, k)| json!({
+                "namePath": p, "startLine": a, "endLine": b, "kindName": k,
+            })).collect::<Vec<_>>(),
+        }),
         Details::AnchorMissing {
             anchor,
             document_path,

@@ -14,6 +14,8 @@ pub struct RefSummary {
     pub start_line: i64,
     pub end_line: i64,
     pub description: String,
+    /// The file's blob when the lines were recorded, to follow them to where they are.
+    pub blob_sha: String,
 }
 
 /// One directed edge of the project graph, stored once.

@@ -32,6 +32,7 @@ use std::sync::Arc;
 
 use crate::domain::code::Entity;
 use crate::error::{Error, Result};
+use crate::service::code::analysis::{current_lines, Recorded};
 use crate::service::code_graph::{GEdge, Graph, RefSummary};
 use crate::service::semantic::{self, Mode, Rank, Snapshot};
 use crate::service::App;
@@ -111,6 +112,7 @@ async fn graph(app: &App, project: &str) -> Result<Arc<Graph>> {
                     start_line: r.start_line,
                     end_line: r.end_line,
                     description: r.description,
+                    blob_sha: r.blob_sha,
                 },
             )
         })
@@ -325,7 +327,46 @@ pub async fn query(app: &App, q: QueryReq) -> Result<QueryOut> {
     out.embedder = embedder;
     out.query_truncated = query_truncated;
     out.not_embedded = snap.not_embedded;
+    follow_references(app, &project, &mut out).await;
     Ok(out)
+}
+
+/// The nodes' references at the lines where their code is now, when it only moved
+/// since they were recorded; the recorded lines when the repository cannot be read.
+async fn follow_references(app: &App, project: &str, out: &mut QueryOut) {
+    if out.nodes.iter().all(|n| n.references.is_empty()) {
+        return;
+    }
+    let Ok(c) = crate::service::code::ctx(app, project).await else {
+        return;
+    };
+    let now = {
+        let items: Vec<Recorded> = out
+            .nodes
+            .iter()
+            .flat_map(|n| n.references.iter())
+            .map(|r| Recorded {
+                path: &r.document_path,
+                blob: &r.blob_sha,
+                start: r.start_line,
+                end: r.end_line,
+            })
+            .collect();
+        match current_lines(&c, &items).await {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::debug!(error = %e, "query serves recorded lines");
+                return;
+            }
+        }
+    };
+    let mut now = now.into_iter();
+    for r in out.nodes.iter_mut().flat_map(|n| n.references.iter_mut()) {
+        if let Some((a, b)) = now.next().flatten() {
+            r.start_line = a;
+            r.end_line = b;
+        }
+    }
 }
 
 fn walk(g: &Graph, snap: &Snapshot, root: usize, qvec: &[f32], q: &QueryReq) -> QueryOut {

@@ -393,18 +393,24 @@ async fn staleness_reasons_at_line_level_with_suggested_ranges() {
     let t1 = tracked(&a, "f1");
     assert_eq!(t1["isStale"], false, "{t1:#}");
     let (s1, e1) = f_lines(1);
+    // Moved, not changed: served where it is now.
     assert_eq!(
-        t1["suggestedRange"],
-        json!({"startLine": s1 + 2, "endLine": e1 + 2})
+        (&t1["startLine"], &t1["endLine"]),
+        (&json!(s1 + 2), &json!(e1 + 2))
     );
+    assert_eq!(t1["movedFrom"], json!({"startLine": s1, "endLine": e1}));
+    assert!(t1.get("suggestedRange").is_none());
     let t2 = tracked(&a, "f2");
     assert_eq!(t2["isStale"], true);
     assert_eq!(t2["staleReason"], "lines_changed");
     assert_eq!(t2["affectedHunks"].as_array().unwrap().len(), 1);
-    assert_eq!(tracked(&a, "f3")["staleReason"], "symbol_missing");
+    let t3 = tracked(&a, "f3");
+    assert_eq!(t3["staleReason"], "symbol_missing");
+    // The rename is suggested: the function whose body reads most like f3's.
+    assert_eq!(t3["suggestedSymbol"]["namePath"], "f3_renamed", "{t3:#}");
     let t4 = tracked(&a, "f4");
     assert_eq!(t4["isStale"], false);
-    assert!(t4["suggestedRange"].is_object());
+    assert!(t4["movedFrom"].is_object());
     assert_eq!(a["summary"]["staleCount"], 2);
     assert!(a["diffHunks"][0]["context"]
         .as_str()
@@ -455,7 +461,7 @@ async fn staleness_reasons_at_line_level_with_suggested_ranges() {
     let a = k.analyze("src/calc.c").await;
     let t1 = tracked(&a, "f1");
     assert_eq!(
-        (t1["isStale"].clone(), t1.get("suggestedRange")),
+        (t1["isStale"].clone(), t1.get("movedFrom")),
         (json!(false), None)
     );
     // A stale version is a conflict naming the current one.
@@ -550,19 +556,19 @@ async fn reference_on_a_dirty_tree_has_an_exact_baseline() {
     let a = k.analyze("src/calc.c").await;
     let t = tracked(&a, "f5");
     assert_eq!(t["isStale"], false);
-    assert!(t.get("suggestedRange").is_none(), "{t:#}");
+    assert!(t.get("movedFrom").is_none(), "{t:#}");
     // Committing the same text changes nothing either.
     k.repo.commit("dirty");
     let a = k.analyze("src/calc.c").await;
     assert_eq!(tracked(&a, "f5")["isStale"], false);
-    assert!(tracked(&a, "f5").get("suggestedRange").is_none());
+    assert!(tracked(&a, "f5").get("movedFrom").is_none());
     // An edit below the reference neither stales nor shifts it.
     let len = k.repo.read("src/calc.c").lines().count();
     k.repo
         .splice("src/calc.c", len + 1, 0, &["int tail(void) { return 0; }"]);
     let a = k.analyze("src/calc.c").await;
     assert_eq!(tracked(&a, "f5")["isStale"], false);
-    assert!(tracked(&a, "f5").get("suggestedRange").is_none());
+    assert!(tracked(&a, "f5").get("movedFrom").is_none());
     assert_eq!(tracked(&a, "f5")["affectedHunks"], json!([]));
     assert!(!a["diffHunks"].as_array().unwrap().is_empty());
     k.c.stop().await;

@@ -8,6 +8,7 @@ mod harness;
 mod bad_input;
 mod cli;
 mod code;
+mod code_lang;
 mod concurrency;
 mod containers;
 mod embed;

@@ -813,3 +813,35 @@ async fn in_a_real_browser_the_board_shows_tasks_blockers_and_a_context_answer()
     w.stop().await;
     drop(s);
 }
+
+/// A reference whose lines moved (lines added above) is shown where its text is now,
+/// on the entity and in the analysis, and fresh.
+#[tokio::test]
+async fn the_code_view_shows_moved_references_at_their_new_lines() {
+    let repo = Repo::new();
+    repo.write(
+        "docs/design.md",
+        "# Shop\n\nThe shop sells.\n\n## Pricing\n\nPrices are computed.\nTaxes apply.\nDone.\n",
+    );
+    repo.commit("init");
+    let code = Code::bind(Cairn::start_on(Transport::Http).await, repo).await;
+    let text = |a: i64, b: i64| json!([{"command":"add","kind":"text","documentPath":"docs/design.md","startLine":a,"endLine":b}]);
+    let d = code.entity("Shop", "core", &[], text(1, 3)).await;
+    let p = code
+        .entity("Pricing", "capability", &[&id_of(&d)], text(5, 8))
+        .await;
+    code.repo
+        .splice("docs/design.md", 4, 0, &["More intro.", "And more."]);
+    let (b, pid) = (base(&code.c), &code.pid);
+    let (_, _, html) = get(&format!("{b}/p/{pid}/code?entity={}", id_of(&p)), &[]).await;
+    let e = html.split("id=\"entity\"").nth(1).unwrap();
+    assert!(e.contains("<td>7–10</td>"), "{e}");
+    let (_, _, html) = get(&format!("{b}/p/{pid}/code?analyze=docs%2Fdesign.md"), &[]).await;
+    let a = html.split("id=\"analysis\"").nth(1).unwrap();
+    assert!(!a.contains("b-stale"), "{a}");
+    assert!(
+        a.contains("<td>7–10</td>") && a.contains("moved from lines 5–8"),
+        "{a}"
+    );
+    code.c.stop().await;
+}

@@ -237,7 +237,7 @@ async fn exact_names_of_the_code_set_are_found_by_hybrid_and_lexical_search() {
                     json!({"projectId":pid,"name":it.group,"description":format!("The {} module.", it.group),
                            "categoryIds":[cat("module")],"parentIds":[id(&domain["entity"])],
                            "commands":[{"command":"add","kind":"code","documentPath":"README.md",
-                                        "lspSymbol":it.group,"startLine":1,"endLine":1,"description":it.group}]}),
+                                        "startLine":1,"endLine":1,"description":it.group}]}),
                 )
                 .await;
             module.insert(it.group.clone(), id(&m["entity"]));
@@ -250,7 +250,7 @@ async fn exact_names_of_the_code_set_are_found_by_hybrid_and_lexical_search() {
                 json!({"projectId":pid,"name":it.id,"description":it.text,"categoryIds":[cat("function")],
                        "parentIds":[module[&it.group]],
                        "commands":[{"command":"add","kind":"code","documentPath":format!("{}.py", it.id),
-                                    "lspSymbol":it.id,"startLine":1,"endLine":lines,"description":it.id}]}),
+                                    "startLine":1,"endLine":lines,"description":it.id}]}),
             )
             .await;
         name_of.insert(id(&e["entity"]), it.id.clone());

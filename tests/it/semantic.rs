@@ -80,12 +80,8 @@ async fn load_fixture(c: &Cairn, repo: &Repo) -> (String, HashMap<String, String
         } else {
             vec![ids[parent].clone()]
         };
-        let mut cmd = json!({"command":"add","kind":kind,"documentPath":path,
+        let cmd = json!({"command":"add","kind":kind,"documentPath":path,
                              "startLine":a,"endLine":b,"description":format!("{name} in {path}")});
-        if kind == "code" {
-            // No language server for .py: the symbol is recorded, the lines are ours.
-            cmd["lspSymbol"] = json!(name);
-        }
         let e = c
             .ok(
                 "create_entity",
@@ -437,11 +433,8 @@ async fn branch_fixture(c: &Cairn, repo: &Repo) -> (String, HashMap<&'static str
         } else {
             vec![ids[parent].clone()]
         };
-        let mut cmd = json!({"command":"add","kind":if text {"text"} else {"code"},"documentPath":path,
+        let cmd = json!({"command":"add","kind":if text {"text"} else {"code"},"documentPath":path,
                              "startLine":a,"endLine":a + 1,"description":format!("{name} source")});
-        if !text {
-            cmd["lspSymbol"] = json!(name);
-        }
         let e = c
             .ok(
                 "create_entity",
@@ -979,11 +972,8 @@ async fn create_all(
     for (i, (name, category, parent, desc)) in spec.iter().enumerate() {
         let text = is_text_scope(category);
         let a = i as i64 * 2 + 1;
-        let mut cmd = json!({"command":"add","kind":if text {"text"} else {"code"},"documentPath":path,
+        let cmd = json!({"command":"add","kind":if text {"text"} else {"code"},"documentPath":path,
                              "startLine":a,"endLine":a + 1,"description":format!("{name} lines")});
-        if !text {
-            cmd["lspSymbol"] = json!(name);
-        }
         let parents: Vec<String> = if *parent == "-" {
             vec![]
         } else {

@@ -27,13 +27,9 @@ const ADD: &[P] = &[
     P(
         "lspSymbol",
         Ty::Str,
-        "code: the symbol (the language server gives its range)",
+        "code: name path (Class/method); without a language server, a label in the lines",
     ),
-    P(
-        "startLine",
-        Ty::Int,
-        "text; code only without a language server",
-    ),
+    P("startLine", Ty::Int, "text; code without a language server"),
     P("endLine", Ty::Int, ""),
     P("anchor", Ty::Str, "text: a markdown heading"),
     P("description", Ty::Str, ""),
@@ -174,10 +170,10 @@ fn new_ref(a: &Args) -> Result<NewRef> {
     let anchor = a.str("anchor", NAME_MAX)?.filter(|s| !s.is_empty());
     match kind {
         RefKind::Code => {
-            if symbol.is_none() {
+            if symbol.is_none() && (start.is_none() || end.is_none()) {
                 return Err(Error::validation(
                     "lspSymbol",
-                    "is required for a code reference: the exact symbol name (its range comes from the language server)",
+                    "a code reference needs lspSymbol (a name path such as Class/method; a language server gives its range) or startLine and endLine",
                 ));
             }
             a.forbid(&["anchor"], "to code references")?;

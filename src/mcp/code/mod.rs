@@ -186,14 +186,15 @@ pub const GET_CHANGED_FILES: ToolDef = ToolDef {
 pub const ANALYZE_DOCUMENT: ToolDef = ToolDef {
     name: "analyze_document",
     toolset: "code",
-    description: "A document's state: tracked references with isStale/staleReason, affectedHunks and suggestedRange; \
-                  untracked language-server symbols; entities; diff hunks. Fix with alter_references.",
+    description: "A document's state: tracked references at their current lines (movedFrom), isStale/staleReason, \
+                  affectedHunks, suggestedRange; untracked symbols; entities; diff hunks. Fix with alter_references.",
     params: &[
         PROJECT,
         P("documentPath", Ty::Str, ""),
         P("includeTracked", Ty::Bool, "Default true"),
         P("includeUntracked", Ty::Bool, "Default true"),
         P("includeDiffs", Ty::Bool, "Default true"),
+        P("maxTokens", Ty::Int, "Default 4000; untracked symbols cut to fit"),
     ],
     required: &["projectId", "documentPath"],
     effect: Effect::ReadOnly,
@@ -305,6 +306,10 @@ async fn init_project(app: &App, a: Args) -> Result<Reply> {
             "headCommit": done.head,
             "scopes": Scope::NAMES,
             "categories": cats,
+            "languageServers": app.lsp.languages().into_iter().map(|(lang, ext, cmd, hint)| match cmd {
+                Some(c) => json!({"language": lang, "extension": ext, "server": c}),
+                None => json!({"language": lang, "extension": ext, "server": null, "install": hint}),
+            }).collect::<Vec<_>>(),
         }),
     ))
 }
@@ -685,7 +690,7 @@ async fn changed_files(app: &App, a: Args) -> Result<Reply> {
         .map(|f| {
             let mut v = json!({
                 "documentPath": f.document_path, "references": f.references,
-                "staleCount": f.stale, "missing": f.missing,
+                "staleCount": f.stale, "movedCount": f.moved, "missing": f.missing,
             });
             if let Some(t) = &f.renamed_to {
                 v["renamedTo"] = json!(t);
@@ -705,13 +710,10 @@ async fn analyze_document(app: &App, a: Args) -> Result<Reply> {
     let tracked = a.bool("includeTracked")?.unwrap_or(true);
     let untracked = a.bool("includeUntracked")?.unwrap_or(true);
     let diffs = a.bool("includeDiffs")?.unwrap_or(true);
+    let max_tokens = a.int("maxTokens", 1, 10_000_000)?.unwrap_or(4000) as usize;
     let an = analysis::analyze(app, &pid, &path, untracked).await?;
     let stale = an.tracked.iter().filter(|t| t.reason.is_some()).count();
-    let shifted = an
-        .tracked
-        .iter()
-        .filter(|t| t.reason.is_none() && t.suggested.is_some())
-        .count();
+    let moved = an.tracked.iter().filter(|t| t.moved()).count();
     let none: Vec<(String, String, String)> = vec![];
     let mut ents: Vec<Value> = Vec::new();
     let mut seen = std::collections::HashSet::new();
@@ -730,7 +732,7 @@ async fn analyze_document(app: &App, a: Args) -> Result<Reply> {
         "entities": ents,
         "summary": {
             "trackedCount": an.tracked.len(), "staleCount": stale,
-            "untrackedCount": an.untracked.len(), "shiftedCount": shifted,
+            "untrackedCount": an.untracked.len(), "movedCount": moved,
         },
     });
     if tracked {
@@ -741,11 +743,25 @@ async fn analyze_document(app: &App, a: Args) -> Result<Reply> {
                 .collect(),
         );
     }
-    if untracked {
-        data["untracked"] = Value::Array(an.untracked.iter().map(view::symbol).collect());
-    }
     if diffs {
         data["diffHunks"] = Value::Array(an.hunks.iter().map(|h| view::hunk(h, true)).collect());
+    }
+    if untracked {
+        // The untracked list fills what the budget leaves (characters / 4); the rest
+        // is counted, not sent.
+        let mut room = (max_tokens * 4).saturating_sub(data.to_string().len() + 64);
+        let mut list = Vec::new();
+        for s in &an.untracked {
+            let v = view::symbol(s);
+            let n = v.to_string().len() + 1;
+            if n > room {
+                break;
+            }
+            room -= n;
+            list.push(v);
+        }
+        data["summary"]["untrackedOmitted"] = json!(an.untracked.len() - list.len());
+        data["untracked"] = Value::Array(list);
     }
     match (&an.lsp, &an.lsp_error) {
         (_, Some(e)) => data["lspError"] = json!(e),

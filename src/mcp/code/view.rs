@@ -5,7 +5,7 @@ use serde_json::{json, Map, Value};
 
 use crate::domain::code::{Category, Entity, Hunk, Reference};
 use crate::domain::container::clip;
-use crate::lsp::{kind_name, Symbol};
+use crate::lsp::{kind_name, name_path, Symbol};
 use crate::service::code::analysis::Staleness;
 
 pub fn category(c: &Category) -> Value {
@@ -80,8 +80,8 @@ pub fn symbol(s: &Symbol) -> Value {
         "name": s.name, "kind": s.kind, "kindName": kind_name(s.kind),
         "startLine": s.start_line, "endLine": s.end_line
     });
-    if let Some(c) = &s.container {
-        v["container"] = json!(c);
+    if s.path.len() > 1 {
+        v["namePath"] = json!(name_path(s));
     }
     v
 }
@@ -107,8 +107,14 @@ pub fn tracked(s: &Staleness, holders: &[(String, String, String)], diffs: bool)
             ),
         );
     }
-    m.insert("startLine".into(), json!(r.start_line));
-    m.insert("endLine".into(), json!(r.end_line));
+    m.insert("startLine".into(), json!(s.now.0));
+    m.insert("endLine".into(), json!(s.now.1));
+    if s.moved() {
+        m.insert(
+            "movedFrom".into(),
+            json!({"startLine": r.start_line, "endLine": r.end_line}),
+        );
+    }
     if let Some(x) = &r.lsp_symbol {
         m.insert("lspSymbol".into(), json!(x));
     }
@@ -123,6 +129,13 @@ pub fn tracked(s: &Staleness, holders: &[(String, String, String)], diffs: bool)
     }
     if let Some(t) = &s.renamed_to {
         m.insert("renamedTo".into(), json!(t));
+    }
+    if let Some((p, a, b, score)) = &s.suggested_symbol {
+        m.insert(
+            "suggestedSymbol".into(),
+            json!({"namePath": p, "startLine": a, "endLine": b,
+                   "similarity": (f64::from(*score) * 100.0).round() / 100.0}),
+        );
     }
     if let Some((a, b)) = s.suggested {
         m.insert(

@@ -1,14 +1,17 @@
 //! Line-level staleness: each reference's baseline blob is diffed against the working
 //! tree (zero-context hunks); a hunk overlapping the range makes it `lines_changed`,
-//! hunks above only shift it (`suggestedRange`). The language server adds
-//! `symbol_missing` and untracked symbols; a vanished heading is `anchor_missing`; a
-//! vanished file `document_missing` (with `renamedTo` when git sees a rename).
+//! hunks above only move it, and a moved reference follows its code: its lines are
+//! mapped through the diff and served where they are now, not stale. With a language
+//! server a symbol moved elsewhere in the file, its body unchanged, follows too. The
+//! server adds `symbol_missing` and untracked symbols; a vanished heading is
+//! `anchor_missing`; a vanished file `document_missing` (with `renamedTo` when git sees
+//! a rename).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::domain::code::{find_heading, shift, Hunk, RefKind, Reference};
 use crate::error::Result;
-use crate::lsp::Symbol;
+use crate::lsp::{find, matches, name_path, Symbol};
 use crate::service::code::refs::pick;
 use crate::service::code::{ctx, path_error, text_of, Ctx};
 use crate::service::App;
@@ -27,8 +30,46 @@ pub struct Staleness {
     pub reference: Reference,
     pub reason: Option<&'static str>,
     pub affected: Vec<Hunk>,
+    /// Where the lines are now: the recorded ones followed through the diff when
+    /// they moved and did not change; the recorded ones when stale.
+    pub now: (i64, i64),
+    /// For a stale reference, where its symbol (else its lines) seem to be now.
     pub suggested: Option<(i64, i64)>,
+    /// For a symbol gone: the document's declaration whose body is closest to the
+    /// recorded lines (a rename): name path, lines, similarity in 0..1.
+    pub suggested_symbol: Option<(String, i64, i64, f32)>,
     pub renamed_to: Option<String>,
+}
+
+impl Staleness {
+    /// Moved and not stale: the reference serves `now`, not its recorded lines.
+    pub fn moved(&self) -> bool {
+        self.reason.is_none() && self.now != (self.reference.start_line, self.reference.end_line)
+    }
+}
+
+/// Where lines `start..=end` of the old file are in the new one when no hunk touched
+/// them (moved by the hunks above); `None` when one did.
+pub fn follow(start: i64, end: i64, hunks: &[Hunk]) -> Option<(i64, i64)> {
+    if hunks.iter().any(|h| h.overlaps(start, end)) {
+        return None;
+    }
+    let m = shift(start, hunks);
+    Some((start + m, end + m))
+}
+
+/// Lines `a..=b` of `text`, each without trailing blanks, trailing empty lines dropped.
+fn body(text: &str, a: i64, b: i64) -> Vec<&str> {
+    let mut v: Vec<&str> = text
+        .lines()
+        .skip((a.max(1) - 1) as usize)
+        .take((b - a + 1).max(0) as usize)
+        .map(str::trim_end)
+        .collect();
+    while v.last().is_some_and(|l| l.is_empty()) {
+        v.pop();
+    }
+    v
 }
 
 /// The state of one document against the references made in it.
@@ -101,14 +142,17 @@ pub async fn judge(
     symbols: Option<&[Symbol]>,
 ) -> Result<Vec<Staleness>> {
     let mut renames: HashMap<String, Option<String>> = HashMap::new();
+    let mut baselines: HashMap<String, Option<String>> = HashMap::new();
     let mut out = Vec::with_capacity(refs.len());
-    let names: Option<HashSet<&str>> = symbols.map(|s| s.iter().map(|x| x.name.as_str()).collect());
     for r in refs {
+        let recorded = (r.start_line, r.end_line);
         let mut s = Staleness {
             reference: r.clone(),
             reason: None,
             affected: vec![],
+            now: recorded,
             suggested: None,
+            suggested_symbol: None,
             renamed_to: None,
         };
         if !st.exists {
@@ -132,11 +176,19 @@ pub async fn judge(
             .cloned()
             .collect();
         let symbol_missing = r.kind == RefKind::Code
-            && matches!((&names, &r.lsp_symbol), (Some(n), Some(sym)) if !n.contains(sym.as_str()));
+            && matches!((symbols, &r.lsp_symbol), (Some(syms), Some(sym)) if find(syms, sym).is_empty());
         let anchor_missing = match (&r.anchor, &st.text) {
             (Some(a), Some(t)) => find_heading(t, a).is_none(),
             _ => false,
         };
+        let moved = shift(r.start_line, hunks);
+        let by_server = match (symbols, &r.lsp_symbol, r.kind) {
+            (Some(syms), Some(sym), RefKind::Code) => {
+                pick(syms, sym, Some(r.start_line + moved)).map(|x| (x.start_line, x.end_line))
+            }
+            _ => None,
+        };
+        let by_shift = follow(r.start_line, r.end_line, hunks);
         s.reason = if symbol_missing {
             Some("symbol_missing")
         } else if anchor_missing {
@@ -146,21 +198,184 @@ pub async fn judge(
         } else {
             None
         };
-        // Where the reference is now: the server's range for its symbol, else the
-        // range moved by the hunks above it when nothing touched it.
-        let moved = shift(r.start_line, hunks);
-        let by_server = match (symbols, &r.lsp_symbol, r.kind) {
-            (Some(syms), Some(sym), RefKind::Code) => {
-                pick(syms, sym, Some(r.start_line + moved)).map(|x| (x.start_line, x.end_line))
+        let needs_baseline = matches!(
+            (s.reason, by_server),
+            (Some("lines_changed"), Some(_)) | (Some("symbol_missing"), _)
+        );
+        if needs_baseline && !baselines.contains_key(&r.blob_sha) {
+            let old = c.git.read_blobs(&[r.blob_sha.as_str()]).await.ok();
+            let old = old
+                .and_then(|mut v| v.pop())
+                .and_then(|b| String::from_utf8(b).ok());
+            baselines.insert(r.blob_sha.clone(), old);
+        }
+        let baseline = baselines.get(&r.blob_sha).and_then(Option::as_deref);
+        // A rename: the declaration whose body reads most like the recorded lines.
+        if let (Some("symbol_missing"), Some(syms), Some(text), Some(old)) =
+            (s.reason, symbols, &st.text, baseline)
+        {
+            let was = body(old, r.start_line, r.end_line);
+            s.suggested_symbol = closest(syms, text, &was, r.start_line + moved);
+        }
+        // A symbol the diff shows deleted here and added elsewhere, its body
+        // unchanged, moved: it follows rather than going stale.
+        if let (Some("lines_changed"), Some((a, b)), Some(text), Some(old)) =
+            (s.reason, by_server, &st.text, baseline)
+        {
+            let was = body(old, r.start_line, r.end_line);
+            if !was.is_empty() && was == body(text, a, b) {
+                s.reason = None;
+                s.affected.clear();
+                s.now = (a, b);
             }
-            _ => None,
-        };
-        let by_shift = (s.affected.is_empty() && moved != 0)
-            .then(|| (r.start_line + moved, r.end_line + moved));
-        s.suggested = by_server
-            .or(by_shift)
-            .filter(|(a, b)| (*a, *b) != (r.start_line, r.end_line));
+        }
+        if s.reason.is_none() {
+            if let Some(now) = by_shift {
+                s.now = now;
+            }
+        } else {
+            let renamed = s.suggested_symbol.as_ref().map(|x| (x.1, x.2));
+            s.suggested = by_server
+                .or(by_shift)
+                .or(renamed)
+                .filter(|x| *x != recorded);
+        }
         out.push(s);
+    }
+    Ok(out)
+}
+
+/// [`current_lines`] for references of `project_id`: all `None` when its repository
+/// cannot be read (the recorded lines are then the best there is).
+pub async fn current_of(
+    app: &App,
+    project_id: &str,
+    refs: &[Reference],
+) -> Vec<Option<(i64, i64)>> {
+    let items: Vec<Recorded> = refs
+        .iter()
+        .map(|r| Recorded {
+            path: &r.document_path,
+            blob: &r.blob_sha,
+            start: r.start_line,
+            end: r.end_line,
+        })
+        .collect();
+    let found = match ctx(app, project_id).await {
+        Ok(c) => current_lines(&c, &items).await,
+        Err(e) => Err(e),
+    };
+    found.unwrap_or_else(|e| {
+        tracing::debug!(error = %e, "recorded lines served: the repository could not be read");
+        vec![None; refs.len()]
+    })
+}
+
+/// The least similarity of a suggested symbol's body to the recorded lines.
+const RENAME_SIMILARITY: f32 = 0.6;
+
+/// The declaration of `syms` whose lines in `text` read most like `was`: Dice over
+/// the multisets of adjacent word pairs (pairs keep order, so two functions made of
+/// the same words differ), when at least [`RENAME_SIMILARITY`]; the nearer to
+/// `near` on a tie.
+fn closest(
+    syms: &[Symbol],
+    text: &str,
+    was: &[&str],
+    near: i64,
+) -> Option<(String, i64, i64, f32)> {
+    fn words<'a>(lines: &[&'a str]) -> HashMap<(&'a str, &'a str), usize> {
+        let w: Vec<&str> = lines
+            .iter()
+            .flat_map(|l| l.split(|c: char| !c.is_alphanumeric() && c != '_'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let mut m = HashMap::new();
+        if w.len() == 1 {
+            m.insert((w[0], ""), 1);
+        }
+        for p in w.windows(2) {
+            *m.entry((p[0], p[1])).or_insert(0) += 1;
+        }
+        m
+    }
+    let old = words(was);
+    let n_old: usize = old.values().sum();
+    if n_old == 0 {
+        return None;
+    }
+    let mut best: Option<(String, i64, i64, f32)> = None;
+    for s in syms.iter().filter(|s| s.declaration()) {
+        let now = words(&body(text, s.start_line, s.end_line));
+        let n_now: usize = now.values().sum();
+        let shared: usize = old
+            .iter()
+            .map(|(w, n)| (*n).min(*now.get(w).unwrap_or(&0)))
+            .sum();
+        let score = 2.0 * shared as f32 / (n_old + n_now) as f32;
+        let better = best.as_ref().is_none_or(|b| {
+            score > b.3 || (score == b.3 && (s.start_line - near).abs() < (b.1 - near).abs())
+        });
+        if score >= RENAME_SIMILARITY && better {
+            best = Some((name_path(s), s.start_line, s.end_line, score));
+        }
+    }
+    best
+}
+
+/// A recorded range to follow: its document, baseline blob and lines.
+pub struct Recorded<'a> {
+    pub path: &'a str,
+    pub blob: &'a str,
+    pub start: i64,
+    pub end: i64,
+}
+
+/// Where each recorded range is now, when its file changed and it only moved (what
+/// `query` and the page show); `None` for one unchanged, stale, or in a file gone.
+/// Lines only: no language server is asked.
+pub async fn current_lines(c: &Ctx, items: &[Recorded<'_>]) -> Result<Vec<Option<(i64, i64)>>> {
+    let mut paths: Vec<&str> = items.iter().map(|i| i.path).collect();
+    paths.sort_unstable();
+    paths.dedup();
+    let ids = c.git.blob_ids(&paths).await?;
+    let now: HashMap<&str, String> = paths
+        .iter()
+        .zip(ids)
+        .filter_map(|(p, id)| id.map(|id| (*p, id)))
+        .collect();
+    let mut stored: HashSet<&str> = HashSet::new();
+    let mut diffs: HashMap<(String, String), Vec<Hunk>> = HashMap::new();
+    let mut out = Vec::with_capacity(items.len());
+    for it in items {
+        let Some(cur) = now.get(it.path) else {
+            out.push(None);
+            continue;
+        };
+        if cur == it.blob {
+            out.push(None);
+            continue;
+        }
+        let key = (it.blob.to_string(), cur.clone());
+        if !diffs.contains_key(&key) {
+            let hunks = match c.git.cached_diff(it.blob, cur) {
+                Some(h) => h,
+                None => {
+                    // git diffs blobs in its object store: the file's goes there once.
+                    if stored.insert(it.path) {
+                        if let Some(bytes) =
+                            c.fs.read(it.path)
+                                .map_err(|e| path_error("documentPath", e))?
+                        {
+                            c.git.store_blob(&text_of(bytes, it.path)?).await?;
+                        }
+                    }
+                    c.git.diff_blobs(it.blob, cur).await?
+                }
+            };
+            diffs.insert(key.clone(), hunks);
+        }
+        out.push(follow(it.start, it.end, &diffs[&key]).filter(|x| *x != (it.start, it.end)));
     }
     Ok(out)
 }
@@ -173,6 +388,7 @@ pub struct Analysis {
     pub tracked: Vec<Staleness>,
     /// Per reference id: (entity id, name, scope) of the entities holding it.
     pub holders: HashMap<String, Vec<(String, String, String)>>,
+    /// Declarations no reference tracks (locals, parameters and imports left out).
     pub untracked: Vec<Symbol>,
     pub hunks: Vec<Hunk>,
     pub lsp: Option<String>,
@@ -229,7 +445,7 @@ pub async fn analyze(
     let t_lsp = t0.elapsed();
     let tracked = judge(&c, &refs, &st, symbols.as_deref()).await?;
     tracing::debug!(?t_db, ?t_git, ?t_lsp, total = ?t0.elapsed(), "analyze_document timings");
-    let tracked_names: HashSet<&str> = refs
+    let tracked_names: Vec<&str> = refs
         .iter()
         .filter_map(|r| r.lsp_symbol.as_deref())
         .collect();
@@ -238,7 +454,7 @@ pub async fn analyze(
             .as_deref()
             .unwrap_or(&[])
             .iter()
-            .filter(|s| !tracked_names.contains(s.name.as_str()))
+            .filter(|s| s.declaration() && !tracked_names.iter().any(|q| matches(s, q)))
             .cloned()
             .collect()
     } else {
@@ -275,6 +491,7 @@ pub struct ChangedFile {
     pub document_path: String,
     pub references: usize,
     pub stale: usize,
+    pub moved: usize,
     pub missing: bool,
     pub renamed_to: Option<String>,
 }
@@ -310,6 +527,7 @@ pub async fn changed_files(app: &App, project_id: &str) -> Result<(Vec<ChangedFi
             document_path: path.to_string(),
             references: doc_refs.len(),
             stale: judged.iter().filter(|j| j.reason.is_some()).count(),
+            moved: judged.iter().filter(|j| j.moved()).count(),
             missing: !st.exists,
             renamed_to: judged.iter().find_map(|j| j.renamed_to.clone()),
         });

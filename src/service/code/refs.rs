@@ -7,7 +7,7 @@ use crate::domain::container::clip;
 use crate::domain::id::new_id;
 use crate::domain::now;
 use crate::error::{Details, Error, Result};
-use crate::lsp::Symbol;
+use crate::lsp::{find, kind_name, name_path, segments, Symbol};
 use crate::service::code::{ctx, Ctx};
 use crate::service::App;
 use crate::store::{code as db, lock};
@@ -25,25 +25,75 @@ pub struct NewRef {
 }
 
 fn symbol_missing(symbol: &str, path: &str, syms: &[Symbol]) -> Error {
-    let mut names: Vec<&str> = syms.iter().map(|s| s.name.as_str()).collect();
+    let mut names: Vec<String> = syms.iter().map(name_path).collect();
     names.dedup();
     names.truncate(50);
     Error::InvalidOperation {
         message: format!(
-            "Symbol '{}' not found in {path}: use an exact name from details.symbols (analyze_document lists them)",
+            "Symbol '{}' not found in {path}: use a name path from details.symbols (analyze_document lists them)",
             clip(symbol, 80)
         ),
         details: Some(Details::SymbolMissing {
             symbol: symbol.to_string(),
             document_path: path.to_string(),
-            symbols: names.into_iter().map(str::to_string).collect(),
+            symbols: names,
         }),
     }
 }
 
-/// Picks the symbol named `name`; among several, the one nearest `near`.
-pub fn pick<'a>(syms: &'a [Symbol], name: &str, near: Option<i64>) -> Option<&'a Symbol> {
-    let mut c: Vec<&Symbol> = syms.iter().filter(|s| s.name == name).collect();
+/// The one symbol `q` names for a new anchor. Among several, `near` (a line the
+/// agent gave) picks the one whose range holds it; otherwise the agent is asked to
+/// say which, never answered with a guess.
+pub fn choose<'a>(
+    syms: &'a [Symbol],
+    q: &str,
+    near: Option<i64>,
+    path: &str,
+) -> Result<&'a Symbol> {
+    let found = find(syms, q);
+    let held: Vec<&Symbol> = match near {
+        Some(n) if found.len() > 1 => found
+            .iter()
+            .copied()
+            .filter(|s| s.start_line <= n && n <= s.end_line)
+            .collect(),
+        _ => vec![],
+    };
+    match (found.as_slice(), held.as_slice()) {
+        ([], _) => Err(symbol_missing(q, path, syms)),
+        ([one], _) => Ok(one),
+        (_, [one]) => Ok(one),
+        (many, _) => {
+            let list: Vec<String> = many
+                .iter()
+                .take(50)
+                .map(|s| format!("{} (lines {}-{})", name_path(s), s.start_line, s.end_line))
+                .collect();
+            Err(Error::ValidationDetails {
+                message: format!(
+                    "'{}' names {} symbols in {path}: give a name path ({}), or a startLine inside the one meant",
+                    clip(q, 80),
+                    many.len(),
+                    list.join(", ")
+                ),
+                parameter: "lspSymbol".into(),
+                details: Details::SymbolAmbiguous {
+                    symbol: q.to_string(),
+                    document_path: path.to_string(),
+                    candidates: many
+                        .iter()
+                        .take(50)
+                        .map(|s| (name_path(s), s.start_line, s.end_line, kind_name(s.kind)))
+                        .collect(),
+                },
+            })
+        }
+    }
+}
+
+/// The symbol `q` names that is nearest line `near`: where a recorded anchor is now.
+pub fn pick<'a>(syms: &'a [Symbol], q: &str, near: Option<i64>) -> Option<&'a Symbol> {
+    let mut c = find(syms, q);
     if let Some(n) = near {
         c.sort_by_key(|s| (s.start_line - n).abs());
     }
@@ -66,6 +116,27 @@ fn check_range(start: i64, end: i64, lines: i64, path: &str) -> Result<()> {
     Ok(())
 }
 
+/// A label given without a language server must name something in its lines: its
+/// last name (`send` of `HTTPAdapter/send`) occurs in them.
+fn check_label(label: &str, text: &str, start: i64, end: i64, path: &str) -> Result<()> {
+    let name = segments(label).last().copied().unwrap_or("");
+    let found = text
+        .lines()
+        .skip((start - 1) as usize)
+        .take((end - start + 1) as usize)
+        .any(|l| !name.is_empty() && l.contains(name));
+    if found {
+        return Ok(());
+    }
+    Err(Error::validation(
+        "lspSymbol",
+        format!(
+            "'{}' does not occur in lines {start}-{end} of {path}: without a language server lspSymbol labels the lines given, so give the lines that hold it",
+            clip(label, 80)
+        ),
+    ))
+}
+
 fn line_count(text: &str) -> i64 {
     text.lines().count().max(1) as i64
 }
@@ -84,29 +155,48 @@ pub async fn resolve_new(app: &App, c: &Ctx, head: &str, n: &NewRef) -> Result<R
     let text = c.read(path)?;
     let lines = line_count(&text);
     let (mut start, mut end, mut kind_no) = (n.start_line, n.end_line, None);
+    let mut lsp_symbol = n.lsp_symbol.clone();
     match n.kind {
-        RefKind::Code => {
-            let symbol = n.lsp_symbol.as_deref().unwrap_or("");
-            match symbols_of(app, c, path, &text).await? {
-                Some(syms) => {
-                    let s = pick(&syms, symbol, n.start_line)
-                        .ok_or_else(|| symbol_missing(symbol, path, &syms))?;
-                    start = Some(s.start_line);
-                    end = Some(s.end_line);
-                    kind_no = Some(s.kind);
-                }
-                None => {
-                    if start.is_none() || end.is_none() {
-                        return Err(Error::validation(
-                            if start.is_none() { "startLine" } else { "endLine" },
-                            format!(
-                                "no language server handles {path}: give startLine and endLine (or configure one in [lsp])"
-                            ),
-                        ));
-                    }
+        RefKind::Code => match (
+            &n.lsp_symbol,
+            match &n.lsp_symbol {
+                Some(_) => symbols_of(app, c, path, &text).await?,
+                None => None,
+            },
+        ) {
+            // With a server the symbol gives the range (a startLine picks among
+            // several carrying the name).
+            (Some(symbol), Some(syms)) => {
+                let s = choose(&syms, symbol, n.start_line, path)?;
+                start = Some(s.start_line);
+                // A server may end the last symbol past the last line.
+                end = Some(s.end_line.min(lines));
+                kind_no = Some(s.kind);
+                // Recorded as its full name path, so following it later is exact.
+                lsp_symbol = Some(name_path(s));
+            }
+            // Otherwise the lines are the anchor, and a symbol only labels them.
+            (symbol, _) => {
+                let (Some(s), Some(e)) = (start, end) else {
+                    return Err(Error::validation(
+                        if start.is_none() {
+                            "startLine"
+                        } else {
+                            "endLine"
+                        },
+                        if symbol.is_some() {
+                            format!("no language server handles {path}: give startLine and endLine (lspSymbol then labels them), or configure one in [lsp]")
+                        } else {
+                            "give lspSymbol, or startLine and endLine".to_string()
+                        },
+                    ));
+                };
+                if let Some(label) = symbol {
+                    check_range(s, e, lines, path)?;
+                    check_label(label, &text, s, e, path)?;
                 }
             }
-        }
+        },
         RefKind::Text => {
             if let Some(a) = &n.anchor {
                 if find_heading(&text, a).is_none() {
@@ -132,7 +222,7 @@ pub async fn resolve_new(app: &App, c: &Ctx, head: &str, n: &NewRef) -> Result<R
         document_path: path.clone(),
         start_line: s,
         end_line: e,
-        lsp_symbol: n.lsp_symbol.clone(),
+        lsp_symbol,
         lsp_kind: kind_no,
         anchor: n.anchor.clone(),
         description: n.description.clone(),
@@ -201,10 +291,16 @@ pub async fn resolve_update(
         if let (Some(symbol), Some(syms)) =
             (r.lsp_symbol.clone(), symbols_of(app, c, path, &text).await?)
         {
-            let s = pick(&syms, &symbol, u.start_line.or(Some(old.start_line)))
-                .ok_or_else(|| symbol_missing(&symbol, path, &syms))?;
+            // A symbol the agent names now must be unambiguous; the recorded one
+            // is followed to its nearest carrier.
+            let s = match &u.lsp_symbol {
+                Some(given) => choose(&syms, given, u.start_line, path)?,
+                None => pick(&syms, &symbol, u.start_line.or(Some(old.start_line)))
+                    .ok_or_else(|| symbol_missing(&symbol, path, &syms))?,
+            };
+            r.lsp_symbol = Some(name_path(s));
             r.start_line = s.start_line;
-            r.end_line = s.end_line;
+            r.end_line = s.end_line.min(lines);
             r.lsp_kind = Some(s.kind);
             from_server = true;
         }
@@ -215,6 +311,11 @@ pub async fn resolve_update(
         }
         if let Some(e) = u.end_line {
             r.end_line = e;
+        }
+        let relabelled = u.lsp_symbol.is_some() || u.start_line.is_some() || u.end_line.is_some();
+        if let (Some(label), RefKind::Code, true) = (&r.lsp_symbol, r.kind, relabelled) {
+            check_range(r.start_line, r.end_line, lines, path)?;
+            check_label(label, &text, r.start_line, r.end_line, path)?;
         }
     }
     if let Some(a) = &r.anchor {

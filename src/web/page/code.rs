@@ -249,13 +249,14 @@ async fn entity(req: &Req<'_>, b: &mut String, id: &str, base: &str) -> Result<(
         );
     }
     b.push_str("<table><tr><th>Reference</th><th>Lines</th><th>Recorded at</th><th></th></tr>");
-    for r in &v.references {
+    // Lines where the code is now, when it only moved since it was recorded.
+    let now = analysis::current_of(req.app, &v.entity.project_id, &v.references).await;
+    for (r, now) in v.references.iter().zip(now) {
+        let (from, to) = now.unwrap_or((r.start_line, r.end_line));
         let _ = write!(
             b,
-            "<tr><td>{}</td><td>{}–{}</td><td class=\"mut\"><code>{}</code></td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{from}–{to}</td><td class=\"mut\"><code>{}</code></td><td>{}</td></tr>",
             reference_name(r),
-            r.start_line,
-            r.end_line,
             esc(&excerpt(&r.commit_sha, 10)),
             link(&analyze_link(base, &r.document_path), "analyze")
         );
@@ -356,6 +357,10 @@ async fn analyze(
                 })
                 .unwrap_or_default();
             let state = match s.reason {
+                None if s.moved() => format!(
+                    "<span class=\"badge b-fresh\">fresh</span>moved from lines {}–{}",
+                    r.start_line, r.end_line
+                ),
                 None => "<span class=\"badge b-fresh\">fresh</span>".to_string(),
                 Some(why) => {
                     let mut t = format!("<span class=\"badge b-stale\">stale</span>{}", esc(why));
@@ -373,8 +378,8 @@ async fn analyze(
                 "<tr class=\"ref\"><td>{}</td><td>{}</td><td>{}–{}</td><td>{state}</td></tr>",
                 reference_name(r),
                 holders.join(", "),
-                r.start_line,
-                r.end_line
+                s.now.0,
+                s.now.1
             );
         }
         b.push_str("</table>");
