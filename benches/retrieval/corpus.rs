@@ -534,7 +534,10 @@ impl Bm25 {
 
     /// The best `k` documents (indexes) for `query`, best first, ties to the lower index.
     pub fn rank(&self, query: &str, k: usize) -> Vec<usize> {
-        self.rank_scored(query, k).into_iter().map(|x| x.0).collect()
+        self.rank_scored(query, k)
+            .into_iter()
+            .map(|x| x.0)
+            .collect()
     }
 
     /// As [`Bm25::rank`], with each document's BM25.

@@ -163,8 +163,11 @@ impl Env {
             cos.add(q, r);
             if dump_dir().is_some() {
                 // Every candidate of either list with both of its scores.
-                let pos: HashMap<&str, usize> =
-                    ids.iter().enumerate().map(|(i, x)| (x.as_str(), i)).collect();
+                let pos: HashMap<&str, usize> = ids
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| (x.as_str(), i))
+                    .collect();
                 let mut cands: HashMap<String, (f64, f64)> = HashMap::new();
                 let cos_of = |id: &str| {
                     pos.get(id).map_or(0.0, |&i| {
@@ -180,12 +183,18 @@ impl Env {
                         .entry(ids[i].clone())
                         .or_insert_with(|| (cos_of(&ids[i]), 0.0));
                 }
-                let text_of: HashMap<&str, &String> =
-                    set.items.iter().zip(&texts).map(|(it, t)| (it.id.as_str(), t)).collect();
+                let text_of: HashMap<&str, &String> = set
+                    .items
+                    .iter()
+                    .zip(&texts)
+                    .map(|(it, t)| (it.id.as_str(), t))
+                    .collect();
                 let cands: Vec<Value> = cands
                     .into_iter()
                     .map(|(id, (c, b))| {
-                        let all = text_of.get(id.as_str()).is_some_and(|t| all_words(&q.text, t));
+                        let all = text_of
+                            .get(id.as_str())
+                            .is_some_and(|t| all_words(&q.text, t));
                         json!([id, c, b, false, all])
                     })
                     .collect();
@@ -484,7 +493,9 @@ pub fn code(env: &Env, set: &Set, limit: Option<usize>) -> Report {
             let c: Vec<Value> = c
                 .iter()
                 .map(|(n, (v, l, e))| {
-                    let all = text_of.get(n.as_str()).is_some_and(|t| all_words(&q.text, t));
+                    let all = text_of
+                        .get(n.as_str())
+                        .is_some_and(|t| all_words(&q.text, t));
                     json!([n, v, l, e, all])
                 })
                 .collect();
