@@ -161,19 +161,33 @@ pub struct Parts {
     pub cosine: f32,
     /// BM25 relative to the query's best, 0 to 1 (0: no word matched).
     pub lexical: f64,
-    /// The lexical list matched every query word (AND).
+    /// The row matched every query word (the lexical list was an AND match and holds
+    /// it).
     pub all_words: bool,
 }
 
-/// The cosine's weight when the row holds every query word, and when it holds only
-/// some: a stray word of a paraphrase says little.
-const VECTOR_WEIGHT_ALL: f64 = 0.7;
+/// The cosine's weight in [`fuse`] when the row holds every query word, and when it
+/// holds only some: a stray word of a paraphrase says little.
+const VECTOR_WEIGHT_ALL: f64 = 0.6;
 const VECTOR_WEIGHT_SOME: f64 = 0.9;
 
 /// The fused score of a row that is not an exact name: a convex combination of the
 /// cosine (negative counts as 0) and the relative BM25,
-/// `w·cosine + (1 − w)·lexical`, with `w` 0.7 for a row matching every query word and
-/// 0.9 for one matching only some. Capped below 1, which only an exact name reaches.
+/// `w·cosine + (1 − w)·lexical`, with `w` 0.6 for a row matching every query word
+/// and 0.9 for one matching only some. Capped below 1, which only an exact name
+/// reaches.
+///
+/// Chosen by measurement on tuning queries only: `fixtures/retrieval/queries.txt`
+/// and the odd-numbered queries of the bench's code, notes and conversation sets
+/// (`benches/retrieval/fusion_lab.py` over the candidates `cargo bench --bench
+/// retrieval` dumps with `CAIRN_BENCH_DUMP`). Against reciprocal rank fusion (k 10 to
+/// 60, with and without a lexical weight, one weight per match kind), plain and
+/// min-max convex combinations and the noisy-OR `1 − (1 − cosine)(1 − 0.4·lexical)`
+/// this replaced, these weights kept recall@5 above the better single leg on every
+/// tuning set: 0.95 for some-word rows did better on the bench's halves but fell below
+/// the vector leg on the hand-written fixture, 0.85 below it on the conversation.
+/// (`w` for every-word rows moved nothing between 0.5 and 0.7.) A convex combination also keeps the cosine's meaning in the score, which a
+/// rank fusion loses (recall's relevance bands read it). Held out, see README.md.
 pub fn fuse(p: Parts) -> f64 {
     let c = f64::from(p.cosine).clamp(0.0, 1.0);
     let l = p.lexical.clamp(0.0, 1.0);
@@ -343,7 +357,8 @@ pub async fn rank(
                 Mode::Hybrid => fuse(Parts {
                     cosine: c,
                     lexical: rel(s),
-                    all_words: how == Match::All,
+                    // Per row: one only the vector found holds no word at all.
+                    all_words: how == Match::All && s > 0.0,
                 }),
             }
         };
