@@ -534,6 +534,14 @@ impl Bm25 {
 
     /// The best `k` documents (indexes) for `query`, best first, ties to the lower index.
     pub fn rank(&self, query: &str, k: usize) -> Vec<usize> {
+        self.rank_scored(query, k)
+            .into_iter()
+            .map(|x| x.0)
+            .collect()
+    }
+
+    /// As [`Bm25::rank`], with each document's BM25.
+    pub fn rank_scored(&self, query: &str, k: usize) -> Vec<(usize, f64)> {
         let n = self.docs.len() as f64;
         let mut q = words(query);
         q.sort();
@@ -554,7 +562,8 @@ impl Bm25 {
             })
             .collect();
         scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        scored.into_iter().take(k).map(|x| x.0).collect()
+        scored.truncate(k);
+        scored
     }
 }
 

@@ -148,20 +148,60 @@ impl Env {
             vecs.len(),
             set.items.len()
         ));
+        let mut dump = Vec::new();
         for q in &set.queries {
-            let r: Vec<String> = bm
-                .rank(&q.text, 10)
-                .into_iter()
-                .map(|i| set.items[i].id.clone())
+            let scored = bm.rank_scored(&q.text, DUMP_POOL);
+            let r: Vec<String> = scored
+                .iter()
+                .take(10)
+                .map(|&(i, _)| set.items[i].id.clone())
                 .collect();
             lex.add(q, r);
             let qv = self.embed(&q.text);
-            let r: Vec<String> = cosine_rank(&vecs, &qv, 10)
-                .into_iter()
-                .map(|i| ids[i].clone())
-                .collect();
+            let ranked = cosine_rank(&vecs, &qv, DUMP_POOL);
+            let r: Vec<String> = ranked.iter().take(10).map(|&i| ids[i].clone()).collect();
             cos.add(q, r);
+            if dump_dir().is_some() {
+                // Every candidate of either list with both of its scores.
+                let pos: HashMap<&str, usize> = ids
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| (x.as_str(), i))
+                    .collect();
+                let mut cands: HashMap<String, (f64, f64)> = HashMap::new();
+                let cos_of = |id: &str| {
+                    pos.get(id).map_or(0.0, |&i| {
+                        f64::from(vecs[i].iter().zip(&qv).map(|(a, b)| a * b).sum::<f32>())
+                    })
+                };
+                for &(i, b) in &scored {
+                    let id = &set.items[i].id;
+                    cands.insert(id.clone(), (cos_of(id), b));
+                }
+                for &i in &ranked {
+                    cands
+                        .entry(ids[i].clone())
+                        .or_insert_with(|| (cos_of(&ids[i]), 0.0));
+                }
+                let text_of: HashMap<&str, &String> = set
+                    .items
+                    .iter()
+                    .zip(&texts)
+                    .map(|(it, t)| (it.id.as_str(), t))
+                    .collect();
+                let cands: Vec<Value> = cands
+                    .into_iter()
+                    .map(|(id, (c, b))| {
+                        let all = text_of
+                            .get(id.as_str())
+                            .is_some_and(|t| all_words(&q.text, t));
+                        json!([id, c, b, false, all])
+                    })
+                    .collect();
+                dump.push(json!({"kind":q.kind.label(),"text":q.text,"relevant":q.relevant,"cands":cands}));
+            }
         }
+        write_dump(&format!("bench {}", set.name), &dump);
         vec![lex, cos]
     }
 }
@@ -181,6 +221,38 @@ impl Leg {
         }
         self.scores.add(q, &ranked);
     }
+}
+
+/// How many candidates of each list the dump for choosing a fusion keeps (the
+/// server fuses its best 100 of each).
+const DUMP_POOL: usize = 100;
+
+/// `$CAIRN_BENCH_DUMP`: a directory where each set's candidates with their cosine and
+/// BM25 are written (one JSON line per query), to compare fusions offline.
+fn dump_dir() -> Option<PathBuf> {
+    std::env::var_os("CAIRN_BENCH_DUMP").map(PathBuf::from)
+}
+
+/// Whether `text` holds every word of `query` that the server's lexical side keeps
+/// (its stop words dropped): the dump's guess at an AND match.
+fn all_words(query: &str, text: &str) -> bool {
+    let have: std::collections::HashSet<String> = crate::corpus::words(text).into_iter().collect();
+    let toks = cairn::service::semantic::fts_tokens(query, false);
+    !toks.is_empty()
+        && toks
+            .iter()
+            .all(|t| crate::corpus::words(t).iter().all(|w| have.contains(w)))
+}
+
+fn write_dump(name: &str, lines: &[Value]) {
+    let Some(d) = dump_dir() else { return };
+    std::fs::create_dir_all(&d).expect("dump dir");
+    let file: String = name
+        .chars()
+        .map(|c| if c.is_alphanumeric() { c } else { '_' })
+        .collect();
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(d.join(format!("{file}.jsonl")), text).expect("write the dump");
 }
 
 fn git(repo: &Path, args: &[&str]) {
@@ -360,6 +432,8 @@ pub fn code(env: &Env, set: &Set, limit: Option<usize>) -> Report {
     let mut s = env.server(&db);
     let name_of: HashMap<&String, &String> = entity.iter().map(|(n, i)| (i, n)).collect();
     let mut legs = Vec::new();
+    // The server's candidates per query, for the dump: name → (cosine, BM25, exact).
+    let mut cands: Vec<HashMap<String, (f64, f64, bool)>> = vec![HashMap::new(); set.queries.len()];
     for (mode, floor) in [
         ("hybrid", None),
         ("lexical", None),
@@ -373,21 +447,61 @@ pub fn code(env: &Env, set: &Set, limit: Option<usize>) -> Report {
             Some(_) => format!("search mode: {mode}, minScore -1"),
         };
         let mut leg = Leg::new(&label);
-        for q in &set.queries {
-            let mut a =
-                json!({"projectId":pid,"query":q.text,"target":"entities","limit":10,"mode":mode});
+        // The single legs without a floor give the dump their best 100.
+        let limit = if floor.is_some() && mode != "hybrid" && dump_dir().is_some() {
+            100
+        } else {
+            10
+        };
+        for (qi, q) in set.queries.iter().enumerate() {
+            let mut a = json!({"projectId":pid,"query":q.text,"target":"entities","limit":limit,"mode":mode});
             if let Some(f) = floor {
                 a["minScore"] = json!(f);
             }
             let r = s.call("search", a);
-            let ranked = ids_of(&r, "entities")
+            if floor.is_some() {
+                for h in r["entities"].as_array().into_iter().flatten() {
+                    let Some(n) = h["id"].as_str().and_then(|i| name_of.get(&i.to_string())) else {
+                        continue;
+                    };
+                    let e = cands[qi].entry(n.to_string()).or_insert((0.0, 0.0, false));
+                    e.0 = h["vectorScore"].as_f64().unwrap_or(0.0);
+                    e.1 = e.1.max(h["lexicalScore"].as_f64().unwrap_or(0.0));
+                    e.2 |= mode == "hybrid" && h["score"].as_f64() == Some(1.0);
+                }
+            }
+            let ranked: Vec<String> = ids_of(&r, "entities")
                 .iter()
                 .filter_map(|i| name_of.get(i).map(|n| n.to_string()))
+                .take(10)
                 .collect();
             leg.add(q, ranked);
         }
         legs.push(leg);
     }
+    let text_of: HashMap<&str, String> = set
+        .items
+        .iter()
+        .map(|it| (it.id.as_str(), format!("{}\n{}", it.id, it.text)))
+        .collect();
+    let dump: Vec<Value> = set
+        .queries
+        .iter()
+        .zip(&cands)
+        .map(|(q, c)| {
+            let c: Vec<Value> = c
+                .iter()
+                .map(|(n, (v, l, e))| {
+                    let all = text_of
+                        .get(n.as_str())
+                        .is_some_and(|t| all_words(&q.text, t));
+                    json!([n, v, l, e, all])
+                })
+                .collect();
+            json!({"kind":q.kind.label(),"text":q.text,"relevant":q.relevant,"cands":c})
+        })
+        .collect();
+    write_dump(&format!("server {}", set.name), &dump);
     drop(s);
     let vectors = env.stored_vectors(&db, "entity");
     let sub = Set {

@@ -501,9 +501,25 @@ pub struct SearchQuery {
     pub changelog_limit: i64,
     pub limit: i64,
     pub offset: i64,
+    /// With `query`: the cosine a row no word matched needs (default
+    /// [`GRAPH_MIN_COSINE`]).
+    pub min_score: Option<f32>,
+}
+
+/// A search's page, its total, and the candidates `min_score` hid.
+pub struct Searched {
+    pub items: Vec<NodeView>,
+    pub total: i64,
+    pub below_min_score: usize,
 }
 
 pub async fn search(app: &App, kind: NodeKind, q: &SearchQuery) -> Result<(Vec<NodeView>, i64)> {
+    let s = search_counted(app, kind, q).await?;
+    Ok((s.items, s.total))
+}
+
+/// [`search`], also counting what the cosine floor hid.
+pub async fn search_counted(app: &App, kind: NodeKind, q: &SearchQuery) -> Result<Searched> {
     let mut c = app.store.read().await?;
     if let Some(p) = &q.project_id {
         require_project(&mut c, p).await?;
@@ -514,6 +530,16 @@ pub async fn search(app: &App, kind: NodeKind, q: &SearchQuery) -> Result<(Vec<N
     if let Some(text) = q.query.as_deref() {
         return hybrid_search(app, c, kind, q, text).await;
     }
+    let (items, total) = listed(c, kind, q).await?;
+    Ok(Searched {
+        items,
+        total,
+        below_min_score: 0,
+    })
+}
+
+/// A search without text: the filters alone, paged in the store.
+async fn listed(mut c: Conn, kind: NodeKind, q: &SearchQuery) -> Result<(Vec<NodeView>, i64)> {
     let f = Filter {
         project_id: q.project_id.as_deref(),
         molecule_id: q.molecule_id.as_deref(),
@@ -549,23 +575,29 @@ pub async fn search(app: &App, kind: NodeKind, q: &SearchQuery) -> Result<(Vec<N
     views_of(&mut c, kind, nodes, total, q.changelog_limit).await
 }
 
-/// Search with words: the rows every word matches (as a prefix, in name or
-/// knowledge) and the rows whose meaning is close to the query (cosine ≥
-/// [`GRAPH_MIN_COSINE`]), ordered by the hybrid ranking of `service::semantic`, then
-/// paged. The other filters (molecule, orphans) narrow the candidates first.
+/// Search with words, through the ranking core (`service::ranking`): the rows that
+/// match a word of the query (as a stemmed prefix, in name or knowledge) and those
+/// close in meaning (cosine ≥ `min_score`, default [`GRAPH_MIN_COSINE`]), best first,
+/// then paged; the answer counts what the floor hid. The other filters (molecule,
+/// orphans) narrow the candidates first.
 async fn hybrid_search(
     app: &App,
     mut c: Conn,
     kind: NodeKind,
     q: &SearchQuery,
     text: &str,
-) -> Result<(Vec<NodeView>, i64)> {
+) -> Result<Searched> {
     use crate::service::semantic::{self, Mode, Rank};
     use crate::store::semantic::Fts;
+    let empty = Searched {
+        items: Vec::new(),
+        total: 0,
+        below_min_score: 0,
+    };
     let project = match (&q.project_id, &q.molecule_id) {
         (Some(p), _) => p.clone(),
         (None, Some(m)) => graph::require_molecule(&mut c, m).await?.project_id,
-        (None, None) => return Ok((Vec::new(), 0)),
+        (None, None) => return Ok(empty),
     };
     let f = Filter {
         project_id: Some(&project),
@@ -594,9 +626,8 @@ async fn hybrid_search(
             .collect(),
     };
     drop(c);
-    let toks = semantic::fts_tokens(text, true);
-    if toks.is_empty() || candidates.is_empty() {
-        return Ok((Vec::new(), 0));
+    if semantic::fts_tokens(text, true).is_empty() || candidates.is_empty() {
+        return Ok(empty);
     }
     let id_of = |n: &Node| match n {
         Node::Atom(a) => a.id.clone(),
@@ -607,18 +638,10 @@ async fn hybrid_search(
         NodeKind::Atom => ("atom", Fts::Atoms),
         NodeKind::Molecule => ("molecule", Fts::Molecules),
     };
-    let all_words: HashSet<String> = {
-        let mut c = app.store.read().await?;
-        crate::store::semantic::lexical(&mut c, index, &project, &toks.join(" AND "), 10_000)
-            .await?
-            .into_iter()
-            .map(|x| x.0)
-            .collect()
-    };
     let qv = semantic::embed_query(app, text).await?;
     let snap = semantic::snapshot(app, &project).await?;
     let keep = |id: &str| allowed.contains(id);
-    let hits = semantic::rank(
+    let ranked = semantic::rank(
         app,
         &snap,
         &project,
@@ -628,7 +651,7 @@ async fn hybrid_search(
             query: text,
             qvec: &qv.vector,
             mode: Mode::Hybrid,
-            min_score: -1.0,
+            min_score: q.min_score.unwrap_or(GRAPH_MIN_COSINE),
             prefix: true,
             keep: &keep,
             lexical: None,
@@ -637,28 +660,28 @@ async fn hybrid_search(
         allowed.len(),
     )
     .await?;
-    let ranked: Vec<String> = hits
-        .into_iter()
-        .filter(|h| all_words.contains(&h.row_id) || h.vector >= GRAPH_MIN_COSINE)
-        .map(|h| h.row_id)
-        .collect();
-    let total = ranked.len() as i64;
+    let total = ranked.hits.len() as i64;
     let mut by_id: HashMap<String, (Node, Vec<Related>)> =
         candidates.into_iter().map(|x| (id_of(&x.0), x)).collect();
     let nodes: Vec<(Node, Vec<Related>)> = ranked
+        .hits
         .iter()
         .skip(q.offset.max(0) as usize)
         .take(q.limit.max(0) as usize)
-        .filter_map(|id| by_id.remove(id))
+        .filter_map(|h| by_id.remove(&h.row_id))
         .collect();
     let mut c = app.store.read().await?;
-    views_of(&mut c, kind, nodes, total, q.changelog_limit).await
+    let (items, total) = views_of(&mut c, kind, nodes, total, q.changelog_limit).await?;
+    Ok(Searched {
+        items,
+        total,
+        below_min_score: ranked.below_min_score,
+    })
 }
 
-/// How close in meaning a row must be to count as a match of a graph search when not
-/// every word of the query appears in it: high, because the answer's `total` and pages
-/// are the matching rows, not a ranking of all of them.
-const GRAPH_MIN_COSINE: f32 = 0.5;
+/// How close in meaning a row no word of the query matched must be to be answered,
+/// unless the caller names another `minScore`: the floor of code `search`.
+pub const GRAPH_MIN_COSINE: f32 = 0.3;
 
 async fn views_of(
     c: &mut Conn,

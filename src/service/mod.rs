@@ -13,6 +13,7 @@ pub mod memory;
 pub mod ontology;
 pub mod progress;
 pub mod query;
+pub mod ranking;
 pub mod sections;
 pub mod semantic;
 pub mod tags;

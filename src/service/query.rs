@@ -309,7 +309,7 @@ pub async fn query(app: &App, q: QueryReq) -> Result<QueryOut> {
                 1,
             )
             .await?;
-            let best = hits.into_iter().next().ok_or_else(|| {
+            let best = hits.hits.into_iter().next().ok_or_else(|| {
                 Error::not_found(
                     "entity",
                     format!("best match for '{text}' in project {project}"),

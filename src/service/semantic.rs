@@ -1,27 +1,6 @@
-//! Hybrid retrieval: a project's vectors held in memory ([`Cache`]), the lexical side
-//! (FTS5 BM25 over quoted tokens) and their fusion, for `search` (entities and
-//! references) and `query_graph` search (atoms and molecules).
-//!
-//! Fusion gives every hit a score from 0 to 1 that the order follows:
-//! - An entity whose name is the query scores 1 and comes first: compared
-//!   case-insensitively as words (split at `_`, punctuation and camelCase humps, so
-//!   `deflate_index_build`, `deflateIndexBuild` and `Deflate index build` are one
-//!   name), after an optional leading keyword (`struct x`, `fn x`, …).
-//! - Every other row scores `1 − (1 − cosine)(1 − 0.4 × lexical)`, a noisy-OR of
-//!   meaning and words: the cosine (negative counts as 0), lifted by up to 40 % of what
-//!   it lacks in proportion to the row's BM25 relative to the best BM25 of this query
-//!   (`lexical`, 0 to 1). Capped below 1, which only an exact name reaches.
-//! - The lexical list is the rows matching every query word (AND) or, when none does,
-//!   those matching some word (OR). `minScore` filters on the cosine (DESIGN.md) but
-//!   never hides an exact name or a row that matched every word: a query naming an
-//!   identifier finds it even when its description says little (issue 18).
-//!
-//! Decided on `fixtures/retrieval` only (the zlib set of `tests/it/semantic_heldout.rs`
-//! stays held out): this scored recall@5 0.93 against 0.91 for the reciprocal rank
-//! fusion it replaces, whose score (about 0.016 for every hit) told a reader nothing;
-//! weights from 0.3 to 0.6 scored 0.91 to 0.93, and boosting entities merely named
-//! somewhere in a longer query, or weighting BM25 by the share of query words a row
-//! holds, did not help.
+//! The semantic layer: a project's vectors held in memory ([`Snapshot`], [`Cache`])
+//! and `search` over code entities and references. Ranking itself, for every
+//! search, is `service::ranking` (re-exported here).
 //!
 //! Nothing here knows MCP or SQL: rows come from `store`, vectors from `embed`.
 
@@ -36,12 +15,10 @@ use crate::service::App;
 use crate::store::embedding::{self as estore, SOURCES};
 use crate::store::semantic::{self as sstore, Fts};
 
-/// How much of what its cosine lacks a row's words can add (see the module doc).
-const LEXICAL_WEIGHT: f64 = 0.4;
-/// The highest score fusion gives a row whose name is not the query.
-const BELOW_EXACT: f64 = 0.9999;
-/// Candidates taken from each list before fusion.
-const POOL: usize = 100;
+pub use crate::service::ranking::{
+    fts_tokens, fuse, name_words, query_name, rank, Hit, Match, Mode, Parts, Rank, Ranked,
+};
+use crate::service::ranking::{lexical, POOL};
 
 /// Strings in one buffer, in the order pushed: what a snapshot keeps per row instead
 /// of a `String` each (40,000 ids as separate allocations, twice over for a hash index,
@@ -152,6 +129,24 @@ impl Snapshot {
             .filter(|&i| self.names.get(i) == words)
             .map(|i| self.scope_ids.get(i))
             .collect()
+    }
+
+    /// The best `k` rows of one source passing `keep` by cosine, ties to the lower id
+    /// (rows of a source are in id order): one linear scan of the source's slab.
+    pub(crate) fn scan(
+        &self,
+        source: &str,
+        qvec: &[f32],
+        k: usize,
+        keep: &(dyn Fn(&str) -> bool + Sync),
+    ) -> Vec<(usize, f32)> {
+        self.matrix
+            .top_k_by(self.rows(source), qvec, k, |i| keep(self.ids.get(i)))
+    }
+
+    /// The id of row `i` (an index [`Snapshot::scan`] answered).
+    pub(crate) fn row_id(&self, i: usize) -> &str {
+        self.ids.get(i)
     }
 
     /// How many vectors are held.
@@ -281,357 +276,6 @@ pub async fn snapshot(app: &App, project: &str) -> Result<Arc<Snapshot>> {
     Ok(s)
 }
 
-/// Small words that say nothing about which row is meant; dropped from lexical
-/// queries so "how do we retry" does not need "how", "do" and "we" to match.
-const STOP: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "how", "i", "in",
-    "is", "it", "its", "of", "on", "or", "so", "that", "the", "their", "them", "then", "there",
-    "they", "this", "to", "up", "was", "we", "what", "when", "where", "which", "who", "why",
-    "with", "you",
-];
-
-/// The query's words as FTS5 strings: each whitespace-separated token quoted (a quote
-/// inside doubled), so `? * " - :` and FTS keywords (AND, NEAR) are plain text.
-/// Tokens without a letter or digit and stop words are dropped. `prefix` makes each
-/// token match as a prefix (`"stri"*`).
-pub fn fts_tokens(query: &str, prefix: bool) -> Vec<String> {
-    query
-        .split_whitespace()
-        .filter(|t| t.chars().any(char::is_alphanumeric))
-        .filter(|t| !STOP.contains(&t.to_lowercase().as_str()))
-        .take(32)
-        .map(|t| {
-            let q = format!("\"{}\"", t.replace('"', "\"\""));
-            if prefix {
-                q + "*"
-            } else {
-                q
-            }
-        })
-        .collect()
-}
-
-/// The words of a name, lower-case: split at every character that is neither letter
-/// nor digit and where a lower-case letter or digit meets an upper-case one
-/// (`inflateGetHeader` → inflate, get, header) or an acronym meets a word
-/// (`HTTPServer` → http, server). Digits stay with their word (`crc32_combine` →
-/// crc32, combine).
-pub fn name_words(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut chars = s.chars().peekable();
-    let mut prev: Option<char> = None;
-    while let Some(c) = chars.next() {
-        if !c.is_alphanumeric() {
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
-            prev = None;
-            continue;
-        }
-        if c.is_uppercase() && !cur.is_empty() {
-            let next_lower = chars.peek().is_some_and(|n| n.is_lowercase());
-            let hump = prev.is_some_and(|p| {
-                p.is_lowercase() || p.is_numeric() || (p.is_uppercase() && next_lower)
-            });
-            if hump {
-                out.push(std::mem::take(&mut cur));
-            }
-        }
-        cur.extend(c.to_lowercase());
-        prev = Some(c);
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
-}
-
-/// Words that may lead a query naming one thing (`struct deflate_index`).
-const KIND_WORDS: &[&str] = &[
-    "class",
-    "const",
-    "constant",
-    "def",
-    "enum",
-    "field",
-    "fn",
-    "func",
-    "function",
-    "impl",
-    "interface",
-    "macro",
-    "method",
-    "mod",
-    "module",
-    "static",
-    "struct",
-    "trait",
-    "type",
-    "typedef",
-    "union",
-    "var",
-];
-
-/// The name a query would be if it named one entity: its words (see [`name_words`])
-/// joined by spaces, without a leading kind word (`struct x`, `fn x`).
-pub fn query_name(query: &str) -> String {
-    let q = query.trim();
-    let rest = match q.split_once(char::is_whitespace) {
-        Some((first, rest))
-            if KIND_WORDS.contains(&first.to_lowercase().as_str()) && !rest.trim().is_empty() =>
-        {
-            rest
-        }
-        _ => q,
-    };
-    name_words(rest).join(" ")
-}
-
-/// The fused score of a row that is not an exact name: see the module doc.
-pub fn fuse(cosine: f32, lexical: f64) -> f64 {
-    let c = f64::from(cosine).clamp(0.0, 1.0);
-    let l = lexical.clamp(0.0, 1.0);
-    (1.0 - (1.0 - c) * (1.0 - LEXICAL_WEIGHT * l)).min(BELOW_EXACT)
-}
-
-/// How the lexical list matched.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Match {
-    /// Every word matched (an AND query found rows).
-    All,
-    /// Some word matched (OR).
-    Some,
-}
-
-/// Lexical candidates: AND first; OR when AND finds nothing and `loose` allows it.
-async fn lexical(
-    app: &App,
-    index: Fts,
-    project: &str,
-    query: &str,
-    prefix: bool,
-    limit: usize,
-    loose: bool,
-) -> Result<(Vec<(String, f64)>, Match)> {
-    let toks = fts_tokens(query, prefix);
-    if toks.is_empty() {
-        return Ok((Vec::new(), Match::Some));
-    }
-    let mut c = app.store.read().await?;
-    let all = sstore::lexical(&mut c, index, project, &toks.join(" AND "), limit as i64).await?;
-    if !all.is_empty() || toks.len() == 1 || !loose {
-        return Ok((all, Match::All));
-    }
-    let some = sstore::lexical(&mut c, index, project, &toks.join(" OR "), limit as i64).await?;
-    Ok((some, Match::Some))
-}
-
-/// Which rankings to use; `Hybrid` is the product, the others exist to measure it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    Hybrid,
-    Lexical,
-    Vector,
-}
-
-impl Mode {
-    pub const NAMES: &'static [&'static str] = &["hybrid", "lexical", "vector"];
-    pub fn parse(s: &str) -> Option<Mode> {
-        match s.to_ascii_lowercase().as_str() {
-            "hybrid" => Some(Mode::Hybrid),
-            "lexical" => Some(Mode::Lexical),
-            "vector" => Some(Mode::Vector),
-            _ => None,
-        }
-    }
-}
-
-/// One ranked row.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Hit {
-    pub row_id: String,
-    /// Cosine similarity to the query.
-    pub vector: f32,
-    /// BM25 (bigger is better), 0 when the row did not match lexically.
-    pub lexical: f64,
-    /// The score the order follows, 0 to 1: the fusion of the module doc (hybrid), the
-    /// cosine (vector) or BM25 relative to the query's best (lexical).
-    pub fused: f64,
-}
-
-/// What one ranking pass needs.
-pub struct Rank<'a> {
-    pub source: &'static str,
-    pub index: Fts,
-    pub query: &'a str,
-    pub qvec: &'a [f32],
-    pub mode: Mode,
-    pub min_score: f32,
-    /// Lexical tokens match as prefixes (graph search keeps its substring feel).
-    pub prefix: bool,
-    /// Keep a row only if this says so (scope filter).
-    pub keep: &'a (dyn Fn(&str) -> bool + Sync),
-    /// The lexical list, when the caller fetched it already (`search` runs it while
-    /// the query is embedded); `None` makes `rank` fetch it.
-    pub lexical: Option<(Vec<(String, f64)>, Match)>,
-    /// The vector list (row, cosine), when the caller scanned already (`search`
-    /// scans entities and references on two threads); `None` makes `rank` scan.
-    pub vectors: Option<Vec<(usize, f32)>>,
-}
-
-/// The best `k` rows of one source passing `keep` by cosine, ties to the lower id.
-fn scan(
-    snap: &Snapshot,
-    source: &str,
-    qvec: &[f32],
-    k: usize,
-    keep: &(dyn Fn(&str) -> bool + Sync),
-) -> Vec<(usize, f32)> {
-    snap.matrix
-        .top_k_by(snap.rows(source), qvec, k, |i| keep(snap.ids.get(i)))
-}
-
-/// Ranks one source of a project: every row passing `keep` with cosine ≥ `min_score`
-/// (in hybrid mode also exact names and rows matching every query word), best first,
-/// deterministic (ties by cosine, then id). `limit` bounds the answer.
-pub async fn rank(
-    app: &App,
-    snap: &Snapshot,
-    project: &str,
-    r: Rank<'_>,
-    limit: usize,
-) -> Result<Vec<Hit>> {
-    // Vector list: the best rows passing `keep` by cosine, ties to the lower id (rows
-    // of a source are in id order). One linear scan of the source's slab.
-    let scanned = match r.vectors {
-        Some(v) => v,
-        None => scan(snap, r.source, r.qvec, POOL.max(limit), r.keep),
-    };
-    let vec_list: Vec<(&str, f32)> = scanned
-        .into_iter()
-        .map(|(i, c)| (snap.ids.get(i), c))
-        .collect();
-    let (lex, how) = if r.mode == Mode::Vector {
-        (Vec::new(), Match::Some)
-    } else if let Some(pre) = r.lexical {
-        pre
-    } else {
-        // Prefix tokens (graph search) matched with OR would take most rows (a short
-        // prefix matches many words), and graph search keeps only rows matching every
-        // word or close in meaning anyway: it stays with AND.
-        lexical(
-            app,
-            r.index,
-            project,
-            r.query,
-            r.prefix,
-            POOL * 2,
-            r.mode == Mode::Lexical || !r.prefix,
-        )
-        .await?
-    };
-    let lex: Vec<(String, f64)> = lex
-        .into_iter()
-        .filter(|(id, _)| (r.keep)(id))
-        .take(POOL)
-        .collect();
-    // BM25 relative to this query's best lexical hit: 0 to 1.
-    let best = lex.iter().map(|x| x.1).fold(0.0f64, f64::max);
-    let rel = |s: f64| if best > 0.0 { s / best } else { 0.0 };
-    let cos = |id: &str| snap.cosine(r.source, id, r.qvec);
-    let mut hits: Vec<Hit> = match r.mode {
-        Mode::Vector => vec_list
-            .iter()
-            .filter(|(_, c)| *c >= r.min_score)
-            .take(limit)
-            .map(|(id, c)| Hit {
-                row_id: id.to_string(),
-                vector: *c,
-                lexical: 0.0,
-                fused: f64::from(*c).clamp(0.0, 1.0),
-            })
-            .collect(),
-        Mode::Lexical => lex
-            .iter()
-            .map(|(id, s)| Hit {
-                row_id: id.clone(),
-                vector: cos(id),
-                lexical: *s,
-                fused: rel(*s),
-            })
-            .filter(|h| h.vector >= r.min_score)
-            .collect(),
-        Mode::Hybrid => {
-            // Rows that matched every query word, and exact names, pass whatever
-            // their cosine; the others need `min_score`.
-            let all_words = how == Match::All;
-            let exact: Vec<&str> = if r.source == "entity" {
-                snap.entities_named(&query_name(r.query))
-                    .into_iter()
-                    .filter(|id| (r.keep)(id))
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            let mut fused: HashMap<&str, (Hit, bool)> = HashMap::new();
-            for (id, c) in vec_list.iter().take(POOL) {
-                let h = Hit {
-                    row_id: id.to_string(),
-                    vector: *c,
-                    lexical: 0.0,
-                    fused: 0.0,
-                };
-                fused.insert(*id, (h, false));
-            }
-            for (id, s) in &lex {
-                let (h, strong) = fused.entry(id.as_str()).or_insert_with(|| {
-                    let h = Hit {
-                        row_id: id.clone(),
-                        vector: cos(id),
-                        lexical: 0.0,
-                        fused: 0.0,
-                    };
-                    (h, false)
-                });
-                h.lexical = *s;
-                *strong = all_words;
-            }
-            for id in &exact {
-                fused.entry(id).or_insert_with(|| {
-                    let h = Hit {
-                        row_id: id.to_string(),
-                        vector: cos(id),
-                        lexical: 0.0,
-                        fused: 0.0,
-                    };
-                    (h, false)
-                });
-            }
-            fused
-                .into_values()
-                .filter_map(|(mut h, strong)| {
-                    let is_exact = exact.contains(&h.row_id.as_str());
-                    h.fused = if is_exact {
-                        1.0
-                    } else {
-                        fuse(h.vector, rel(h.lexical))
-                    };
-                    (is_exact || strong || h.vector >= r.min_score).then_some(h)
-                })
-                .collect()
-        }
-    };
-    hits.sort_by(|a, b| {
-        b.fused
-            .total_cmp(&a.fused)
-            .then(b.vector.total_cmp(&a.vector))
-            .then(a.row_id.cmp(&b.row_id))
-    });
-    hits.truncate(limit);
-    Ok(hits)
-}
-
 /// A query embedded for search: its vector, the embedder's id and whether it was cut
 /// to the model's window.
 pub struct QueryVec {
@@ -704,6 +348,8 @@ pub struct SearchOut {
     pub vectors: usize,
     /// The project's texts still without a vector: ranked by their words only.
     pub not_embedded: u64,
+    /// Candidates only their meaning found, below `minScore` (entities and references).
+    pub below_min_score: usize,
 }
 
 /// `search`: hybrid ranking of a project's entities and/or references.
@@ -719,7 +365,7 @@ pub async fn search(app: &App, r: SearchReq) -> Result<SearchOut> {
     let (project, query, mode) = (r.project_id.as_str(), r.query.as_str(), r.mode);
     let lex = |on: bool, index: Fts| async move {
         if on && mode != Mode::Vector {
-            lexical(app, index, project, query, false, POOL * 2, true)
+            lexical(app, index, project, query, false, POOL * 2)
                 .await
                 .map(Some)
         } else {
@@ -742,8 +388,8 @@ pub async fn search(app: &App, r: SearchReq) -> Result<SearchOut> {
     let (vec_entities, vec_references) = if r.target == Target::All && r.mode != Mode::Lexical {
         let k = POOL.max(r.limit);
         std::thread::scope(|t| {
-            let refs = t.spawn(|| scan(&snap, "reference", &qv.vector, k, &keep_reference));
-            let ents = scan(&snap, "entity", &qv.vector, k, &keep_entity);
+            let refs = t.spawn(|| snap.scan("reference", &qv.vector, k, &keep_reference));
+            let ents = snap.scan("entity", &qv.vector, k, &keep_entity);
             (Some(ents), refs.join().ok())
         })
     } else {
@@ -757,9 +403,10 @@ pub async fn search(app: &App, r: SearchReq) -> Result<SearchOut> {
         query_truncated: qv.truncated,
         vectors: snap.len(),
         not_embedded: snap.not_embedded,
+        below_min_score: 0,
     };
     if r.target != Target::References {
-        let hits = rank(
+        let ranked = rank(
             app,
             &snap,
             &r.project_id,
@@ -778,6 +425,8 @@ pub async fn search(app: &App, r: SearchReq) -> Result<SearchOut> {
             r.limit,
         )
         .await?;
+        out.below_min_score += ranked.below_min_score;
+        let hits = ranked.hits;
         let ids: Vec<String> = hits.iter().map(|h| h.row_id.clone()).collect();
         let mut c = app.store.read().await?;
         let mut rows: HashMap<String, crate::domain::code::Entity> =
@@ -801,7 +450,7 @@ pub async fn search(app: &App, r: SearchReq) -> Result<SearchOut> {
         }
     }
     if r.target != Target::Entities {
-        let hits = rank(
+        let ranked = rank(
             app,
             &snap,
             &r.project_id,
@@ -820,6 +469,8 @@ pub async fn search(app: &App, r: SearchReq) -> Result<SearchOut> {
             r.limit,
         )
         .await?;
+        out.below_min_score += ranked.below_min_score;
+        let hits = ranked.hits;
         let ids: Vec<String> = hits.iter().map(|h| h.row_id.clone()).collect();
         let mut c = app.store.read().await?;
         let rows = crate::store::code::references_by_ids(&mut c, &ids).await?;
@@ -839,73 +490,4 @@ pub async fn search(app: &App, r: SearchReq) -> Result<SearchOut> {
         }
     }
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fts_tokens_quote_syntax_and_drop_noise() {
-        assert_eq!(
-            fts_tokens(r#"how does "retry" -work? a*b NEAR(x) - ?"#, false),
-            vec![r#""""retry""""#, r#""-work?""#, r#""a*b""#, r#""NEAR(x)""#]
-        );
-        assert_eq!(fts_tokens("stripe", true), vec![r#""stripe"*"#]);
-        assert!(fts_tokens("- ? * \"", false).is_empty());
-    }
-
-    #[test]
-    fn names_split_into_words_at_underscores_humps_and_punctuation() {
-        let w = |s: &str| name_words(s).join(" ");
-        assert_eq!(w("deflate_index_build"), "deflate index build");
-        assert_eq!(w("deflateIndexBuild"), "deflate index build");
-        assert_eq!(w("DeflateIndexBuild()"), "deflate index build");
-        assert_eq!(w("HTTPServer"), "http server");
-        assert_eq!(w("crc32_combine"), "crc32 combine");
-        assert_eq!(w("crc32Combine"), "crc32 combine");
-        assert_eq!(w("Z_BEST_SPEED"), "z best speed");
-        assert_eq!(w("ferry.retry"), "ferry retry");
-        assert_eq!(w("Retries and Failures"), "retries and failures");
-        assert_eq!(w("  --  "), "");
-        assert_eq!(w("Ünïcode_Nämé"), "ünïcode nämé");
-    }
-
-    #[test]
-    fn a_query_names_an_entity_after_an_optional_kind_word() {
-        assert_eq!(query_name("struct deflate_index"), "deflate index");
-        assert_eq!(query_name("fn parseCron"), "parse cron");
-        assert_eq!(query_name("  deflate_index_build "), "deflate index build");
-        // A kind word alone, or in the middle, is part of the name.
-        assert_eq!(query_name("struct"), "struct");
-        assert_eq!(
-            query_name("the struct deflate_index"),
-            "the struct deflate index"
-        );
-    }
-
-    #[test]
-    fn fused_scores_stay_below_an_exact_name_and_grow_with_both_signals() {
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = || {
-            // SplitMix64, mapped to [-1, 1].
-            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            ((z ^ (z >> 31)) as f64 / u64::MAX as f64) * 2.0 - 1.0
-        };
-        for _ in 0..10_000 {
-            let (c, l, d) = (next() as f32, next().abs(), next().abs() * 0.1);
-            let f = fuse(c, l);
-            assert!((0.0..1.0).contains(&f), "{c} {l} {f}");
-            assert!(fuse(c + d as f32, l) >= f, "monotone in the cosine");
-            assert!(fuse(c, l + d) >= f, "monotone in the lexical score");
-            let floor = f64::from(c.max(0.0)).min(BELOW_EXACT);
-            assert!(f >= floor - 1e-6, "never below the cosine");
-        }
-        assert_eq!(fuse(0.5, 0.0), 0.5);
-        assert!((fuse(0.5, 1.0) - 0.7).abs() < 1e-9);
-        assert_eq!(fuse(1.0, 1.0), BELOW_EXACT);
-    }
 }

@@ -14,6 +14,7 @@ mod containers;
 mod embed;
 mod errors;
 mod file_modes;
+mod find;
 mod full_disk;
 mod graph;
 mod hostile;

@@ -1,11 +1,15 @@
 //! Recall: orders the atoms a search found for an asking project, as spec F says
 //! (ACTIVE first, then scope Project > Org > Global, then recent validation,
-//! confidence and evidence), blended with the caller's text relevance; filters by
+//! confidence and evidence), by the caller's text relevance first when a text query
+//! found them; filters by
 //! `asOf` and `validAt`; keeps the best within a token budget and counts what it
 //! left out. Also derives the aggregate facts of `USES` edges ("used in ≥ 3
 //! projects"). Knows nothing of search: relevance arrives as a number.
 //!
-//! The order is: status tier, then scope tier, then a score. Status and scope are
+//! With a text query the order is the relevance first, in bands of
+//! [`RELEVANCE_BAND`] (an atom that answers the question outranks one that merely
+//! shares its subject, whatever their status), then within a band the order below.
+//! Without one it is: status tier, then scope tier, then a score. Status and scope are
 //! categories, so they sort outright. Recency, confidence and evidence are
 //! continuous, and sorting on them one after another would let a validation one
 //! second newer beat any confidence; so they are blended with the relevance into
@@ -115,7 +119,13 @@ pub struct RecallQuery {
     pub max_tokens: Option<usize>,
     /// Score weights.
     pub weights: Weights,
+    /// Order by relevance first (a text query ranked the candidates).
+    pub by_relevance: bool,
 }
+
+/// Relevances closer than this are one band: a text query's order falls back to
+/// status, scope and the blended score between atoms it cannot tell apart.
+pub const RELEVANCE_BAND: f64 = 0.01;
 
 impl RecallQuery {
     /// A query for an asker at `now` with the defaults.
@@ -128,6 +138,7 @@ impl RecallQuery {
             include_history: false,
             max_tokens: None,
             weights: Weights::default(),
+            by_relevance: false,
         }
     }
 }
@@ -197,7 +208,7 @@ fn status_tier(s: MemoryStatus, include_history: bool) -> Option<u8> {
 /// Ranks candidates for a query (see the module comment).
 pub fn rank(candidates: &[Candidate<'_>], q: &RecallQuery) -> Recall {
     let w = q.weights;
-    let mut keyed: Vec<(u8, ScopeMatch, f64, usize)> = Vec::with_capacity(candidates.len());
+    let mut keyed: Vec<(u64, u8, ScopeMatch, f64, usize)> = Vec::with_capacity(candidates.len());
     for (i, c) in candidates.iter().enumerate() {
         let a = c.atom;
         let tier = match q.as_of {
@@ -227,15 +238,23 @@ pub fn rank(candidates: &[Candidate<'_>], q: &RecallQuery) -> Recall {
             + w.recency * recency
             + w.confidence * effective_confidence(a, at)
             + w.evidence * c.strength.fraction();
-        keyed.push((tier, scope, score, i));
+        // Bands count down so that the sort, ascending, puts the most relevant first.
+        let band = if q.by_relevance {
+            u64::MAX - (c.relevance.clamp(0.0, 1.0) / RELEVANCE_BAND).round() as u64
+        } else {
+            0
+        };
+        keyed.push((band, tier, scope, score, i));
     }
     let filtered = candidates.len() - keyed.len();
-    let order = |x: &(u8, ScopeMatch, f64, usize), y: &(u8, ScopeMatch, f64, usize)| {
+    type Key = (u64, u8, ScopeMatch, f64, usize);
+    let order = |x: &Key, y: &Key| {
         x.0.cmp(&y.0)
             .then(x.1.cmp(&y.1))
-            .then(y.2.total_cmp(&x.2))
+            .then(x.2.cmp(&y.2))
+            .then(y.3.total_cmp(&x.3))
             .then_with(|| {
-                let (a, b) = (candidates.get(x.3), candidates.get(y.3));
+                let (a, b) = (candidates.get(x.4), candidates.get(y.4));
                 a.map(|c| c.atom.id).cmp(&b.map(|c| c.atom.id))
             })
     };
@@ -255,7 +274,7 @@ pub fn rank(candidates: &[Candidate<'_>], q: &RecallQuery) -> Recall {
         filtered,
         ..Recall::default()
     };
-    for (n, (tier, scope, score, i)) in keyed.iter().enumerate() {
+    for (n, (_, tier, scope, score, i)) in keyed.iter().enumerate() {
         let Some(c) = candidates.get(*i) else {
             continue;
         };
@@ -399,6 +418,35 @@ mod tests {
         q.include_history = true;
         let r = rank(&cands(&atoms), &q);
         assert_eq!(ids(&r), [3, 8, 2, 1, 7, 4, 9, 6]);
+    }
+
+    #[test]
+    fn a_text_query_orders_by_relevance_first_then_status_and_scope() {
+        let atoms = [
+            atom(1, MemoryStatus::Active, Context::In(P)),
+            atom(2, MemoryStatus::Proposed, Context::Global),
+            atom(3, MemoryStatus::Active, Context::Global),
+        ];
+        let c = |r: [f64; 3]| -> Vec<Candidate<'_>> {
+            atoms
+                .iter()
+                .zip(r)
+                .map(|(atom, relevance)| Candidate {
+                    atom,
+                    relevance,
+                    strength: Strength::Documented,
+                })
+                .collect()
+        };
+        let mut q = RecallQuery::new(asker(), at("2025-07-01"));
+        let cs = c([0.4, 0.8, 0.8]);
+        assert_eq!(ids(&rank(&cs, &q)), [1, 3, 2], "no query: status and scope");
+        q.by_relevance = true;
+        // The answer first, whatever its status; equally relevant: ACTIVE first.
+        assert_eq!(ids(&rank(&cs, &q)), [3, 2, 1]);
+        // Within one band, the documented order decides.
+        let cs = c([0.803, 0.8, 0.798]);
+        assert_eq!(ids(&rank(&cs, &q)), [1, 3, 2]);
     }
 
     #[test]

@@ -23,7 +23,7 @@ pub const SEARCH: ToolDef = ToolDef {
         P("query", Ty::Str, "Words or identifiers, ≤ 1 KB"),
         P("target", Ty::Enum(Target::NAMES), "Default all"),
         P("limit", Ty::Int, "Per target, default 20"),
-        P("minScore", Ty::Num, "Cosine floor, default 0.3; exact names always pass"),
+        P("minScore", Ty::Num, "Cosine floor for hits no word matched (0.3)"),
         P("scope", Ty::Enum(Scope::NAMES), "Entities only"),
         P("mode", Ty::Enum(Mode::NAMES), "Default hybrid"),
     ],
@@ -72,6 +72,18 @@ fn not_embedded(n: u64) -> String {
         format!(
             "; {n} text(s) of the project not embedded yet: matched by their words only \
              until the server embeds them in the background (search again later)"
+        )
+    }
+}
+
+/// What an answer's message says of the candidates `minScore` hid: only their
+/// meaning matched, and not closely enough (so "no hit" is never "nothing known").
+pub(crate) fn below_min_score(n: usize, min_score: f32) -> String {
+    if n == 0 {
+        String::new()
+    } else {
+        format!(
+            "; {n} more matched by meaning only, below minScore {min_score} (lower it to see them)"
         )
     }
 }
@@ -148,12 +160,14 @@ pub async fn search(app: &App, a: Args) -> Result<Reply> {
         data["fallbackReason"] = json!(why);
     }
     data["notEmbedded"] = json!(out.not_embedded);
+    data["belowMinScore"] = json!(out.below_min_score);
     Ok(Reply::new(
         format!(
-            "{} entit(ies), {} reference(s) ({}){}",
+            "{} entit(ies), {} reference(s) ({}){}{}",
             out.entities.len(),
             out.references.len(),
             out.embedder,
+            below_min_score(out.below_min_score, min_score),
             not_embedded(out.not_embedded)
         ),
         data,

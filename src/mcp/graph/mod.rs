@@ -31,7 +31,8 @@ pub const QUERY_GRAPH: ToolDef = ToolDef {
         P("id", Ty::Id, ""),
         P("projectId", Ty::Id, ""),
         P("paths", Ty::StrOrList, "context: at most 500"),
-        P("query", Ty::Str, "search: words in name, knowledge or patterns"),
+        P("query", Ty::Str, "search: words or a question"),
+        P("minScore", Ty::Num, "search: cosine floor for hits no word matched (0.3)"),
         P("moleculeId", Ty::Id, ""),
         P("orphansOnly", Ty::Bool, ""),
         P("includeChangelog", Ty::Bool, "Default true"),
@@ -178,7 +179,14 @@ async fn query(app: &App, a: Args) -> Result<Reply> {
                 changelog_limit: changelog_limit(&a)?,
                 limit,
                 offset,
+                min_score: a.num("minScore", -1.0, 1.0)?.map(|v| v as f32),
             };
+            if q.min_score.is_some() && q.query.is_none() {
+                return Err(Error::validation(
+                    "minScore",
+                    "filters a search by text: give query too",
+                ));
+            }
             if q.project_id.is_none() && q.molecule_id.is_none() {
                 return Err(Error::validation(
                     "projectId",
@@ -191,12 +199,21 @@ async fn query(app: &App, a: Args) -> Result<Reply> {
                     "cannot be combined with moleculeId: orphans have no molecule",
                 ));
             }
-            let (items, total) = graph::search(app, kind, &q).await?;
-            let n = items.len() as i64;
-            let items: Vec<Value> = items.iter().map(|v| views::node(v, false)).collect();
+            let found = graph::search_counted(app, kind, &q).await?;
+            let (n, total) = (found.items.len() as i64, found.total);
+            let items: Vec<Value> = found.items.iter().map(|v| views::node(v, false)).collect();
+            let mut data = json!({ "items": items, "total": total, "limit": limit, "offset": offset, "hasMore": offset + n < total });
+            let floor = q.min_score.unwrap_or(graph::GRAPH_MIN_COSINE);
+            if q.query.is_some() {
+                data["belowMinScore"] = json!(found.below_min_score);
+            }
             Ok(Reply::new(
-                format!("{n} of {total} {}(s)", kind.as_str()),
-                json!({ "items": items, "total": total, "limit": limit, "offset": offset, "hasMore": offset + n < total }),
+                format!(
+                    "{n} of {total} {}(s){}",
+                    kind.as_str(),
+                    crate::mcp::code::semantic::below_min_score(found.below_min_score, floor)
+                ),
+                data,
             ))
         }
         _ => {

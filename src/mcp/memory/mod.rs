@@ -65,8 +65,8 @@ pub const QUERY_MEMORY: ToolDef = ToolDef {
     name: "query_memory",
     toolset: "memory",
     description: "Read memory atoms. recall: what projectId (Project subject or orchestrator project; none: Global only) \
-                  should know, ACTIVE first, then Project > Stack > Org > Global, then relevance, validation, confidence, \
-                  evidence; asOf: believed then, validAt: held then. get: an atom with evidence, edges, history. list: by \
+                  should know: by query relevance first, then ACTIVE first, Project > Stack > Org > Global, validation, \
+                  confidence, evidence; asOf: believed then, validAt: held then. get: an atom with evidence, edges, history. list: by \
                   status, types, about, predicate, key (Type|predicate|about|context).",
     params: &[
         P("operation", Ty::Enum(&["recall", "get", "list"]), ""),
@@ -82,7 +82,7 @@ pub const QUERY_MEMORY: ToolDef = ToolDef {
         P("validAt", Ty::Str, ""),
         P("includeHistory", Ty::Bool, ""),
         P("maxTokens", Ty::Int, ""),
-        P("minScore", Ty::Num, "Cosine floor, default 0.25"),
+        P("minScore", Ty::Num, "Cosine floor for atoms no word matched (0.25)"),
         P("limit", Ty::Int, ""),
         P("offset", Ty::Int, ""),
         NOW,
@@ -521,8 +521,14 @@ async fn query_memory(app: &App, a: Args) -> Result<Reply> {
                     .map_or(mrecall::DEFAULT_MIN_SCORE, |v| v as f32),
                 now: now(&a)?,
             };
+            let floor = r.min_score;
             let out = mrecall::recall(app, r).await?;
-            Ok(Reply::new(recall_message(&out), recalled(&out)))
+            let mut m = recall_message(&out);
+            m.push_str(&crate::mcp::code::semantic::below_min_score(
+                out.below_min_score,
+                floor,
+            ));
+            Ok(Reply::new(m, recalled(&out)))
         }
     }
 }
@@ -544,6 +550,13 @@ pub fn recalled(r: &mrecall::Recalled) -> Value {
             let mut m = views::atom_brief(&h.atom, h.version, &r.subjects);
             m.insert("scope".into(), json!(views::scope(h.scope)));
             m.insert("score".into(), json!((h.score * 1000.0).round() / 1000.0));
+            if r.embedder.is_some() {
+                // The query's part of the order (its first key).
+                m.insert(
+                    "relevance".into(),
+                    json!((h.relevance * 1000.0).round() / 1000.0),
+                );
+            }
             m.insert("evidence".into(), json!(h.strength.as_str()));
             Value::Object(m)
         })
@@ -564,6 +577,7 @@ pub fn recalled(r: &mrecall::Recalled) -> Value {
     }
     if let Some(e) = r.embedder {
         v["embedder"] = json!(e);
+        v["belowMinScore"] = json!(r.below_min_score);
     }
     v
 }

@@ -1,9 +1,10 @@
 //! Recall: the atoms an asking project should know, best first within a token
 //! budget. Candidates come from the store (by subject, type, status and the asker's
 //! contexts) or, with a text query, from hybrid search over statements (the semantic
-//! layer's vectors and BM25, fused); the core's `recall::rank` orders them (ACTIVE
-//! first, then scope Project > nearer contexts > Org > Global, then a blend of
-//! relevance, recent validation, confidence and evidence) and keeps what fits.
+//! layer's vectors and BM25, fused); the core's `recall::rank` orders them (by the
+//! query's relevance first when there is one, then ACTIVE first, then scope Project >
+//! nearer contexts > Org > Global, then a blend of relevance, recent validation,
+//! confidence and evidence) and keeps what fits.
 //! Also the memory a task is handed (`includeMemory`).
 
 use std::collections::{HashMap, HashSet};
@@ -30,7 +31,8 @@ pub const CANDIDATES_MAX: i64 = 5_000;
 /// Hits hybrid search hands to ranking.
 const SEARCH_POOL: usize = 200;
 
-/// The cosine similarity a text match needs when the caller names none.
+/// The cosine similarity a statement no word of the query matched needs when the
+/// caller names none.
 pub const DEFAULT_MIN_SCORE: f32 = 0.25;
 
 /// What to recall.
@@ -85,6 +87,8 @@ pub struct Recalled {
     /// Statements without a vector yet when a text query ranked (matched by their
     /// words only until the background embeds them).
     pub not_embedded: u64,
+    /// Statements only their meaning matched, below `minScore`.
+    pub below_min_score: usize,
     pub subjects: HashMap<SubjectId, (SubjectKind, String)>,
 }
 
@@ -176,6 +180,7 @@ pub async fn recall(app: &App, r: RecallReq) -> Result<Recalled> {
     let mut embedder = None;
     let mut capped = false;
     let mut not_embedded = 0;
+    let mut below_min_score = 0;
     let rows = match r.query.as_deref().filter(|q| !q.trim().is_empty()) {
         None => {
             let rows = store::candidates(&mut c, &filter, CANDIDATES_MAX + 1).await?;
@@ -202,7 +207,7 @@ pub async fn recall(app: &App, r: RecallReq) -> Result<Recalled> {
             let qv = semantic::embed_query(app, q).await?;
             embedder = Some(qv.embedder);
             let keep = |id: &str| allowed.as_ref().is_none_or(|a| a.contains(id));
-            let hits = semantic::rank(
+            let ranked = semantic::rank(
                 app,
                 &snap,
                 TENANT,
@@ -221,10 +226,11 @@ pub async fn recall(app: &App, r: RecallReq) -> Result<Recalled> {
                 SEARCH_POOL,
             )
             .await?;
-            // Reciprocal rank fusion gives at most 2/61 (first in both lists): scaled
-            // to 0..1, a hit first in one list only is 0.5.
+            below_min_score = ranked.below_min_score;
+            let hits = ranked.hits;
+            // The fused score is the query's relevance, 0 to 1, the order's first key.
             for h in &hits {
-                relevance.insert(h.row_id.clone(), (h.fused * 61.0 / 2.0).clamp(0.0, 1.0));
+                relevance.insert(h.row_id.clone(), h.fused.clamp(0.0, 1.0));
             }
             filter.ids = Some(hits.iter().map(|h| h.row_id.clone()).collect());
             let mut c2 = app.store.read().await?;
@@ -255,6 +261,7 @@ pub async fn recall(app: &App, r: RecallReq) -> Result<Recalled> {
     q.valid_at = r.valid_at;
     q.include_history = r.include_history;
     q.max_tokens = r.max_tokens;
+    q.by_relevance = embedder.is_some();
     let ranked = rank(&cands, &q);
     let by_id: HashMap<_, usize> = atoms.iter().enumerate().map(|(i, a)| (a.id, i)).collect();
     let mut hits = Vec::new();
@@ -298,6 +305,7 @@ pub async fn recall(app: &App, r: RecallReq) -> Result<Recalled> {
         embedder,
         capped,
         not_embedded,
+        below_min_score,
         subjects,
     })
 }
@@ -455,6 +463,7 @@ pub async fn for_task(
             embedder: None,
             capped: false,
             not_embedded: 0,
+            below_min_score: 0,
             subjects,
         },
         named,

@@ -106,7 +106,8 @@ pub async fn discover(
             },
             SEMANTIC_SEEDS,
         )
-        .await?;
+        .await?
+        .hits;
         let ids: Vec<String> = hits.iter().map(|h| h.row_id.clone()).collect();
         let iris = {
             let mut c = app.store.read().await?;

@@ -72,6 +72,7 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
             changelog_limit: 0,
             limit: PAGE,
             offset: moffset,
+            min_score: None,
         },
     )
     .await?;
@@ -184,6 +185,7 @@ async fn atoms_of(
             changelog_limit: 0,
             limit,
             offset,
+            min_score: None,
         },
     )
     .await?;
