@@ -21,6 +21,7 @@ mod memory;
 mod ontology;
 mod page;
 mod pg_url;
+mod project_memory;
 mod repo_guard;
 mod retrieval;
 mod sections;

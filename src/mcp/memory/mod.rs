@@ -615,15 +615,27 @@ async fn manage_subject(app: &App, a: Args) -> Result<Reply> {
                 ));
             }
             let c = subjects::create(app, fields, now).await?;
-            let msg = if c.created {
+            let mut msg = if c.created {
                 format!("{} {} created", c.subject.kind, c.subject.name)
             } else {
                 format!("{} {} exists: answered it", c.subject.kind, c.subject.name)
             };
+            if let Some(p) = &c.linked {
+                msg.push_str(&format!(", linked to project {p}"));
+            }
+            if !c.filled.is_empty() {
+                msg.push_str(&format!("; set {}", c.filled.join(", ")));
+            }
             let mut data =
                 json!({ "subject": views::subject(&c.subject, c.version), "created": c.created });
             if !c.added_aliases.is_empty() {
                 data["addedAliases"] = json!(c.added_aliases);
+            }
+            if let Some(p) = &c.linked {
+                data["linkedProject"] = json!(p);
+            }
+            if !c.filled.is_empty() {
+                data["filled"] = json!(c.filled);
             }
             if !c.also_created.is_empty() {
                 data["createdSubjects"] =
