@@ -18,6 +18,7 @@ mod graph;
 mod hostile;
 mod http;
 mod memory;
+mod memory_surface;
 mod ontology;
 mod page;
 mod pg_url;

@@ -1,0 +1,51 @@
+//! The memory toolset where an agent first meets it, through MCP: values compared as
+//! the collision rule states, lists sent as lists, the reflection prompt before any
+//! diary entry exists.
+
+use serde_json::{json, Value};
+
+use crate::harness::Cairn;
+
+async fn remember(c: &Cairn, now: &str, atom: Value, uri: &str) -> Value {
+    c.ok(
+        "manage_memory",
+        json!({"operation":"remember","now":now,"atom":atom,"sources":[{"refType":"doc","uri":uri}]}),
+    )
+    .await
+}
+
+/// `10 MB` and `10mb` are one value ("ignoring case and spaces"): the second is no
+/// new atom, and neither is CONTESTED.
+#[tokio::test]
+async fn claim_values_compare_ignoring_case_and_spaces() {
+    let c = Cairn::start().await;
+    let fact = |v: &str| {
+        json!({"type":"Fact","statement":format!("The upload limit is {v}"),"predicate":"upload_limit",
+               "value":v,"about":"Service:uploads","factKind":"reported","confidence":0.6})
+    };
+    let a = remember(&c, "2025-03-01T00:00:00Z", fact("10 MB"), "https://wiki/a").await;
+    assert_eq!(a["atom"]["status"], "ACTIVE", "{a:#}");
+    for (i, v) in ["10mb", " 10 Mb ", "10\u{a0}MB"].iter().enumerate() {
+        let b = remember(
+            &c,
+            "2025-03-02T00:00:00Z",
+            fact(v),
+            &format!("https://wiki/b{i}"),
+        )
+        .await;
+        assert_eq!(b["duplicateOf"], a["atom"]["id"], "{v}: {b:#}");
+    }
+    let got = c
+        .ok(
+            "query_memory",
+            json!({"operation":"get","id":a["atom"]["id"]}),
+        )
+        .await;
+    assert_ne!(got["atom"]["status"], "CONTESTED", "{got:#}");
+    assert_eq!(got["evidence"].as_array().unwrap().len(), 4, "{got:#}");
+    let other = remember(&c, "2025-03-03T00:00:00Z", fact("10 GB"), "https://wiki/c").await;
+    assert_ne!(other["atom"]["id"], a["atom"]["id"]);
+    // A different value is a different claim.
+    assert!(other.get("duplicateOf").is_none(), "{other:#}");
+    c.stop().await;
+}
