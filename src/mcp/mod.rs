@@ -3,6 +3,7 @@
 //! calls `service` and converts domain values to JSON by hand.
 
 pub mod args;
+pub mod budget;
 pub mod code;
 pub mod envelope;
 pub mod graph;

@@ -521,10 +521,46 @@ async fn query_memory(app: &App, a: Args) -> Result<Reply> {
                     .map_or(mrecall::DEFAULT_MIN_SCORE, |v| v as f32),
                 now: now(&a)?,
             };
+            let max = r.max_tokens;
             let out = mrecall::recall(app, r).await?;
-            Ok(Reply::new(recall_message(&out), recalled(&out)))
+            let mut reply = Reply::new(recall_message(&out), recalled(&out));
+            if let Some(max) = max {
+                fit_recall(&mut reply, max);
+            }
+            Ok(reply)
         }
     }
+}
+
+/// Fits a recall's answer into `max` tokens as served: atoms are shed from the end
+/// (the answer is best first) and summarised under `omitted`.
+fn fit_recall(r: &mut Reply, max: usize) {
+    use crate::mcp::budget::{fit, Shed, Summary};
+    let sheds = [Shed {
+        at: "/atoms",
+        rank: |_| 0.0,
+        brief: |a| json!({ "id": a["id"], "type": a["type"] }),
+        keep_first: 0,
+        summary: "atoms",
+    }];
+    let summary = Summary {
+        at: "/omitted",
+        counts: "count",
+        next: "query_memory get (id) for one; recall again with a larger maxTokens, or narrower query, about or types",
+        estimate: Some("/tokens"),
+        capped: &[],
+    };
+    let message = |d: &Value| {
+        let n = d["atoms"].as_array().map_or(0, Vec::len);
+        let mut m = format!("{n} atom(s), {} tokens", d["tokens"]);
+        let left = d["leftOut"].as_u64().unwrap_or(0)
+            + d["omitted"]["count"]["atoms"].as_u64().unwrap_or(0);
+        if left > 0 {
+            m.push_str(&format!("; {left} more left out"));
+        }
+        m
+    };
+    fit(r, max, &sheds, &summary, &message, &|_, _| {});
 }
 
 fn recall_message(r: &mrecall::Recalled) -> String {
