@@ -49,3 +49,38 @@ async fn claim_values_compare_ignoring_case_and_spaces() {
     assert!(other.get("duplicateOf").is_none(), "{other:#}");
     c.stop().await;
 }
+
+/// `ingest` takes the reflection prompt's own answer, a JSON array, as the array
+/// itself (the schema says so) or as text holding it.
+#[tokio::test]
+async fn ingest_takes_the_rules_as_an_array() {
+    let c = Cairn::start().await;
+    let tools = c.tools().await;
+    let schema = |tool: &str, p: &str| {
+        let t = tools.iter().find(|t| t.name == tool).unwrap();
+        serde_json::to_value(&t.input_schema).unwrap()["properties"][p]["type"].clone()
+    };
+    assert_eq!(schema("manage_diary", "rules"), json!(["array", "string"]));
+    assert_eq!(schema("manage_graph", "paths"), json!(["array", "string"]));
+    let e = c
+        .ok(
+            "manage_diary",
+            json!({"operation":"write","session":"s1","accomplishments":["shipped"],"learnings":["pin the toolchain"]}),
+        )
+        .await["entry"]["id"]
+        .clone();
+    let rules = json!([{"rule":"Always pin the Rust toolchain version","category":"tooling","scope":"global",
+                        "reasoning":"reproducible builds","diaryEntryIds":[e]}]);
+    let r = c
+        .ok("manage_diary", json!({"operation":"ingest","rules":rules}))
+        .await;
+    assert_eq!(r["rules"][0]["verdict"], "drafted", "{r:#}");
+    let again = c
+        .ok(
+            "manage_diary",
+            json!({"operation":"ingest","rules":rules.to_string()}),
+        )
+        .await;
+    assert_eq!(again["rules"][0]["verdict"], "duplicate", "{again:#}");
+    c.stop().await;
+}

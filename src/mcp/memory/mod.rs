@@ -155,7 +155,7 @@ pub const MANAGE_DIARY: ToolDef = ToolDef {
         P("learnings", Ty::StrOrList, ""),
         P("ids", Ty::StrOrList, ""),
         P("since", Ty::Str, ""),
-        P("rules", Ty::Str, ""),
+        P("rules", Ty::Json, "ingest: the reflection prompt's answer (its JSON array, or text holding it)"),
         P("limit", Ty::Int, ""),
         P("offset", Ty::Int, ""),
         NOW,
@@ -1007,15 +1007,18 @@ async fn manage_diary(app: &App, a: Args) -> Result<Reply> {
                 "to ingest",
             )?;
             a.forbid(&parts, "to ingest")?;
-            let text = a
-                .raw_str("rules", STRING_MAX)?
-                .filter(|s| !s.trim().is_empty())
-                .ok_or_else(|| {
-                    Error::validation(
-                        "rules",
-                        "is required: the JSON array of rules the reflection prompt asked for",
-                    )
-                })?;
+            // The array itself, or text holding it (the prompt's answer as written).
+            let text = match a.get("rules") {
+                Some(v @ Value::Array(_)) => Some(v.to_string()),
+                _ => a.raw_str("rules", STRING_MAX)?,
+            }
+            .filter(|s| !s.trim().is_empty())
+            .ok_or_else(|| {
+                Error::validation(
+                    "rules",
+                    "is required: the JSON array of rules the reflection prompt asked for",
+                )
+            })?;
             let project = a.id("projectId")?;
             let r = diary::ingest(app, &text, project.as_deref(), now).await?;
             let mut counts = std::collections::BTreeMap::<&str, usize>::new();
