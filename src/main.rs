@@ -23,6 +23,7 @@ USAGE:
                                           read-only page at / (see HTTP below)
     cairn [OPTIONS] call TOOL ['JSON']    run one tool, print its envelope (exit 1 on failure)
     cairn [OPTIONS] call TOOL --help      what TOOL does and its parameters (or: cairn help TOOL)
+    cairn [OPTIONS] call TOOL - | @PATH   the arguments from stdin, or from a file
     cairn [OPTIONS] tools [TOOL]          list the tools, or explain one
     cairn [OPTIONS] reindex [--all]       embed the texts whose vectors are missing or stale
                                           (--all: every text), progress on stderr
@@ -593,6 +594,21 @@ async fn session(
             Ok(ExitCode::SUCCESS)
         }
         Command::Call { tool, json } => {
+            // `-` reads the arguments from stdin, `@path` from a file (a large or
+            // quoted argument need not pass through the shell).
+            let json = match json.as_deref() {
+                Some("-") => {
+                    let mut s = String::new();
+                    std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+                        .map_err(|e| format!("cannot read the arguments from stdin: {e}"))?;
+                    Some(s)
+                }
+                Some(a) if a.starts_with('@') => Some(
+                    std::fs::read_to_string(&a[1..])
+                        .map_err(|e| format!("cannot read the arguments from {}: {e}", &a[1..]))?,
+                ),
+                _ => json,
+            };
             let raw =
                 match json.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
                     None => None,

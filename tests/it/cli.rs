@@ -463,3 +463,41 @@ fn help_works_and_serve_on_a_terminal_says_what_it_waits_for() {
         "{all}"
     );
 }
+
+/// `cairn call TOOL -` reads the arguments from stdin, `@path` from a file; a file
+/// that cannot be read is named.
+#[test]
+fn call_reads_its_arguments_from_stdin_or_a_file() {
+    let dir = TempDir::new();
+    let db = dir.path().join("args.db");
+    let mut child = Command::new(BIN)
+        .arg("--db")
+        .arg(crate::harness::db_arg(&db))
+        .args(["call", "manage_container", "-"])
+        .env_remove("CAIRN_CONFIG")
+        .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(br#"{"operation":"create","containerType":"project","name":"From stdin"}"#)
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let args = dir.path().join("args.json");
+    std::fs::write(&args, r#"{"operation":"search","containerType":"project"}"#).unwrap();
+    let out = cli(
+        &db,
+        &["call", "query_container", &format!("@{}", args.display())],
+    );
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("From stdin"));
+    let out = cli(&db, &["call", "query_container", "@/nonexistent/args.json"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/args.json"));
+}
