@@ -84,3 +84,24 @@ async fn ingest_takes_the_rules_as_an_array() {
     assert_eq!(again["rules"][0]["verdict"], "duplicate", "{again:#}");
     c.stop().await;
 }
+
+/// The reflection prompt before any diary entry exists says what to write first
+/// (no protocol error).
+#[tokio::test]
+async fn the_reflection_prompt_with_no_entries_says_what_to_write() {
+    let c = Cairn::start().await;
+    let p = c
+        .client
+        .get_prompt(rmcp::model::GetPromptRequestParams::new("cairn-reflection"))
+        .await
+        .expect("prompts/get answers");
+    let text = serde_json::to_value(&p.messages[0]).unwrap()["content"]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        text.contains("no diary entries") && text.contains("manage_diary"),
+        "{text}"
+    );
+    c.stop().await;
+}

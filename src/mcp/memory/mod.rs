@@ -1134,11 +1134,16 @@ pub async fn reflection_prompt(
         session: session.map(str::to_string).filter(|s| !s.is_empty()),
         ..Default::default()
     };
+    let for_session = f.session.is_some();
     let entries = diary::chosen(app, &ids, f, limit).await?;
+    // Nothing to reflect on yet is no malformed request: the prompt says what to
+    // write first.
     if entries.is_empty() {
-        return Err(Error::not_found(
-            "diary entry",
-            "matching the filter (write entries with manage_diary write before reflecting)",
+        return Ok(format!(
+            "There are no diary entries{} to reflect on yet. Write one first, at the end of a \
+             session: manage_diary {{\"operation\":\"write\",\"session\":\"…\",\"projectId\":\"…\",\
+             \"accomplishments\":[\"…\"],\"learnings\":[\"…\"]}}; then ask for this prompt again.",
+            if for_session { " for that session" } else { "" }
         ));
     }
     Ok(diary::prompt(&entries))
