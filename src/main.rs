@@ -22,7 +22,8 @@ USAGE:
                                           serve MCP over Streamable HTTP at /mcp and a
                                           read-only page at / (see HTTP below)
     cairn [OPTIONS] call TOOL ['JSON']    run one tool, print its envelope (exit 1 on failure)
-    cairn [OPTIONS] call TOOL --help      what TOOL does and its parameters
+    cairn [OPTIONS] call TOOL --help      what TOOL does and its parameters (or: cairn help TOOL)
+    cairn [OPTIONS] call TOOL - | @PATH   the arguments from stdin, or from a file
     cairn [OPTIONS] tools [TOOL]          list the tools, or explain one
     cairn [OPTIONS] reindex [--all]       embed the texts whose vectors are missing or stale
                                           (--all: every text), progress on stderr
@@ -167,6 +168,11 @@ fn parse(args: Vec<String>) -> Result<(Overrides, Command), String> {
             http: std::mem::take(&mut http),
         },
         Some("tools") => Command::Tools { name: rest.next() },
+        // `help` as `--help`: the usage, or `help TOOL` what TOOL does.
+        Some("help") => match rest.next() {
+            Some(tool) => Command::Tools { name: Some(tool) },
+            None => Command::Usage,
+        },
         Some("call") => {
             let tool = rest.next().ok_or("call needs a tool name")?;
             Command::Call {
@@ -565,6 +571,14 @@ async fn session(
             // A server embeds in the background while idle; `cairn call` does not.
             let background = app.background.clone();
             background.enable();
+            // A person who ran `cairn serve` by hand sees why nothing happens.
+            if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+                say(
+                    "cairn serve speaks MCP on stdin and stdout and waits for an MCP client; \
+                     register it with one instead, e.g. `claude mcp add cairn -- cairn serve`, \
+                     or try a tool by hand with `cairn call TOOL '{...}'` (Ctrl-D ends this)",
+                );
+            }
             let service = Server::new(app, reg)
                 .serve(cairn::mcp::transport::stdio())
                 .await
@@ -580,6 +594,21 @@ async fn session(
             Ok(ExitCode::SUCCESS)
         }
         Command::Call { tool, json } => {
+            // `-` reads the arguments from stdin, `@path` from a file (a large or
+            // quoted argument need not pass through the shell).
+            let json = match json.as_deref() {
+                Some("-") => {
+                    let mut s = String::new();
+                    std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+                        .map_err(|e| format!("cannot read the arguments from stdin: {e}"))?;
+                    Some(s)
+                }
+                Some(a) if a.starts_with('@') => Some(
+                    std::fs::read_to_string(&a[1..])
+                        .map_err(|e| format!("cannot read the arguments from {}: {e}", &a[1..]))?,
+                ),
+                _ => json,
+            };
             let raw =
                 match json.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
                     None => None,

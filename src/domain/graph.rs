@@ -92,6 +92,16 @@ pub fn append_knowledge(old: &str, new: &str, timestamp: &str, task_id: &str) ->
 /// alone or before a description (`Makefile`, `- Dockerfile — the image`). Paths are
 /// answered as written (absolute ones too): the caller places them in the repository.
 pub fn context_paths(content: &str) -> Vec<String> {
+    let mut out: Vec<String> = context_paths_all(content);
+    // The sample the built-in templates once copied into every task names no file.
+    out.retain(|p| !PLACEHOLDERS.contains(&p.as_str()));
+    out
+}
+
+/// The placeholder paths older built-in templates left in sections nobody edited.
+const PLACEHOLDERS: &[&str] = &["src/example/file.rs", "src/example/"];
+
+fn context_paths_all(content: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut in_comment = false;
     for line in content.lines() {

@@ -263,7 +263,7 @@ impl Args {
         Ok(Args { map })
     }
 
-    fn get(&self, k: &str) -> Option<&Value> {
+    pub fn get(&self, k: &str) -> Option<&Value> {
         self.map.get(k).filter(|v| !v.is_null())
     }
 

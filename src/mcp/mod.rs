@@ -3,6 +3,7 @@
 //! calls `service` and converts domain values to JSON by hand.
 
 pub mod args;
+pub mod budget;
 pub mod code;
 pub mod envelope;
 pub mod graph;
@@ -134,14 +135,24 @@ pub async fn dispatch(
     progress: Progress,
 ) -> Value {
     let Some(def) = reg.find(name) else {
+        // The nearest names, not all of them: the agent has tools/list for that.
         let names: Vec<&str> = reg.defs.iter().map(|d| d.name).collect();
-        let e = Error::NotFound {
-            entity: "tool",
-            id: name.chars().take(80).collect(),
+        let nearest: Vec<String> = help::close_names(name, &names)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        let shown: String = name.chars().take(80).collect();
+        let message = if nearest.is_empty() {
+            format!("no tool {shown} is served: tools/list names them")
+        } else {
+            format!("no tool {shown} is served; nearest: {}", nearest.join(", "))
         };
-        let mut v = envelope::failure(&e);
-        v["error"]["details"]["availableTools"] = Value::from(names);
-        return v;
+        return envelope::failure(&Error::NotFoundNear {
+            entity: "tool",
+            id: shown,
+            message,
+            nearest,
+        });
     };
     let app = &app.with_progress(progress);
     // The background embedder waits while any call is in flight.

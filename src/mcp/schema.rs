@@ -101,7 +101,9 @@ fn properties(params: &[P]) -> Map<String, Value> {
     let mut props = Map::new();
     for P(name, ty, desc) in params {
         let mut p = match ty {
-            Ty::Str | Ty::Bulk | Ty::Doc | Ty::Json => json!({ "type": "string" }),
+            Ty::Str | Ty::Bulk | Ty::Doc => json!({ "type": "string" }),
+            // A list (of patterns, links, rules), or a string holding its JSON.
+            Ty::Json => json!({ "type": ["array", "string"] }),
             // No `"format": "uuid"`: 15 characters on each of 80 parameters, and the
             // names (`projectId`) already say it; a bad id answers VALIDATION_ERROR.
             Ty::Id => json!({ "type": "string" }),

@@ -59,6 +59,7 @@ pub async fn create(app: &App, ct: ContainerType, n: NewContainer) -> Result<Con
         };
         let mut tx = app.store.write().await?;
         project::insert(&mut tx, &p).await?;
+        crate::service::memory::project_subject::for_new_project(&mut tx, &p.id, &p.name).await?;
         tx.commit().await?;
         return Ok(Container::Project(p));
     };

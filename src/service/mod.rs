@@ -12,6 +12,7 @@ pub mod graph;
 pub mod memory;
 pub mod ontology;
 pub mod progress;
+pub mod projects;
 pub mod query;
 pub mod ranking;
 pub mod sections;

@@ -138,3 +138,12 @@ pub async fn search(conn: &mut Conn, s: &Search<'_>) -> Result<(Vec<Project>, i6
         .collect();
     Ok((out, total))
 }
+
+/// Every project's id and name, oldest first (what a name is resolved against).
+pub async fn names(conn: &mut Conn) -> Result<Vec<(String, String)>> {
+    Ok(sqlx::query_as::<_, (String, String)>(
+        "SELECT id, name FROM projects ORDER BY created_at, id",
+    )
+    .fetch_all(conn.db())
+    .await?)
+}

@@ -425,3 +425,79 @@ async fn a_config_error_answered_over_mcp_holds_no_password() {
     never_printed(&text, &[SECRET]);
     c.stop().await;
 }
+
+/// `cairn help` is the usage, `cairn help TOOL` what TOOL does; `cairn serve` started
+/// on a terminal (a pseudo-terminal made by util-linux `script`) says on stderr that it
+/// waits for an MCP client and how to register one.
+#[test]
+fn help_works_and_serve_on_a_terminal_says_what_it_waits_for() {
+    let dir = crate::harness::TempDir::new();
+    let db = dir.path().join("help.db");
+    let out = crate::harness::cli(&db, &["help"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("USAGE:"));
+    let out = crate::harness::cli(&db, &["help", "advance"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("advance"));
+    let cmd = format!(
+        "{} --db {} serve",
+        crate::harness::BIN,
+        crate::harness::db_arg(&db).to_string_lossy()
+    );
+    let mut child = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("util-linux script runs");
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    // Ctrl-D on the terminal ends the server's stdin.
+    use std::io::Write;
+    let _ = child.stdin.take().unwrap().write_all(b"\x04");
+    let out = child.wait_with_output().unwrap();
+    let all =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        all.contains("waits for an MCP client") && all.contains("mcp add"),
+        "{all}"
+    );
+}
+
+/// `cairn call TOOL -` reads the arguments from stdin, `@path` from a file; a file
+/// that cannot be read is named.
+#[test]
+fn call_reads_its_arguments_from_stdin_or_a_file() {
+    let dir = TempDir::new();
+    let db = dir.path().join("args.db");
+    let mut child = Command::new(BIN)
+        .arg("--db")
+        .arg(crate::harness::db_arg(&db))
+        .args(["call", "manage_container", "-"])
+        .env_remove("CAIRN_CONFIG")
+        .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(br#"{"operation":"create","containerType":"project","name":"From stdin"}"#)
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let args = dir.path().join("args.json");
+    std::fs::write(&args, r#"{"operation":"search","containerType":"project"}"#).unwrap();
+    let out = cli(
+        &db,
+        &["call", "query_container", &format!("@{}", args.display())],
+    );
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("From stdin"));
+    let out = cli(&db, &["call", "query_container", "@/nonexistent/args.json"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/args.json"));
+}

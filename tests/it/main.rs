@@ -6,6 +6,7 @@
 mod harness;
 
 mod bad_input;
+mod budget;
 mod cli;
 mod code;
 mod code_lang;
@@ -20,10 +21,12 @@ mod graph;
 mod hostile;
 mod http;
 mod memory;
+mod memory_surface;
 mod ontology;
 mod ontology_fidelity;
 mod page;
 mod pg_url;
+mod project_memory;
 mod repo_guard;
 mod retrieval;
 mod sections;

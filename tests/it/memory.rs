@@ -1347,15 +1347,24 @@ async fn hybrid_recall_finds_statements_by_meaning_and_words_within_a_budget() {
         .await;
     assert_eq!(r["atoms"][0]["statement"], facts[2]);
     // A budget keeps the best and counts the rest.
-    let r = c
-        .ok(
+    let env = c
+        .call(
             "query_memory",
-            json!({"operation":"recall","about":"Service:shop","maxTokens":30}),
+            json!({"operation":"recall","about":"Service:shop","maxTokens":400}),
         )
         .await;
-    assert_eq!(r["atoms"].as_array().unwrap().len(), 1);
-    assert_eq!(r["leftOut"], 3);
-    assert!(r["tokens"].as_u64().unwrap() <= 30);
+    let r = &env["data"];
+    let kept = r["atoms"].as_array().unwrap().len();
+    let shed = r["omitted"]["count"]["atoms"].as_u64().unwrap_or(0);
+    assert!((1..4).contains(&kept), "{r:#}");
+    assert_eq!(
+        kept as u64 + shed + r["leftOut"].as_u64().unwrap(),
+        4,
+        "{r:#}"
+    );
+    let served = env.to_string().chars().count().div_ceil(4);
+    assert!(served <= 400, "{served}");
+    assert_eq!(r["tokens"], json!(served));
     c.stop().await;
 }
 

@@ -295,20 +295,38 @@ async fn retrieval_recall_at_5_hybrid_beats_lexical_and_vector() {
     // Budgets on a 167-entity graph: never exceeded, whatever the budget.
     let root = &ids["Worker"];
     for (max_tokens, max_nodes) in [(150, 50), (400, 50), (1000, 5), (4000, 50), (20000, 200)] {
-        let r = c
-            .ok(
+        let env = c
+            .call(
                 "query",
                 json!({"entityId":root,"semanticQuery":"worker processes running jobs","maxTokens":max_tokens,
                        "maxNodes":max_nodes,"minRelevance":0.0}),
             )
             .await;
+        let r = &env["data"];
         let est = r["stats"]["estimatedTokens"].as_u64().unwrap();
         let nodes = r["nodes"].as_array().unwrap().len();
-        let shown = (r["nodes"].to_string().len() + r["edges"].to_string().len()) as u64 / 4;
+        // The whole answer as served, the envelope included.
+        let served = env.to_string().chars().count().div_ceil(4) as u64;
+        assert_eq!(est, served, "{max_tokens}");
         assert!(
-            est <= max_tokens && shown <= max_tokens,
-            "{max_tokens}: est {est} shown {shown}"
+            served <= max_tokens.max(200),
+            "{max_tokens}: served {served}"
         );
+        let ids: Vec<&Value> = r["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| &n["id"])
+            .collect();
+        for e in r["edges"].as_array().unwrap() {
+            assert!(
+                ids.contains(&&e["fromId"]) && ids.contains(&&e["toId"]),
+                "{e}"
+            );
+        }
+        if let Some(shed) = r["omitted"]["count"]["nodes"].as_u64() {
+            assert!(shed > 0 && r["omitted"]["nodes"].as_array().unwrap().len() <= 5);
+        }
         assert!(nodes <= max_nodes as usize && nodes >= 1, "{r}");
         assert!(r["stats"]["nodesVisited"].as_u64().unwrap() >= nodes as u64);
     }
@@ -597,12 +615,15 @@ async fn query_strategies_filters_start_modes_and_errors() {
     );
 
     // A root larger than the budget comes back alone, cut, marked truncated.
-    let r = c
-        .ok("query", json!({"entityId":ids["billing"],"maxTokens":40}))
+    // Below the answer's frame, the frame is what is sent, its size reported.
+    let env = c
+        .call("query", json!({"entityId":ids["billing"],"maxTokens":40}))
         .await;
+    let r = &env["data"];
     assert_eq!(r["truncated"], true, "{r}");
     assert_eq!(r["nodes"].as_array().unwrap().len(), 1);
-    assert!(r["stats"]["estimatedTokens"].as_u64().unwrap() <= 40, "{r}");
+    let served = env.to_string().chars().count().div_ceil(4);
+    assert_eq!(r["stats"]["estimatedTokens"], json!(served), "{r}");
 
     // The error modes.
     c.err("query", json!({}), "VALIDATION_ERROR").await;

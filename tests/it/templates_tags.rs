@@ -225,3 +225,53 @@ async fn tags_list_usage_and_rename_with_dry_run() {
     .await;
     c.stop().await;
 }
+
+/// The built-in template's Context Files section names no placeholder file, so an
+/// unedited task reports no knowledge gap.
+#[tokio::test]
+async fn regression_context_files_sample_is_no_placeholder_path() {
+    let c = Cairn::start().await;
+    let p = c.project("P").await;
+    let t = id_of(&c.task(json!({"title":"t","projectId":p})).await);
+    c.ok("apply_template", json!({"templateId":"0192f000-0000-7000-8000-000000000001","entityType":"TASK","entityId":t}))
+        .await;
+    let secs = c
+        .ok("query_sections", json!({"entityType":"TASK","entityId":t}))
+        .await;
+    let files = secs["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["title"] == json!("Context Files"))
+        .expect("Context Files section")
+        .clone();
+    assert!(
+        !files["content"]
+            .as_str()
+            .unwrap_or("")
+            .contains("src/example"),
+        "{files:#}"
+    );
+    let g = c
+        .ok(
+            "query_container",
+            json!({"operation":"get","containerType":"task","id":t,"includeGraphContext":true}),
+        )
+        .await;
+    assert_eq!(g["graphContext"]["paths"], json!([]), "{g:#}");
+    assert_eq!(g["graphContext"]["unmatchedPaths"], json!([]));
+    // A section an older template filled with the placeholder reads as empty too.
+    c.ok(
+        "manage_sections",
+        json!({"operation":"updateText","sectionId":files["id"],"version":files["version"],"content":"src/example/file.rs"}),
+    )
+    .await;
+    let g = c
+        .ok(
+            "query_container",
+            json!({"operation":"get","containerType":"task","id":t,"includeGraphContext":true}),
+        )
+        .await;
+    assert_eq!(g["graphContext"]["paths"], json!([]), "{g:#}");
+    c.stop().await;
+}

@@ -213,14 +213,15 @@ async fn toolsets_flag_selects_tools_and_rejects_unknown() {
 }
 
 #[tokio::test]
-async fn unknown_tool_is_an_error_envelope_listing_tools() {
+async fn unknown_tool_is_an_error_envelope_naming_the_nearest_tools() {
     let c = Cairn::start().await;
-    let e = c.err("no_such_tool", json!({}), "NOT_FOUND").await;
-    assert!(e["details"]["availableTools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|t| t == "advance"));
+    let e = c.err("get_next_tsk", json!({}), "NOT_FOUND").await;
+    assert_eq!(e["details"]["nearest"][0], "get_next_task", "{e:#}");
+    assert!(e["details"]["nearest"].as_array().unwrap().len() <= 5);
+    assert!(e["message"].as_str().unwrap().contains("get_next_task"));
+    let e = c.err("zzzzzzzzzzzzzzzz", json!({}), "NOT_FOUND").await;
+    assert_eq!(e["details"]["nearest"], json!([]), "{e:#}");
+    assert!(e["message"].as_str().unwrap().contains("tools/list"));
     c.stop().await;
 }
 

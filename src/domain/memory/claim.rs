@@ -185,16 +185,14 @@ pub fn write_key(atom: &MemoryAtom, out: &mut String) -> bool {
     }
 }
 
-/// Folds text for comparison: lower case, runs of whitespace as one space, trimmed.
+/// Folds a text value for comparison as the collision rule states it, ignoring case
+/// and spaces: lower case, every whitespace character dropped, so `10 MB`, `10mb` and
+/// ` 10 Mb ` are one value.
 pub fn fold_text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for w in s.split_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.extend(w.chars().flat_map(char::to_lowercase));
-    }
-    out
+    s.chars()
+        .filter(|c| !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .collect()
 }
 
 /// Folds a statement for duplicate detection: lower case, every run of characters
@@ -282,6 +280,9 @@ mod tests {
     fn claim_values_fold_case_and_space() {
         let v = |s: &str| claim_value(Some(&AtomValue::Text(s.into())), "x");
         assert_eq!(v(" Zod  4.2 "), v("zod 4.2"));
+        assert_eq!(v("10 MB"), v("10mb"));
+        assert_eq!(v("10\u{a0}Mb"), v(" 10MB "));
+        assert_ne!(v("10 MB"), v("10 GB"));
         assert_ne!(v("4.2"), v("4.3"));
         assert_eq!(claim_value(Some(&AtomValue::Number(3.0)), ""), "3");
         assert_eq!(

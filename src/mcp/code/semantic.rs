@@ -212,6 +212,7 @@ pub async fn query_tool(app: &App, a: Args) -> Result<Reply> {
             .unwrap_or(Strategy::Global),
         kinds,
     };
+    let req_max = req.max_tokens;
     let out = query::query(app, req).await?;
     let r4 = |x: f32| (f64::from(x) * 10_000.0).round() / 10_000.0;
     let nodes: Vec<Value> = out
@@ -248,15 +249,19 @@ pub async fn query_tool(app: &App, a: Args) -> Result<Reply> {
             v
         })
         .collect();
-    Ok(Reply::new(
+    let root_name = out.root.name.clone();
+    let tail = not_embedded(out.not_embedded);
+    let message = move |d: &Value| {
         format!(
-            "{} node(s), {} edge(s), ~{} tokens from {}{}",
-            nodes.len(),
-            edges.len(),
-            out.estimated_tokens,
-            out.root.name,
-            not_embedded(out.not_embedded)
-        ),
+            "{} node(s), {} edge(s), ~{} tokens from {root_name}{tail}",
+            d["nodes"].as_array().map_or(0, Vec::len),
+            d["edges"].as_array().map_or(0, Vec::len),
+            d["stats"]["estimatedTokens"],
+        )
+    };
+    let max = req_max;
+    let mut r = Reply::new(
+        String::new(),
         json!({
             "rootEntity": { "id": out.root.id, "name": out.root.name, "scope": out.root.scope.as_str() },
             "startedFrom": out.started_from,
@@ -272,5 +277,29 @@ pub async fn query_tool(app: &App, a: Args) -> Result<Reply> {
                 "notEmbedded": out.not_embedded,
             },
         }),
-    ))
+    );
+    // The walk kept its nodes' texts within the budget; the whole answer is held to
+    // it here, the last node admitted going first (no node admitted earlier reaches
+    // the root through it), the root never.
+    let sheds = [crate::mcp::budget::Shed {
+        at: "/nodes",
+        rank: |_| 0.0,
+        brief: |n| json!({ "id": n["id"], "name": n["name"] }),
+        keep_first: 1,
+        summary: "nodes",
+    }];
+    let summary = crate::mcp::budget::Summary {
+        at: "/omitted",
+        counts: "count",
+        next: "query again with a larger maxTokens, or from one of these nodes",
+        estimate: Some("/stats/estimatedTokens"),
+        capped: &[],
+    };
+    crate::mcp::budget::fit(&mut r, max, &sheds, &summary, &message, &|d, gone| {
+        let ids: Vec<&Value> = gone.iter().map(|n| &n["id"]).collect();
+        if let Some(e) = d["edges"].as_array_mut() {
+            e.retain(|e| !ids.contains(&&e["fromId"]) && !ids.contains(&&e["toId"]));
+        }
+    });
+    Ok(r)
 }

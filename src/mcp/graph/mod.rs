@@ -253,7 +253,11 @@ async fn query(app: &App, a: Args) -> Result<Reply> {
                     },
                 ));
             }
-            Ok(Reply::new(views::context_message(&c), views::context(&c)))
+            let mut r = Reply::new(views::context_message(&c), views::context(&c));
+            if let Some(b) = &c.budget {
+                views::fit_context(&mut r, b.max_tokens, false, &views::context_cover(&c));
+            }
+            Ok(r)
         }
     }
 }

@@ -218,9 +218,108 @@ fn context_molecule(cm: &ContextMolecule, with_specificity: bool) -> Value {
 fn omitted(o: &[Omitted]) -> Value {
     Value::Array(
         o.iter()
-            .map(|x| json!({ "id": x.id, "name": x.name, "specificity": x.specificity, "estimatedTokens": x.tokens }))
+            .map(|x| json!({ "id": x.id, "name": x.name, "specificity": x.specificity }))
             .collect(),
     )
+}
+
+fn atom_rank(a: &Value) -> f64 {
+    a["specificity"].as_f64().unwrap_or(0.0)
+}
+
+fn atom_brief(a: &Value) -> Value {
+    json!({ "id": a["id"], "name": a["name"], "specificity": a["specificity"] })
+}
+
+/// How to fetch what a context's budget left out.
+const CONTEXT_NEXT: &str =
+    "query_graph get (entityType atom, id) for one; context again with a larger maxTokens \
+                            (0 = all) or fewer paths";
+
+/// The lists a context answer sheds to fit its budget (at the answer's root, or under
+/// `graphContext` on a task's get), and where it says what it left out.
+pub fn context_budget(
+    under_task: bool,
+) -> ([crate::mcp::budget::Shed; 2], crate::mcp::budget::Summary) {
+    use crate::mcp::budget::{Shed, Summary};
+    let (mol, orphan, at, est) = if under_task {
+        (
+            "/graphContext/molecules/*/atoms",
+            "/graphContext/orphanAtoms",
+            "/graphContext/budget",
+            "/graphContext/budget/estimatedTokens",
+        )
+    } else {
+        (
+            "/molecules/*/atoms",
+            "/orphanAtoms",
+            "/budget",
+            "/budget/estimatedTokens",
+        )
+    };
+    let shed = |at| Shed {
+        at,
+        rank: atom_rank,
+        brief: atom_brief,
+        keep_first: 0,
+        summary: "omittedAtoms",
+    };
+    (
+        [shed(mol), shed(orphan)],
+        Summary {
+            at,
+            counts: "omittedCount",
+            next: CONTEXT_NEXT,
+            estimate: Some(est),
+            capped: &["omittedMoleculeKnowledge"],
+        },
+    )
+}
+
+/// Fits a context answer (or a task's get carrying one) into `max_tokens`; `cover` is
+/// the context's [`context_cover`], for the message of a context answer.
+pub fn fit_context(
+    r: &mut crate::mcp::envelope::Reply,
+    max_tokens: usize,
+    under_task: bool,
+    cover: &str,
+) {
+    let (sheds, summary) = context_budget(under_task);
+    let fixed = r.message.clone();
+    let message = |d: &Value| -> String {
+        if under_task {
+            fixed.clone()
+        } else {
+            context_message_of(d, cover)
+        }
+    };
+    crate::mcp::budget::fit(r, max_tokens, &sheds, &summary, &message, &|_, _| {});
+}
+
+/// A context's message from its answer as sent, after the budget shed what it had to.
+fn context_message_of(d: &Value, cover: &str) -> String {
+    let len = |v: &Value| v.as_array().map_or(0, Vec::len);
+    let mols = d["molecules"].as_array().map_or(&[][..], |v| v.as_slice());
+    let atoms: usize =
+        mols.iter().map(|m| len(&m["atoms"])).sum::<usize>() + len(&d["orphanAtoms"]);
+    let mut s = format!(
+        "{atoms} atom(s) in {} molecule(s) cover {cover}",
+        mols.len()
+    );
+    let unmatched = len(&d["unmatchedPaths"]);
+    if unmatched > 0 {
+        s.push_str(&format!("; {unmatched} unmatched (knowledge gaps)"));
+    }
+    let left: u64 = d["budget"]["omittedCount"]
+        .as_object()
+        .map_or(0, |m| m.values().filter_map(Value::as_u64).sum());
+    if left > 0 {
+        s.push_str(&format!(
+            "; {left} item(s) left out to stay within {} tokens (budget.omittedCount, budget.next)",
+            d["budget"]["maxTokens"]
+        ));
+    }
+    s
 }
 
 pub fn context(c: &Context) -> Value {
@@ -288,15 +387,10 @@ pub fn context(c: &Context) -> Value {
 pub fn context_message(c: &Context) -> String {
     let atoms: usize =
         c.molecules.iter().map(|m| m.atoms.len()).sum::<usize>() + c.orphan_atoms.len();
-    let total = c.paths.len()
-        + c.unmatched_paths
-            .iter()
-            .filter(|p| !c.paths.contains(p))
-            .count();
     let mut s = format!(
-        "{atoms} atom(s) in {} molecule(s) cover {} of {total} path(s)",
+        "{atoms} atom(s) in {} molecule(s) cover {}",
         c.molecules.len(),
-        total - c.unmatched_paths.len(),
+        context_cover(c)
     );
     if !c.unmatched_paths.is_empty() {
         s.push_str(&format!(
@@ -304,17 +398,17 @@ pub fn context_message(c: &Context) -> String {
             c.unmatched_paths.len()
         ));
     }
-    if let Some(b) = &c.budget {
-        let left = b.omitted_atoms.len() + b.omitted_molecule_knowledge.len();
-        if left > 0 {
-            s.push_str(&format!(
-                "; {left} item(s) left out to stay within {} tokens (budget.omittedAtoms): ask query_graph context \
-                 again with a larger maxTokens, or maxTokens: 0 for everything",
-                b.max_tokens
-            ));
-        }
-    }
     s
+}
+
+/// "N of M path(s)": how many of the paths asked about some atom covers.
+pub fn context_cover(c: &Context) -> String {
+    let total = c.paths.len()
+        + c.unmatched_paths
+            .iter()
+            .filter(|p| !c.paths.contains(p))
+            .count();
+    format!("{} of {total} path(s)", total - c.unmatched_paths.len())
 }
 
 /// `graphHints` on `advance`, in the spec's words, plus the atoms the task's Context

@@ -155,7 +155,7 @@ pub const MANAGE_DIARY: ToolDef = ToolDef {
         P("learnings", Ty::StrOrList, ""),
         P("ids", Ty::StrOrList, ""),
         P("since", Ty::Str, ""),
-        P("rules", Ty::Str, ""),
+        P("rules", Ty::Json, "ingest: the reflection prompt's answer (its JSON array, or text holding it)"),
         P("limit", Ty::Int, ""),
         P("offset", Ty::Int, ""),
         NOW,
@@ -522,15 +522,51 @@ async fn query_memory(app: &App, a: Args) -> Result<Reply> {
                 now: now(&a)?,
             };
             let floor = r.min_score;
+            let max = r.max_tokens;
             let out = mrecall::recall(app, r).await?;
             let mut m = recall_message(&out);
             m.push_str(&crate::mcp::code::semantic::below_min_score(
                 out.below_min_score,
                 floor,
             ));
-            Ok(Reply::new(m, recalled(&out)))
+            let mut reply = Reply::new(m, recalled(&out));
+            if let Some(max) = max {
+                fit_recall(&mut reply, max);
+            }
+            Ok(reply)
         }
     }
+}
+
+/// Fits a recall's answer into `max` tokens as served: atoms are shed from the end
+/// (the answer is best first) and summarised under `omitted`.
+fn fit_recall(r: &mut Reply, max: usize) {
+    use crate::mcp::budget::{fit, Shed, Summary};
+    let sheds = [Shed {
+        at: "/atoms",
+        rank: |_| 0.0,
+        brief: |a| json!({ "id": a["id"], "type": a["type"] }),
+        keep_first: 0,
+        summary: "atoms",
+    }];
+    let summary = Summary {
+        at: "/omitted",
+        counts: "count",
+        next: "query_memory get (id) for one; recall again with a larger maxTokens, or narrower query, about or types",
+        estimate: Some("/tokens"),
+        capped: &[],
+    };
+    let message = |d: &Value| {
+        let n = d["atoms"].as_array().map_or(0, Vec::len);
+        let mut m = format!("{n} atom(s), {} tokens", d["tokens"]);
+        let left = d["leftOut"].as_u64().unwrap_or(0)
+            + d["omitted"]["count"]["atoms"].as_u64().unwrap_or(0);
+        if left > 0 {
+            m.push_str(&format!("; {left} more left out"));
+        }
+        m
+    };
+    fit(r, max, &sheds, &summary, &message, &|_, _| {});
 }
 
 fn recall_message(r: &mrecall::Recalled) -> String {
@@ -629,15 +665,27 @@ async fn manage_subject(app: &App, a: Args) -> Result<Reply> {
                 ));
             }
             let c = subjects::create(app, fields, now).await?;
-            let msg = if c.created {
+            let mut msg = if c.created {
                 format!("{} {} created", c.subject.kind, c.subject.name)
             } else {
                 format!("{} {} exists: answered it", c.subject.kind, c.subject.name)
             };
+            if let Some(p) = &c.linked {
+                msg.push_str(&format!(", linked to project {p}"));
+            }
+            if !c.filled.is_empty() {
+                msg.push_str(&format!("; set {}", c.filled.join(", ")));
+            }
             let mut data =
                 json!({ "subject": views::subject(&c.subject, c.version), "created": c.created });
             if !c.added_aliases.is_empty() {
                 data["addedAliases"] = json!(c.added_aliases);
+            }
+            if let Some(p) = &c.linked {
+                data["linkedProject"] = json!(p);
+            }
+            if !c.filled.is_empty() {
+                data["filled"] = json!(c.filled);
             }
             if !c.also_created.is_empty() {
                 data["createdSubjects"] =
@@ -973,15 +1021,18 @@ async fn manage_diary(app: &App, a: Args) -> Result<Reply> {
                 "to ingest",
             )?;
             a.forbid(&parts, "to ingest")?;
-            let text = a
-                .raw_str("rules", STRING_MAX)?
-                .filter(|s| !s.trim().is_empty())
-                .ok_or_else(|| {
-                    Error::validation(
-                        "rules",
-                        "is required: the JSON array of rules the reflection prompt asked for",
-                    )
-                })?;
+            // The array itself, or text holding it (the prompt's answer as written).
+            let text = match a.get("rules") {
+                Some(v @ Value::Array(_)) => Some(v.to_string()),
+                _ => a.raw_str("rules", STRING_MAX)?,
+            }
+            .filter(|s| !s.trim().is_empty())
+            .ok_or_else(|| {
+                Error::validation(
+                    "rules",
+                    "is required: the JSON array of rules the reflection prompt asked for",
+                )
+            })?;
             let project = a.id("projectId")?;
             let r = diary::ingest(app, &text, project.as_deref(), now).await?;
             let mut counts = std::collections::BTreeMap::<&str, usize>::new();
@@ -1097,11 +1148,16 @@ pub async fn reflection_prompt(
         session: session.map(str::to_string).filter(|s| !s.is_empty()),
         ..Default::default()
     };
+    let for_session = f.session.is_some();
     let entries = diary::chosen(app, &ids, f, limit).await?;
+    // Nothing to reflect on yet is no malformed request: the prompt says what to
+    // write first.
     if entries.is_empty() {
-        return Err(Error::not_found(
-            "diary entry",
-            "matching the filter (write entries with manage_diary write before reflecting)",
+        return Ok(format!(
+            "There are no diary entries{} to reflect on yet. Write one first, at the end of a \
+             session: manage_diary {{\"operation\":\"write\",\"session\":\"…\",\"projectId\":\"…\",\
+             \"accomplishments\":[\"…\"],\"learnings\":[\"…\"]}}; then ask for this prompt again.",
+            if for_session { " for that session" } else { "" }
         ));
     }
     Ok(diary::prompt(&entries))

@@ -136,6 +136,7 @@ pub async fn query(app: &App, a: Args) -> Result<Reply> {
                 data["sections"] = Value::Array(s);
             }
             let graph_context = a.bool("includeGraphContext")?.unwrap_or(false);
+            let mut budget = None;
             if a.has("maxTokens") && !graph_context {
                 return Err(Error::validation(
                     "maxTokens",
@@ -166,6 +167,11 @@ pub async fn query(app: &App, a: Args) -> Result<Reply> {
                 };
                 let tc = context::for_task(app, task, &opts).await?;
                 data["graphContext"] = views::task_context(&tc);
+                budget = tc
+                    .context
+                    .as_ref()
+                    .and_then(|c| c.budget.as_ref())
+                    .map(|b| b.max_tokens);
             }
             if a.bool("includeMemory")?.unwrap_or(false) {
                 match (&c, ct) {
@@ -192,7 +198,13 @@ pub async fn query(app: &App, a: Args) -> Result<Reply> {
             if let Container::Project(p) = &c {
                 data["taskCounts"] = json::counts(&containers::task_counts(app, ct, &p.id).await?);
             }
-            Ok(Reply::new(format!("{} {id}", ct.as_str()), data))
+            let mut r = Reply::new(format!("{} {id}", ct.as_str()), data);
+            if let Some(max) = budget {
+                // The budget bounds the whole answer: the task, its sections and
+                // memory, and the graph context that gives way.
+                views::fit_context(&mut r, max, true, "");
+            }
+            Ok(r)
         }
         "search" => {
             a.forbid(&["maxTokens"], "to search")?;

@@ -185,6 +185,8 @@ pub async fn init_project(app: &App, p: InitProject) -> Result<Initialized> {
         updated_at: ts.clone(),
     };
     db::insert_repo(&mut tx, &repo).await?;
+    crate::service::memory::project_subject::for_new_project(&mut tx, &project.id, &project.name)
+        .await?;
     let mut categories = Vec::new();
     for scope in Scope::ALL {
         for name in scope.default_categories() {

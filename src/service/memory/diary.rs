@@ -17,8 +17,8 @@ use crate::domain::memory::model::{
 };
 use crate::domain::memory::raw::Raw;
 use crate::domain::memory::reflection::{
-    gate, parse_rules, render_prompt, ExistingRule, GateContext, RuleError, SameBy, Verdict,
-    DEFAULT_DUPLICATE_COSINE,
+    gate, parse_rules, render_prompt, ExistingRule, GateContext, ReflectionScope, RuleError,
+    SameBy, Verdict, DEFAULT_DUPLICATE_COSINE,
 };
 use crate::domain::memory::validate;
 use crate::domain::memory::wire::{format_time, parse_time};
@@ -229,6 +229,15 @@ pub async fn ingest(
     let mut index_of = Vec::new();
     for (i, r) in parsed.iter().enumerate() {
         if let Ok(p) = r {
+            // A scope that names nothing is refused: stored as Global, the rule
+            // would hold in every project.
+            if p.scope == ReflectionScope::Workspace && project.is_none() {
+                return Err(Error::validation(
+                    &format!("rules[{i}].scope"),
+                    "is workspace, which needs projectId (the project the rule holds in): send projectId, \
+                     or scope global for a rule that holds everywhere",
+                ));
+            }
             proposals.push(p.clone());
             index_of.push(i);
         }
@@ -246,7 +255,14 @@ pub async fn ingest(
 
     let mut tx = app.store.write().await?;
     let project_subject: Option<SubjectId> = match project {
-        Some(p) => asking_project(&mut tx, p).await?.map(|s| s.id),
+        Some(p) => match asking_project(&mut tx, p).await? {
+            Some(s) => Some(s.id),
+            // A project from before every project had its subject gets it now.
+            None => super::project_subject::id_ref(&mut tx, p, true, now, &mut Vec::new())
+                .await?
+                .map(|r| SubjectId::parse(&r.id).map_err(|e| Error::Internal(e.to_string())))
+                .transpose()?,
+        },
         None => None,
     };
     let f = AtomFilter {

@@ -16,6 +16,7 @@
 pub mod atoms;
 pub mod curator;
 pub mod diary;
+pub(crate) mod project_subject;
 pub mod recall;
 pub mod subjects;
 
@@ -329,6 +330,12 @@ pub(crate) fn subject_from_row(r: &SubjectRow, names: &[NameRow]) -> Result<Subj
     };
     // The column is the truth for the orchestrator link: it is cleared when the
     // project goes.
+    if kind == SubjectKind::Project
+        && details == SubjectDetails::None
+        && r.orchestrator_project_id.is_some()
+    {
+        details = SubjectDetails::Project(Default::default());
+    }
     if let SubjectDetails::Project(p) = &mut details {
         p.orchestrator_project = r
             .orchestrator_project_id
@@ -1021,10 +1028,22 @@ pub(crate) async fn resolve_ref(
     created: &mut Vec<Subject>,
 ) -> Result<SubjectRow> {
     match r {
-        SubjectRef::Id(id) => survivor(c, id)
-            .await?
-            .ok_or_else(|| Error::not_found("subject", id.clone())),
+        SubjectRef::Id(id) => {
+            if let Some(row) = survivor(c, id).await? {
+                return Ok(row);
+            }
+            // A project's id names its Project subject.
+            project_subject::id_ref(c, id, create, now, created)
+                .await?
+                .ok_or_else(|| Error::not_found("subject", id.clone()))
+        }
         SubjectRef::Named(kind, name) => {
+            if *kind == SubjectKind::Project {
+                if let Some(row) = project_subject::named_ref(c, name, create, now, created).await?
+                {
+                    return Ok(row);
+                }
+            }
             let norm = normalise_name(name);
             if let Some(found) = store::subjects_named(c, kind.as_wire(), &norm)
                 .await?

@@ -12,7 +12,7 @@ use time::OffsetDateTime;
 use crate::domain::memory::change::{Action, ActionKind, Change};
 use crate::domain::memory::identity::{merge_plan_for, normalise_name};
 use crate::domain::memory::model::{
-    AtomId, EdgeKind, MemoryEdge, NodeRef, Subject, SubjectId, SubjectKind,
+    AtomId, EdgeKind, MemoryEdge, NodeRef, Subject, SubjectDetails, SubjectId, SubjectKind,
 };
 use crate::domain::memory::raw::Raw;
 use crate::domain::memory::recall::{usage_facts, UsageFact};
@@ -109,12 +109,19 @@ pub struct Created {
     pub created: bool,
     /// Names added to an existing subject (the spelling sent, its aliases).
     pub added_aliases: Vec<String>,
+    /// Fields sent that the existing subject answered lacked, now set on it.
+    pub filled: Vec<String>,
+    /// The orchestrator project the subject was linked to by this call.
+    pub linked: Option<String>,
     /// Subjects created for `Kind:name` references in its fields.
     pub also_created: Vec<Subject>,
 }
 
 /// Creates a subject from its fields (`kind`, `name`, `aliases`, the kind's fields),
 /// or answers the existing subject of that kind that one of its names folds onto.
+/// A Project subject stands for the orchestrator project sent, or else for the one
+/// project its name names: that project's subject is answered when it has one, an
+/// unlinked one of the same name is linked, and a new one is linked.
 pub async fn create(
     app: &App,
     mut input: Vec<(String, Raw)>,
@@ -123,7 +130,7 @@ pub async fn create(
     let mut tx = app.store.write().await?;
     let mut also = Vec::new();
     let kinds = resolve_fields(&mut tx, &mut input, now, &mut also).await?;
-    let s = {
+    let mut s = {
         let known_subject = |id: SubjectId| kinds.get(&id).copied();
         let no_atom = |_: AtomId| false;
         let known = Known {
@@ -133,51 +140,56 @@ pub async fn create(
         validate::subject(&input, SubjectId(fresh()), &known, now)
             .map_err(|e| super::atoms::validation("subject", e))?
     };
+    let mut project = match &s.details {
+        SubjectDetails::Project(f) => f
+            .orchestrator_project
+            .map(|u| uuid::Uuid::from_u128(u).to_string()),
+        _ => None,
+    };
+    if s.kind == SubjectKind::Project && project.is_none() {
+        if let [p] = crate::service::projects::named(&mut tx, &s.name)
+            .await?
+            .as_slice()
+        {
+            project = Some(p.id.clone());
+        }
+    }
+    if let Some(p) = &project {
+        if let Some(row) = store::subject_of_project(&mut tx, p).await? {
+            let c = answer_existing(&mut tx, &row.id, &s, &input, None, now, also).await?;
+            tx.commit().await?;
+            return Ok(c);
+        }
+    }
     // Identity at the door: a name that folds onto a subject of the same kind is
-    // that subject.
+    // that subject (a Project subject linked to another project is not).
     for n in std::iter::once(&s.name).chain(s.aliases.iter()) {
         let norm = normalise_name(n);
         if norm.is_empty() {
             continue;
         }
-        let found = store::subjects_named(&mut tx, s.kind.as_wire(), &norm).await?;
-        if let Some(f) = found.into_iter().next() {
+        for f in store::subjects_named(&mut tx, s.kind.as_wire(), &norm).await? {
             let Some(row) = survivor(&mut tx, &f.id).await? else {
                 continue;
             };
-            let (existing, _) = load_subject(&mut tx, &row.id).await?;
-            let mut added = Vec::new();
-            for a in std::iter::once(&s.name).chain(s.aliases.iter()) {
-                if *a != existing.name && !existing.aliases.contains(a) && !added.contains(a) {
-                    added.push(a.clone());
-                }
+            if project.is_some() && row.orchestrator_project_id.is_some() {
+                continue;
             }
-            for a in &added {
-                store::add_name(
-                    &mut tx,
-                    &NameRow {
-                        subject_id: row.id.clone(),
-                        name: a.clone(),
-                        norm: normalise_name(a),
-                        is_alias: true,
-                    },
-                )
+            let c = answer_existing(&mut tx, &row.id, &s, &input, project.as_deref(), now, also)
                 .await?;
-            }
-            if !added.is_empty() {
-                store::touch_subject(&mut tx, &row.id, &stamp(now)).await?;
-            }
-            let (subject, version) = load_subject(&mut tx, &row.id).await?;
             tx.commit().await?;
-            return Ok(Created {
-                subject,
-                version,
-                created: false,
-                added_aliases: added,
-                also_created: also,
-            });
+            return Ok(c);
         }
     }
+    if let Some(p) = &project {
+        if s.details == SubjectDetails::None {
+            s.details = SubjectDetails::Project(Default::default());
+        }
+        if let SubjectDetails::Project(f) = &mut s.details {
+            f.orchestrator_project = uuid::Uuid::parse_str(p).ok().map(|u| u.as_u128());
+        }
+    }
+    let linked = project;
     insert(&mut tx, &s).await?;
     tx.commit().await?;
     Ok(Created {
@@ -185,6 +197,88 @@ pub async fn create(
         version: 1,
         created: true,
         added_aliases: vec![],
+        filled: vec![],
+        linked,
+        also_created: also,
+    })
+}
+
+/// A create answered by an existing subject `id`: the names sent become its aliases,
+/// the fields sent that it lacks are set (none it has is changed), and `link` (an
+/// orchestrator project) links it when it is not linked yet.
+async fn answer_existing(
+    tx: &mut Conn,
+    id: &str,
+    sent: &Subject,
+    input: &[(String, Raw)],
+    link: Option<&str>,
+    now: OffsetDateTime,
+    also: Vec<Subject>,
+) -> Result<Created> {
+    let (existing, version) = load_subject(tx, id).await?;
+    let mut added = Vec::new();
+    for a in std::iter::once(&sent.name).chain(sent.aliases.iter()) {
+        if *a != existing.name && !existing.aliases.contains(a) && !added.contains(a) {
+            added.push(a.clone());
+        }
+    }
+    let mut has: Vec<&str> = subject_detail_fields(&existing.details)
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
+    if existing.title.is_some() {
+        has.push("title");
+    }
+    if existing.summary.is_some() {
+        has.push("summary");
+    }
+    if !existing.tags.is_empty() {
+        has.push("tags");
+    }
+    let mut fill: Vec<(String, Raw)> = input
+        .iter()
+        .filter(|(k, _)| {
+            !["kind", "name", "aliases"].iter().any(|f| loose_eq(f, k))
+                && !has.iter().any(|h| loose_eq(h, k))
+        })
+        .cloned()
+        .collect();
+    let linked_now = match link {
+        Some(p) if !has.contains(&"orchestratorProject") => {
+            if !fill.iter().any(|(k, _)| loose_eq(k, "orchestratorProject")) {
+                fill.push(("orchestratorProject".into(), Raw::text(p)));
+            }
+            Some(p.to_string())
+        }
+        _ => None,
+    };
+    let filled: Vec<String> = fill.iter().map(|(k, _)| k.clone()).collect();
+    if !fill.is_empty() {
+        update_tx(tx, id, version, fill, now).await?;
+    }
+    for a in &added {
+        store::add_name(
+            tx,
+            &NameRow {
+                subject_id: id.to_string(),
+                name: a.clone(),
+                norm: normalise_name(a),
+                is_alias: true,
+            },
+        )
+        .await?;
+    }
+    if !added.is_empty() {
+        store::touch_subject(tx, id, &stamp(now)).await?;
+    }
+    let (subject, v) = load_subject(tx, id).await?;
+    Ok(Created {
+        subject,
+        version: v,
+        created: false,
+        added_aliases: added,
+        filled,
+        linked: linked_now,
         also_created: also,
     })
 }
@@ -195,11 +289,23 @@ pub async fn update(
     app: &App,
     id: &str,
     version: i64,
-    mut input: Vec<(String, Raw)>,
+    input: Vec<(String, Raw)>,
     now: OffsetDateTime,
 ) -> Result<(Subject, i64)> {
     let mut tx = app.store.write().await?;
-    let cur = load_subject_at(&mut tx, id, version).await?;
+    let out = update_tx(&mut tx, id, version, input, now).await?;
+    tx.commit().await?;
+    Ok(out)
+}
+
+async fn update_tx(
+    tx: &mut Conn,
+    id: &str,
+    version: i64,
+    mut input: Vec<(String, Raw)>,
+    now: OffsetDateTime,
+) -> Result<(Subject, i64)> {
+    let cur = load_subject_at(tx, id, version).await?;
     if let Some(m) = cur.merged_into {
         return Err(Error::invalid(format!(
             "subject {id} was merged into {m}: update {m} instead"
@@ -217,7 +323,7 @@ pub async fn update(
         }
     }
     let mut also = Vec::new();
-    let kinds = resolve_fields(&mut tx, &mut input, now, &mut also).await?;
+    let kinds = resolve_fields(tx, &mut input, now, &mut also).await?;
     // The current fields, overlaid by the ones sent.
     let mut merged: Vec<(String, Raw)> = vec![
         ("kind".into(), Raw::text(cur.kind.as_wire())),
@@ -261,7 +367,7 @@ pub async fn update(
     next.updated_at = now;
     next.aliases = cur.aliases.clone();
     let row = subject_to_row(&next, version);
-    let v = store::update_subject(&mut tx, &row, version)
+    let v = store::update_subject(tx, &row, version)
         .await
         .map_err(|e| match e {
             crate::store::Error::Duplicate { name, .. } => Error::invariant(format!(
@@ -270,9 +376,9 @@ pub async fn update(
             other => other.into(),
         })?;
     if next.name != cur.name {
-        store::demote_name(&mut tx, id).await?;
+        store::demote_name(tx, id).await?;
         store::add_name(
-            &mut tx,
+            tx,
             &NameRow {
                 subject_id: id.to_string(),
                 name: next.name.clone(),
@@ -299,10 +405,9 @@ pub async fn update(
                 ))
             }
         };
-        add_aliases(&mut tx, id, &names).await?;
+        add_aliases(tx, id, &names).await?;
     }
-    let (s, _) = load_subject(&mut tx, id).await?;
-    tx.commit().await?;
+    let (s, _) = load_subject(tx, id).await?;
     Ok((s, v))
 }
 
