@@ -357,12 +357,13 @@ async fn load(c: &Cairn, repo: &Repo, src: &str) -> (String, HashMap<String, Str
                   desc: String,
                   a: usize,
                   b: usize| {
-        let mut cmd = json!({"command":"add","kind":"code","documentPath":"zlib.h","lspSymbol":name,
+        // Anchored by lines alone: the section names are labels that need not occur in
+        // the lines, and no language server reads a header here.
+        let mut cmd = json!({"command":"add","kind":"code","documentPath":"zlib.h",
                              "startLine":a,"endLine":b,"description":format!("{name} in zlib.h")});
         if category == "core" {
             // A Domain takes text references.
             cmd["kind"] = json!("text");
-            cmd.as_object_mut().unwrap().remove("lspSymbol");
         }
         let parents: Vec<&String> = parent.into_iter().collect();
         json!({"projectId":pid,"name":name,"description":desc,"categoryIds":[cat(category)],

@@ -95,7 +95,7 @@ pub const UPDATE_ENTITY: ToolDef = ToolDef {
     name: "update_entity",
     toolset: "code",
     description: "Change an entity and run commands (as in create_entity). categoryIds/parentIds replace. An entity keeps \
-                  at least one reference: unattach the last only after an add/attach in the same call.",
+                  a reference: unattach the last only after an add in the call.",
     params: &[
         P("entityId", Ty::Id, ""),
         P("version", Ty::Int, ""),

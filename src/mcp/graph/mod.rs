@@ -52,7 +52,7 @@ pub const MANAGE_GRAPH: ToolDef = ToolDef {
     description: "Create, update or delete atoms and molecules. An atom owns glob patterns (paths: 1-20, relative; * stays \
                   in a directory, ** crosses) and knowledge about those files. create needs projectId, name, \
                   createdByTaskId (and paths for atoms); update and delete need version; update needs lastTaskId. \
-                  Deleting a molecule orphans its atoms unless cascade=true. Answers knowledgeBytes, not the text.",
+                  Deleting a molecule orphans its atoms unless cascade=true.",
     params: &[
         P("operation", Ty::Enum(&["create", "update", "delete"]), ""),
         P("entityType", NODE, ""),

@@ -34,8 +34,8 @@ pub const MANAGE_MEMORY: ToolDef = ToolDef {
         crate::memory_collision_rule!(),
         " ",
         "DRAFT > PROPOSED (a source) > ACTIVE (a doc-grade source, 3 sources or confirmedBy; a Decision: ADR, policy, PR, \
-         meeting note or confirmedBy). remember: atom, sources, supersedes. validate: NEEDS_REVIEW > ACTIVE. deprecate, \
-         archive. resolve: a CONTESTED atom wins. evidence: add sources. link/unlink: id kind to. Changes need version."
+         meeting note or confirmedBy). validate: NEEDS_REVIEW > ACTIVE. resolve: a CONTESTED atom \
+         wins. evidence: add sources. Changes need version."
     ),
     params: &[
         P("operation", Ty::Enum(&["remember", "validate", "deprecate", "archive", "resolve", "evidence", "link", "unlink"]), ""),
@@ -64,10 +64,9 @@ pub const MANAGE_MEMORY: ToolDef = ToolDef {
 pub const QUERY_MEMORY: ToolDef = ToolDef {
     name: "query_memory",
     toolset: "memory",
-    description: "Read memory atoms. recall: what projectId (Project subject or orchestrator project; none: Global only) \
-                  should know: by query relevance first, then ACTIVE first, Project > Stack > Org > Global, validation, \
+    description: "Read memory atoms. recall: what projectId (none: Global only) should know: by query relevance first, then ACTIVE first, Project > Stack > Org > Global, validation, \
                   confidence, evidence; asOf: believed then, validAt: held then. get: an atom with evidence, edges, history. list: by \
-                  status, types, about, predicate, key (Type|predicate|about|context).",
+                  filters; key is Type|predicate|about|context.",
     params: &[
         P("operation", Ty::Enum(&["recall", "get", "list"]), ""),
         P("id", Ty::Id, ""),

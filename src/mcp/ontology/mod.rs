@@ -100,8 +100,7 @@ pub const PROPOSE: ToolDef = ToolDef {
     toolset: "ontology",
     description: "Propose a new class (create) or a page change (amend); discover first. Refused with the clashing \
                   axioms if the reasoner finds a contradiction, or with what is missing below min_proposal_quality. \
-                  Staged as a commit on branch ontology/{agentType}-{id} (and a GitHub pull request when configured) \
-                  for a human to merge.",
+                  Staged as a commit on branch ontology/{agentType}-{id} (and a pull request when configured).",
     params: &[
         PROJECT,
         P("operation", Ty::Enum(PROPOSE_OPS), ""),
