@@ -1,0 +1,276 @@
+//! The stored form's codec: an atom's or subject's type-specific fields written as
+//! named raw fields for the store, and read back.
+
+use super::*;
+
+/// Reads back the type-specific fields of a stored atom (as [`detail_fields`] wrote
+/// them): the same checks as on input, except that the subjects and atoms they name
+/// are taken as they are (they existed when the atom was recorded; a subject merged
+/// since still resolves through its survivor). `decision_status`, which moves, is the
+/// stored column's, not the fields'.
+pub fn stored_details(
+    t: MemoryAtomType,
+    about: Option<SubjectId>,
+    fields: &[(String, Raw)],
+    decision_status: Option<DecisionStatus>,
+) -> Result<AtomDetails, ValidationErrors> {
+    let any_subject = |_: SubjectId| Some(SubjectKind::Person);
+    let any_atom = |_: AtomId| true;
+    let known = Known {
+        subject: &any_subject,
+        atom: &any_atom,
+    };
+    let mut f = Fields::new(fields, a_or_an(t));
+    // An identity atom's `about` is checked against its kind on input only.
+    let about = about.or(Some(SubjectId(0)));
+    let d = details(&mut f, t, about, &known);
+    let errors = f.finish(type_fields(t));
+    match d {
+        Some(mut d) if errors.is_empty() => {
+            if let (AtomDetails::Decision(x), Some(s)) = (&mut d, decision_status) {
+                x.decision_status = s;
+            }
+            Ok(d)
+        }
+        _ => Err(ValidationErrors(errors)),
+    }
+}
+
+/// Writes a subject's kind-specific fields as wire-named raw values, the form
+/// [`subject`] reads.
+pub fn subject_detail_fields(d: &SubjectDetails) -> Vec<(&'static str, Raw)> {
+    use crate::domain::memory::wire::format_time;
+    let mut v: Vec<(&'static str, Raw)> = Vec::new();
+    let text = |v: &mut Vec<(&'static str, Raw)>, k: &'static str, s: &Option<String>| {
+        if let Some(s) = s {
+            v.push((k, Raw::text(s)));
+        }
+    };
+    let list = |v: &mut Vec<(&'static str, Raw)>, k: &'static str, l: &[String]| {
+        if !l.is_empty() {
+            v.push((k, Raw::texts(l)));
+        }
+    };
+    let time = |v: &mut Vec<(&'static str, Raw)>, k: &'static str, t: &Option<OffsetDateTime>| {
+        if let Some(t) = t {
+            v.push((k, Raw::Text(format_time(*t))));
+        }
+    };
+    let id = |v: &mut Vec<(&'static str, Raw)>, k: &'static str, s: &Option<SubjectId>| {
+        if let Some(s) = s {
+            v.push((k, Raw::Text(s.to_string())));
+        }
+    };
+    match d {
+        SubjectDetails::None => {}
+        SubjectDetails::Org(x) => {
+            text(&mut v, "domain", &x.domain);
+            list(&mut v, "units", &x.units);
+            text(&mut v, "policiesIndex", &x.policies_index);
+        }
+        SubjectDetails::Project(x) => {
+            if let Some(s) = x.status {
+                v.push(("status", Raw::text(s.as_wire())));
+            }
+            time(&mut v, "startDate", &x.start_date);
+            time(&mut v, "endDate", &x.end_date);
+            id(&mut v, "org", &x.org);
+            list(&mut v, "repoLinks", &x.repo_links);
+            list(&mut v, "docsLinks", &x.docs_links);
+            text(&mut v, "domain", &x.domain);
+            if let Some(p) = x.orchestrator_project {
+                v.push(("orchestratorProject", Raw::Text(SubjectId(p).to_string())));
+            }
+        }
+        SubjectDetails::Person(x) => {
+            list(&mut v, "roles", &x.roles);
+            id(&mut v, "org", &x.org);
+            list(&mut v, "teams", &x.teams);
+            list(&mut v, "handles", &x.handles);
+            text(&mut v, "timezone", &x.timezone);
+        }
+        SubjectDetails::Artifact(x) => {
+            text(&mut v, "ecosystem", &x.ecosystem);
+            text(&mut v, "category", &x.category);
+            text(&mut v, "repo", &x.repo);
+            text(&mut v, "homepage", &x.homepage);
+        }
+        SubjectDetails::Stack(x) => {
+            text(&mut v, "description", &x.description);
+            if let Some(s) = x.scope {
+                v.push(("scope", Raw::text(s.as_wire())));
+            }
+        }
+        SubjectDetails::Template(x) => {
+            text(&mut v, "purpose", &x.purpose);
+            text(&mut v, "location", &x.location);
+            list(&mut v, "inputs", &x.inputs);
+            list(&mut v, "outputs", &x.outputs);
+            text(&mut v, "version", &x.version);
+            id(&mut v, "maintainer", &x.maintainer);
+        }
+    }
+    v
+}
+
+/// Reads back a stored subject's kind-specific fields (as [`subject_detail_fields`]
+/// wrote them), taking the subjects they name as they are.
+pub fn stored_subject_details(
+    kind: SubjectKind,
+    fields: &[(String, Raw)],
+) -> Result<SubjectDetails, ValidationErrors> {
+    let any_subject = |_: SubjectId| Some(SubjectKind::Org);
+    let any_atom = |_: AtomId| true;
+    let known = Known {
+        subject: &any_subject,
+        atom: &any_atom,
+    };
+    let mut input: Vec<(String, Raw)> = vec![
+        ("kind".into(), Raw::text(kind.as_wire())),
+        ("name".into(), Raw::text("stored")),
+    ];
+    input.extend(fields.iter().cloned());
+    let epoch = OffsetDateTime::UNIX_EPOCH;
+    subject(&input, SubjectId(0), &known, epoch).map(|s| s.details)
+}
+
+/// Writes an atom's type-specific fields back as wire-named raw values, the form
+/// [`atom`] reads: the store can keep them in one column and the tools can answer
+/// them as they were sent.
+pub fn detail_fields(d: &AtomDetails) -> Vec<(&'static str, Raw)> {
+    use crate::domain::memory::wire::format_time;
+    let mut v: Vec<(&'static str, Raw)> = Vec::new();
+    let text = |v: &mut Vec<(&'static str, Raw)>, k: &'static str, s: &Option<String>| {
+        if let Some(s) = s {
+            v.push((k, Raw::text(s)));
+        }
+    };
+    let list = |v: &mut Vec<(&'static str, Raw)>, k: &'static str, l: &[String]| {
+        if !l.is_empty() {
+            v.push((k, Raw::texts(l)));
+        }
+    };
+    let time = |v: &mut Vec<(&'static str, Raw)>, k: &'static str, t: &Option<OffsetDateTime>| {
+        if let Some(t) = t {
+            v.push((k, Raw::Text(format_time(*t))));
+        }
+    };
+    let wire = |s: &str| Raw::text(s);
+    match d {
+        AtomDetails::Fact(x) => {
+            v.push(("factKind", wire(x.fact_kind.as_wire())));
+            if let Some(n) = x.observed_count {
+                v.push(("observedCount", Raw::Number(n as f64)));
+            }
+            time(&mut v, "firstObservedAt", &x.first_observed_at);
+            time(&mut v, "lastObservedAt", &x.last_observed_at);
+        }
+        AtomDetails::Assumption(x) => {
+            v.push(("validationMethod", Raw::text(&x.validation_method)));
+            if let Some(r) = x.risk_if_wrong {
+                v.push(("riskIfWrong", wire(r.as_wire())));
+            }
+            text(&mut v, "owner", &x.owner);
+            time(&mut v, "deadline", &x.deadline);
+        }
+        AtomDetails::Decision(x) => {
+            v.push(("decisionStatus", wire(x.decision_status.as_wire())));
+            v.push(("decidedAt", Raw::Text(format_time(x.decided_at))));
+            if !x.decision_makers.is_empty() {
+                v.push((
+                    "decisionMakers",
+                    Raw::List(
+                        x.decision_makers
+                            .iter()
+                            .map(|s| Raw::Text(s.to_string()))
+                            .collect(),
+                    ),
+                ));
+            }
+            v.push(("rationale", Raw::text(&x.rationale)));
+            list(&mut v, "alternatives", &x.alternatives);
+            list(&mut v, "consequences", &x.consequences);
+            text(&mut v, "reviewTrigger", &x.review_trigger);
+            if let Some(e) = x.enforcement {
+                v.push(("enforcement", wire(e.as_wire())));
+            }
+        }
+        AtomDetails::Rule(x) => {
+            v.push(("severity", wire(x.severity.as_wire())));
+            if let Some(e) = x.enforcement {
+                v.push(("enforcement", wire(e.as_wire())));
+            }
+            text(&mut v, "exceptions", &x.exceptions);
+            text(&mut v, "owner", &x.owner);
+        }
+        AtomDetails::Convention(x) => {
+            v.push(("area", wire(x.area.as_wire())));
+            list(&mut v, "examplesGood", &x.examples_good);
+            list(&mut v, "examplesBad", &x.examples_bad);
+            v.push(("severity", wire(x.severity.as_wire())));
+            text(&mut v, "owner", &x.owner);
+        }
+        AtomDetails::BestPractice(x) => {
+            v.push(("goal", Raw::text(&x.goal)));
+            text(&mut v, "applicability", &x.applicability);
+            text(&mut v, "tradeoffs", &x.tradeoffs);
+            if let Some(q) = x.evidence_quality {
+                v.push(("evidenceQuality", wire(q.as_wire())));
+            }
+        }
+        AtomDetails::KnowHow(x) => {
+            v.push(("steps", Raw::texts(&x.steps)));
+            list(&mut v, "inputs", &x.inputs);
+            list(&mut v, "outputs", &x.outputs);
+            if !x.tools_required.is_empty() {
+                v.push((
+                    "toolsRequired",
+                    Raw::List(
+                        x.tools_required
+                            .iter()
+                            .map(|s| Raw::Text(s.to_string()))
+                            .collect(),
+                    ),
+                ));
+            }
+            list(&mut v, "examples", &x.examples);
+            time(&mut v, "lastTestedAt", &x.last_tested_at);
+        }
+        AtomDetails::Pattern(x) => {
+            v.push(("problem", Raw::text(&x.problem)));
+            text(&mut v, "patternContext", &x.pattern_context);
+            v.push(("solution", Raw::text(&x.solution)));
+            list(&mut v, "forces", &x.forces);
+            text(&mut v, "tradeoffs", &x.tradeoffs);
+            list(&mut v, "examples", &x.examples);
+        }
+        AtomDetails::AntiPattern(x) => {
+            v.push(("symptoms", Raw::texts(&x.symptoms)));
+            text(&mut v, "whyItHappens", &x.why_it_happens);
+            list(&mut v, "consequences", &x.consequences);
+            text(&mut v, "refactoringPath", &x.refactoring_path);
+        }
+        AtomDetails::Trait(x)
+        | AtomDetails::Style(x)
+        | AtomDetails::Strength(x)
+        | AtomDetails::Preference(x) => {
+            v.push(("polarity", wire(x.polarity.as_wire())));
+            if let Some(s) = x.stability {
+                v.push(("stability", wire(s.as_wire())));
+            }
+            list(&mut v, "observations", &x.observations);
+        }
+        AtomDetails::Cause(x) => {
+            v.push(("causeKind", wire(x.cause_kind.as_wire())));
+            match x.effect {
+                Effect::Atom(a) => v.push(("effectAtom", Raw::Text(a.to_string()))),
+                Effect::Subject(s) => v.push(("effectSubject", Raw::Text(s.to_string()))),
+            }
+            text(&mut v, "mechanism", &x.mechanism);
+            if let Some(q) = x.evidence_quality {
+                v.push(("evidenceQuality", wire(q.as_wire())));
+            }
+        }
+    }
+    v
+}
