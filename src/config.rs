@@ -177,8 +177,9 @@ fn http_of(f: Option<&HttpFile>) -> Result<HttpSettings> {
     Ok(h)
 }
 
-/// The ontology toolset's settings (`[ontology]` in the config file): the spec's
-/// section 5 with its defaults, and the bounds and GitHub endpoint Cairn adds.
+/// The ontology toolset's settings (`[ontology]` in the config file; docs/ontology.md,
+/// settings): the toolset's settings with their defaults, and the bounds and GitHub
+/// endpoint Cairn adds.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OntologySettings {
     /// Results `ontology_discover` answers when the call gives no `limit` (20).

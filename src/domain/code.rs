@@ -1,6 +1,6 @@
-//! The code ontology's plain types (DES-005): scopes, categories, entities, references,
-//! diff hunks, and the pure rules about them (scope depth, which reference kinds a
-//! scope takes, hunk overlap and shift, repository-relative paths). No SQL, no MCP,
+//! The code ontology's plain types (docs/code.md): scopes, categories, entities,
+//! references, diff hunks, and the pure rules about them (scope depth, which reference
+//! kinds a scope takes, hunk overlap and shift, repository-relative paths). No SQL, no MCP,
 //! no git: callers hand in the hunks and file text.
 
 /// The five static scopes, from the top of the composition hierarchy down.
@@ -45,7 +45,8 @@ impl Scope {
         self as i64 + 1
     }
 
-    /// Which reference kinds an entity of this scope may hold (DES-005's scope table).
+    /// Which reference kinds an entity of this scope may hold (docs/code.md, the scope
+    /// table).
     pub fn allows(self, kind: RefKind) -> bool {
         match self {
             Scope::Domain | Scope::Feature => kind == RefKind::Text,

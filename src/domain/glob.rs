@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-/// Bounds from the knowledge-graph spec.
+/// Bounds of an atom's patterns (docs/graph.md, the glob rules).
 pub const MAX_PATTERNS: usize = 20;
 pub const MAX_PATTERN_LEN: usize = 512;
 /// Brace alternatives multiply; past this a pattern is refused as too broad to index.

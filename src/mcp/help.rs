@@ -142,7 +142,7 @@ fn type_of(spec: &Value) -> String {
         return "any JSON value".to_string();
     };
     if let Some(types) = ty.as_array() {
-        // `"type": ["array", "string"]`: each type read with the rest of the spec.
+        // `"type": ["array", "string"]`: each type read with the rest of the schema.
         let words: Vec<String> = types
             .iter()
             .map(|t| {

@@ -30,7 +30,8 @@ pub const SKILLS: &[Skill] = &[
     },
 ];
 
-/// The reflection prompt's name: the spec's instruction over chosen diary entries.
+/// The reflection prompt's name: the reflection instruction (docs/memory.md) over
+/// chosen diary entries.
 pub const REFLECTION: &str = "cairn-reflection";
 
 fn reflection() -> Prompt {

@@ -8,16 +8,16 @@
 //! are written one batch per transaction: a long re-index never holds the write lock
 //! for more than one batch.
 //!
-//! Decisions (issue 18, item 7):
-//! - Writes never wait for the model. A write call of the `code` or `graph` toolset
-//!   schedules a background pass; so does a search that answered with texts left
-//!   unembedded. The pass runs once the server has had no call in flight for
-//!   `embed_idle_ms` (1 s), a batch of 8 texts at a time, checking again between
-//!   batches, so a call that arrives waits for one batch at most. Before the model is
-//!   loaded the pass first asks, without it, whether any row has no vector at all: a
-//!   server whose writes left nothing to embed (or that never writes code or graph
-//!   rows) never loads it. Only `cairn serve` runs the background (`cairn call` is one
-//!   call, then gone).
+//! Decisions (docs/code.md, embedding in the background):
+//! - Writes never wait for the model. A write call of the `code`, `graph`, `ontology`
+//!   or `memory` toolset schedules a background pass (`mcp::dispatch`); so does a
+//!   search that answered with texts left unembedded. The pass runs once the server has
+//!   had no call in flight for `embed_idle_ms` (1 s), a batch of 8 texts at a time,
+//!   checking again between batches, so a call that arrives waits for one batch at
+//!   most. Before the model is loaded the pass first asks, without it, whether any row
+//!   has no vector at all: a server whose writes left nothing to embed (or that never
+//!   writes an embeddable row) never loads it. Only `cairn serve` runs the background
+//!   (`cairn call` is one call, then gone).
 //! - A search (or `query`, or `query_graph` search) embeds its project's rows still
 //!   missing for at most `embed_wait_ms` (2 s), and not at all once the rate measured
 //!   so far says they cannot all be done in that time (a search right after a large

@@ -1,5 +1,5 @@
 //! Knowledge-graph use cases: creating, changing and deleting atoms and molecules
-//! with the spec's rules (same-project membership, valid globs, version checks), the
+//! with their rules (docs/graph.md: the same-project rule, the glob rules, versions), the
 //! changelog, and the reads behind `query_graph` get and search.
 
 use std::collections::{HashMap, HashSet};

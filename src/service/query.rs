@@ -1,18 +1,18 @@
 //! `query`: a budgeted subgraph around one entity, grown best-first by relevance to a
-//! query (DES-005 "Best-First Search").
+//! query (docs/code.md, best-first query).
 //!
-//! Decisions (DESIGN.md, semantic layer): a node enters when its raw relevance (cosine
-//! to the query; through a RELATED_TO edge with a note, the mean of the note's and the
-//! target's similarity) is ≥ `minRelevance`; the budget-scaled score
-//! `relevance × global × branch / cost` only orders the frontier, and is recomputed
-//! when a node is popped so the order follows the budget as it fills. A branch is the
-//! subtree under one neighbour of the root, with `maxTokens / 4` as its budget for
-//! `branch_penalty`. Tokens are estimated as characters / 4 of what the answer shows
-//! (node, its references, its edges to nodes already in); a node that would overflow
-//! `maxTokens` is skipped, so the answer never exceeds it. A root larger than the
-//! budget comes back alone with its text cut, marked `truncated`.
+//! Decisions: a node enters when its raw relevance (cosine to the query; through a
+//! RELATED_TO edge with a note, the mean of the note's and the target's similarity) is
+//! ≥ `minRelevance`; the budget-scaled score `relevance × global × branch / cost` only
+//! orders the frontier, and is recomputed when a node is popped so the order follows
+//! the budget as it fills. A branch is the subtree under one neighbour of the root,
+//! with `maxTokens / 4` as its budget for `branch_penalty`. Tokens are estimated as
+//! characters / 4 of what the answer shows (node, its references, its edges to nodes
+//! already in); a node that would overflow `maxTokens` is skipped, so the answer never
+//! exceeds it. A root larger than the budget comes back alone with its text cut, marked
+//! `truncated`.
 //!
-//! Irrelevant nodes are passed through, not dead ends (issue 18): a node below
+//! Irrelevant nodes are passed through, not dead ends (bridges): a node below
 //! `minRelevance` is not admitted for itself, but the walk looks past it, through at
 //! most two such nodes in a row (a Namespace and a Component between a Feature and its
 //! Units), for relevant ones. A relevant node found that way is a frontier entry with

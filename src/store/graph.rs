@@ -1,5 +1,5 @@
 //! Molecules, atoms and their changelog. Paths and related lists are stored as JSON
-//! text, as the knowledge-graph spec lays them out; they are parsed here so callers
+//! text, as `migrations/0002_graph.sql` lays them out; they are parsed here so callers
 //! see plain vectors.
 
 use std::collections::HashMap;

@@ -1,4 +1,4 @@
-//! The knowledge graph through MCP: atoms and molecules with every rule of the spec,
+//! The knowledge graph through MCP: atoms and molecules with every rule of docs/graph.md,
 //! the changelog, path context (snapshots of a fixture graph), the orchestrator
 //! hooks, the cache across processes, and the skills served as prompts.
 
@@ -84,7 +84,7 @@ fn names(v: &Value) -> Vec<String> {
         .collect()
 }
 
-/// The payments fixture from the spec: two molecules, overlapping atoms, an orphan.
+/// The payments fixture (docs/graph.md): two molecules, overlapping atoms, an orphan.
 async fn payments(f: &Fixture) -> (String, String, String, String, String) {
     let pay = id_of(
         &f.molecule(
@@ -1065,7 +1065,7 @@ async fn terminated_tasks_get_no_graph_hints_and_tasks_without_context_files_say
         )
         .await;
     assert!(t.get("graphHints").is_none());
-    // A task closed without a Context Files section still gets the spec's hint.
+    // A task closed without a Context Files section still gets the port's hint.
     let t2 = id_of(&f.c.task(json!({"title":"two","projectId":f.project})).await);
     f.c.advance("task", &t2).await;
     let d = f.c.advance("task", &t2).await;

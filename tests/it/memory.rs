@@ -1,4 +1,4 @@
-//! The `memory` toolset through MCP: the spec's Zod example, collisions and their
+//! The `memory` toolset through MCP: the Zod example (docs/memory.md), collisions and their
 //! resolution, review and decay over simulated time, the curator's dry run and run,
 //! identity merges, two servers racing on one claim key, reflection through the
 //! gate, the memory a task gets, and bad input per type and per operation.
@@ -841,7 +841,7 @@ async fn reflection_merges_links_drafts_and_refuses() {
         .await;
     assert_eq!(commits["atom"]["status"], "PROPOSED");
 
-    // The prompt carries the spec's instruction and the chosen entries.
+    // The prompt carries the reflection instruction and the chosen entries.
     let p = c
         .client
         .get_prompt(

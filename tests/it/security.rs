@@ -1,4 +1,4 @@
-//! Issue-driven security and robustness checks through the interfaces an agent uses:
+//! Security and robustness checks through the interfaces an agent uses:
 //! paths that try to leave the repository, raw protocol lines that must each get an
 //! answer, and storage failures answered with a code an agent can act on.
 

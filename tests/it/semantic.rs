@@ -228,7 +228,8 @@ async fn retrieval_recall_at_5_hybrid_beats_lexical_and_vector() {
         h.para >= v.para,
         "hybrid must not lose to vector on paraphrases: {h} {v}"
     );
-    // Today's floor: 0.91 before the fusion of issue 18 (0.93 after).
+    // Today's floor: 0.91, the recall before the current fusion (`ranking::fuse`;
+    // 0.93 with it).
     assert!(h.recall >= 0.91, "hybrid {h}");
 
     // Every hit carries the three scores; references are searchable too; FTS syntax
@@ -1015,7 +1016,7 @@ async fn create_all(
 
 #[tokio::test]
 async fn regression_search_exact_name_ranks_first_despite_a_low_cosine() {
-    // Issue 18: `deflate_index_build` (lexical 2.67, cosine 0.22) was filtered out by
+    // Regression: `deflate_index_build` (lexical 2.67, cosine 0.22) was filtered out by
     // the default minScore, and `struct deflate_index` the same.
     let tmp = TempDir::new();
     let c = without_clangd(&tmp).await;
@@ -1078,7 +1079,7 @@ async fn regression_search_exact_name_ranks_first_despite_a_low_cosine() {
         assert!(scores.iter().all(|s| (0.0..=1.0).contains(s)), "{scores:?}");
         assert!(scores[1..].iter().all(|s| *s < 1.0), "{query}: {scores:?}");
     }
-    // The point of the issue: the named entity's cosine is below the threshold.
+    // The point of the test: the named entity's cosine is below the threshold.
     let r = c
         .ok(
             "search",
@@ -1116,7 +1117,7 @@ async fn regression_search_exact_name_ranks_first_despite_a_low_cosine() {
 
 #[tokio::test]
 async fn regression_query_reaches_relevant_code_under_an_irrelevant_parent() {
-    // Issue 18: "how do I read from the middle of a gzip file" answered only the
+    // Regression: "how do I read from the middle of a gzip file" answered only the
     // Feature and the Domain: the Namespace between them and the code (relevance
     // 0.24) was pruned, and the Units under it (cosine ~0.5) with it.
     let tmp = TempDir::new();
@@ -1276,7 +1277,7 @@ async fn regression_query_reaches_relevant_code_under_an_irrelevant_parent() {
 
 #[tokio::test]
 async fn regression_first_search_after_an_import_answers_at_once_and_counts_what_waits() {
-    // Issue 18, item 7: the first search embedded every text written before it, so a
+    // Regression: the first search embedded every text written before it, so a
     // large import made it stall for minutes. Now a search waits at most embed_wait_ms
     // (0 here) and says how many texts have no vector yet; the background embeds them
     // while the server is idle, and later searches find them by meaning.

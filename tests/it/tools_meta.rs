@@ -118,8 +118,8 @@ async fn every_tool_has_unique_name_description_and_annotations() {
                 "{}: read-only, so destructiveHint means nothing",
                 t.name
             );
-            // DES-005 names four read-only code tools without such a prefix, and the
-            // ontology spec five.
+            // Four read-only code tools and five ontology tools keep their original
+            // names without such a prefix (docs/code.md, docs/ontology.md).
             assert!(
                 t.name.starts_with("query_")
                     || t.name.starts_with("get_")

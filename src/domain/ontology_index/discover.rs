@@ -1,13 +1,13 @@
-//! The spec's discovery algorithm over an [`Index`]: seeds (classes the query's words,
-//! or its meaning, matched) expanded through the reasoner's taxonomy to depth 3 up
-//! and down, fanned out along the five shared relationships, scored, filtered by
-//! domain, deduplicated and cut to the limit.
+//! The discovery (docs/ontology.md, discovery) over an [`Index`]: seeds (classes the
+//! query's words, or its meaning, matched) expanded through the reasoner's taxonomy to
+//! depth 3 up and down, fanned out along the five shared relationships, scored,
+//! filtered by domain, deduplicated and cut to the limit.
 //!
 //! Score: `keyword × 0.4 + quality × 0.3 + authority × 0.2 + recency × 0.1`. A seed's
 //! keyword match is its own; a class reached from a seed inherits the seed's, halved
 //! per hop (so a match stays ahead of its neighbourhood). Recency is 1 for a page
 //! updated today, falling linearly to 0 at a year. A result reached through the
-//! taxonomy is `inferred_only` (the spec's `whelk_inferred`) when no asserted path
+//! taxonomy is `inferred_only` (the `whelk_inferred` flag) when no asserted path
 //! joins it to its seed: no chain of stated named subclass links (`is-subclass-of`,
 //! a named `owl:subClassOf`, an equivalence of two named classes) leads from the
 //! lower of the two to the upper, so the reasoner, not the pages, put it there.
@@ -20,7 +20,7 @@ use crate::domain::ontology_query::NodeId;
 
 /// Hops the taxonomy is expanded, up and down.
 pub const DEPTH: usize = 3;
-/// The relationships followed from a seed (the spec's fan-out).
+/// The relationships followed from a seed (the fan-out, docs/ontology.md).
 pub const FAN_OUT: [&str; 5] = [
     "HAS_PART",
     "REQUIRES",

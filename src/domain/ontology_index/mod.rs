@@ -5,7 +5,7 @@
 //! read-only by every call until the next sync.
 //!
 //! Reading order: [`Index::build`] (the mapping), [`terms`] (keyword matching),
-//! [`discover`] (the spec's discovery algorithm and score).
+//! [`discover`] (the discovery and its score, docs/ontology.md).
 //!
 //! Pure: no SQL, no MCP, no files, no clock (discovery is handed today's date).
 

@@ -1,5 +1,5 @@
-//! Keyword matching for discovery: the spec's first step, "split the query into
-//! stems, map them to classes by preferred and alternative terms". Every class's
+//! Keyword matching for discovery's first step (docs/ontology.md, discovery): the
+//! query cut into stems, matched to classes by their terms. Every class's
 //! terms (its preferred term, its alternative terms, its local name split at case
 //! changes) are cut into stems and kept in one sorted inverted index, so a query
 //! costs a binary search per stem, not a scan of the classes.

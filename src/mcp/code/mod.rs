@@ -1,4 +1,4 @@
-//! The `code` toolset (DES-005): a project's repository, taxonomy, entities run
+//! The `code` toolset (docs/code.md): a project's repository, taxonomy, entities run
 //! through commands, references, staleness analysis, graph validation, and the
 //! semantic `search` and `query` (in `semantic`).
 

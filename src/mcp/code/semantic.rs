@@ -1,4 +1,4 @@
-//! The `code` toolset's semantic tools (DES-005 `search` and `query`): parameters
+//! The `code` toolset's semantic tools (`search` and `query`, docs/code.md): parameters
 //! parsed and bounded here, answers built by hand from `service::semantic` and
 //! `service::query` values.
 

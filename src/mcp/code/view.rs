@@ -1,5 +1,5 @@
 //! Code-ontology values turned into the JSON agents read, by hand (field names are
-//! DES-005's in camelCase), so a domain rename cannot silently change an answer.
+//! the toolset's, in camelCase), so a domain rename cannot silently change an answer.
 
 use serde_json::{json, Map, Value};
 
@@ -92,7 +92,8 @@ pub fn tracked(s: &Staleness, holders: &[(String, String, String)], diffs: bool)
     let mut m = Map::new();
     m.insert("id".into(), json!(r.id));
     m.insert("kind".into(), json!(r.kind.as_str()));
-    // DES-005 names one entity per reference; a shared reference lists the rest too.
+    // One `entityId` per reference, the field agents first read; a shared reference
+    // lists its other holders too.
     let first = holders.first();
     m.insert("entityId".into(), json!(first.map(|h| &h.0)));
     m.insert("entityName".into(), json!(first.map(|h| &h.1)));

@@ -411,7 +411,8 @@ pub fn context_cover(c: &Context) -> String {
     format!("{} of {total} path(s)", total - c.unmatched_paths.len())
 }
 
-/// `graphHints` on `advance`, in the spec's words, plus the atoms the task's Context
+/// `graphHints` on `advance`, in the port's words (docs/graph.md, graph hints on
+/// advance), plus the atoms the task's Context
 /// Files touch (with the version an update needs) and the paths no atom covers.
 pub fn hints(h: &Hints) -> Value {
     let mut v = json!({

@@ -1,4 +1,4 @@
-//! The `memory` toolset (issue 20, spec alive-memory): `manage_memory`,
+//! The `memory` toolset (docs/memory.md): `manage_memory`,
 //! `query_memory`, `manage_subject`, `curate_memory` and `manage_diary`, plus the
 //! memory a task gets (`includeMemory`), the hint `advance` gives when a task closes,
 //! and the reflection prompt. Handlers check raw arguments, call one service and
@@ -743,7 +743,7 @@ pub async fn closing_hints(app: &App, task: &Item) -> Result<Option<Value>> {
     Ok(Some(v))
 }
 
-/// The reflection prompt (`cairn-reflection`): the spec's instruction with the
+/// The reflection prompt (`cairn-reflection`): the reflection instruction with the
 /// entries named by `ids` (comma-separated), or the newest `limit` of `session`.
 pub async fn reflection_prompt(
     app: &App,

@@ -1,4 +1,4 @@
-//! The `ontology` toolset (issue 19, spec `ontology-agents.md`): discover, read,
+//! The `ontology` toolset (docs/ontology.md): discover, read,
 //! query and traverse a project's synced ontology; propose new classes and
 //! amendments, reviewed as git branches; validate hypothetical axioms; and
 //! `manage_ontology` for the repository itself (attach, sync, status, import and

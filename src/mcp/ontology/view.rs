@@ -125,7 +125,8 @@ fn because(axioms: &[Sourced]) -> Vec<Value> {
         .collect()
 }
 
-/// A discovered class: the spec's `DiscoveryResult`, with how it was found.
+/// A discovered class: a `DiscoveryResult` (docs/ontology.md, discovery), with how it
+/// was found.
 pub fn found(ix: &Index, f: &Found) -> Value {
     let rels: Vec<Value> = ix
         .node(&f.iri)
@@ -152,7 +153,7 @@ pub fn found(ix: &Index, f: &Found) -> Value {
     })
 }
 
-/// The spec's `EnrichedNote`.
+/// An `EnrichedNote` (docs/ontology.md, reading).
 pub fn note(n: &Note) -> Value {
     let ix = &n.served.index;
     let e = ix.ontology.entity(&n.iri);

@@ -1,6 +1,6 @@
-//! `validate_graph`: DES-003's integrity checks plus entities without references and
-//! non-Domain entities without parents; `fix` deletes what is safe to delete
-//! (references attached to nothing).
+//! `validate_graph`: the integrity checks (docs/code.md, graph integrity), entities
+//! without references and non-Domain entities without parents included; `fix` deletes
+//! what is safe to delete (references attached to nothing).
 
 use std::collections::{HashMap, HashSet};
 

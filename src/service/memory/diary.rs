@@ -1,5 +1,5 @@
 //! Diary entries (what a session or a task accomplished, decided, met and learned)
-//! and reflection: the prompt that carries the spec's instruction with chosen
+//! and reflection: the prompt that carries the reflection instruction with chosen
 //! entries, and the ingest of the rules an agent answers, through the core's
 //! validator gate. A rule must cite a diary entry; a duplicate of a known rule adds
 //! its entries as evidence (SUPPORTS) instead of a copy; one that contradicts an
@@ -152,7 +152,7 @@ pub async fn chosen(app: &App, ids: &[String], f: DiaryFilter, limit: i64) -> Re
     Ok(out)
 }
 
-/// The reflection prompt for the chosen entries (the spec's instruction, the
+/// The reflection prompt for the chosen entries (the reflection instruction, the
 /// answer's shape, then each entry under its id).
 pub fn prompt(entries: &[Entry]) -> String {
     let e: Vec<DiaryEntry> = entries.iter().map(|x| x.entry.clone()).collect();

@@ -669,7 +669,7 @@ pub struct SubjectView {
     pub survivor: Option<Subject>,
     pub uses: Vec<Subject>,
     pub used_by: Vec<Subject>,
-    /// Usage facts derived from USES edges (spec 7, option A).
+    /// Usage facts derived from USES edges, never stored (docs/memory.md, usage facts).
     pub usage: Option<UsageFact>,
     /// Atoms about it or scoped to it, by status.
     pub atom_counts: Vec<(String, i64)>,

@@ -1,4 +1,4 @@
-//! Use cases of the `ontology` toolset (issue 19): attaching a project's ontology
+//! Use cases of the `ontology` toolset (docs/ontology.md): attaching a project's ontology
 //! repository and syncing it ([`sync`]), the read path ([`read`]: discover, read,
 //! query, traverse), proposals and hypothetical axioms checked by the reasoner
 //! ([`propose`]), a checked proposal's term id, commit, branch and row ([`stage`]),

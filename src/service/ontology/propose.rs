@@ -53,7 +53,7 @@ fn each_one_line<'a>(parameter: &str, values: impl IntoIterator<Item = &'a Strin
     values.into_iter().try_for_each(|v| one_line(parameter, v))
 }
 
-/// Who proposes, and why (the spec's `AgentContext`).
+/// Who proposes, and why (`AgentContext`, docs/ontology.md, proposals).
 #[derive(Debug, Clone)]
 pub struct AgentContext {
     pub agent_id: String,
@@ -64,7 +64,7 @@ pub struct AgentContext {
     pub confidence: f64,
 }
 
-/// A new class (the spec's `NoteProposal`).
+/// A new class (`NoteProposal`, docs/ontology.md, proposals).
 #[derive(Debug, Clone, Default)]
 pub struct NoteProposal {
     pub preferred_term: String,
@@ -80,7 +80,7 @@ pub struct NoteProposal {
     pub alt_terms: Vec<String>,
 }
 
-/// Changes to an existing page (the spec's `NoteAmendment`).
+/// Changes to an existing page (`NoteAmendment`, docs/ontology.md, proposals).
 #[derive(Debug, Clone, Default)]
 pub struct Amendment {
     pub add_relationships: Vec<(String, Vec<String>)>,
@@ -717,7 +717,7 @@ pub async fn amend(
     .await
 }
 
-/// One hypothetical axiom (the spec's `AxiomInput`).
+/// One hypothetical axiom (`AxiomInput`, docs/ontology.md, hypothetical axioms).
 #[derive(Debug, Clone)]
 pub struct AxiomInput {
     pub axiom_type: String,

@@ -57,7 +57,8 @@ pub struct Discovered {
     pub semantic: Option<&'static str>,
 }
 
-/// `ontology_discover`: the spec's algorithm.
+/// `ontology_discover`: seeds by keyword, by meaning when no class is named outright,
+/// then the discovery (docs/ontology.md, discovery).
 pub async fn discover(
     app: &App,
     project_id: &str,

@@ -38,8 +38,8 @@ use crate::git::{check_branch, check_path, GitCli, Signature};
 use crate::service::App;
 use crate::store::ontology as db;
 
-/// The spec's pull request body: the task, the affected classes, the consistency
-/// report, the quality assessment and the diff.
+/// The pull request body (docs/ontology.md, the pull request body): the task, the
+/// affected classes, the consistency report, the quality assessment and the diff.
 pub fn report(
     operation: &str,
     agent: &AgentContext,
