@@ -23,20 +23,9 @@ const ATOMS: usize = 100_000;
 const SUBJECTS: usize = 2_000;
 const REFERENCES: usize = 10_000;
 
-/// SplitMix64, so every run measures the same memory.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
+/// The tests' and benches' one seeded generator: the same data every run.
+fn seeded(seed: u64) -> fastrand::Rng {
+    fastrand::Rng::with_seed(seed)
 }
 
 fn day(n: usize) -> OffsetDateTime {
@@ -76,7 +65,7 @@ fn details(t: MemoryAtomType) -> AtomDetails {
 /// over 25 predicates, mostly ACTIVE with sources, a tenth of them new drafts, some
 /// on keys already held.
 fn memory(seed: u64) -> Snapshot {
-    let mut r = Rng(seed);
+    let mut r = seeded(seed);
     let mut s = Snapshot::default();
     for i in 0..SUBJECTS {
         let kind = match i % 10 {
@@ -135,8 +124,8 @@ fn memory(seed: u64) -> Snapshot {
     ];
     for i in 0..ATOMS {
         let t = types[i % types.len()];
-        let about = SubjectId(r.below(SUBJECTS) as u128 + 1);
-        let recorded = day(r.below(400));
+        let about = SubjectId(r.usize(..SUBJECTS) as u128 + 1);
+        let recorded = day(r.usize(..400));
         let status = if i % 10 == 0 {
             MemoryStatus::Draft
         } else {
@@ -150,8 +139,8 @@ fn memory(seed: u64) -> Snapshot {
                 i % 25,
                 i % 7
             ),
-            predicate: (i % 5 != 0).then(|| predicates[r.below(predicates.len())].clone()),
-            value: Some(AtomValue::Text(format!("{}", r.below(4)))),
+            predicate: (i % 5 != 0).then(|| predicates[r.usize(..predicates.len())].clone()),
+            value: Some(AtomValue::Text(format!("{}", r.usize(..4)))),
             about: Some(about),
             context: Context::Global,
             status,
@@ -176,7 +165,7 @@ fn memory(seed: u64) -> Snapshot {
         };
         a.claim_key = ClaimKey::of(&a).map(|k| k.canonical());
         s.atoms.push(a);
-        let r1 = ReferenceId(r.below(REFERENCES) as u128 + 1);
+        let r1 = ReferenceId(r.usize(..REFERENCES) as u128 + 1);
         s.edges.push(MemoryEdge::new(
             NodeRef::Atom(AtomId(1_000_000 + i as u128)),
             EdgeKind::FromSource,
@@ -185,7 +174,7 @@ fn memory(seed: u64) -> Snapshot {
     }
     for i in 0..5_000 {
         let p = SubjectId((i % 400) as u128 * 10 + 2);
-        let l = SubjectId(r.below(SUBJECTS) as u128 + 1);
+        let l = SubjectId(r.usize(..SUBJECTS) as u128 + 1);
         if p != l {
             s.edges.push(MemoryEdge::new(
                 NodeRef::Subject(p),

@@ -14,20 +14,9 @@ use cairn::domain::ontology::ofn::{read_ofn, write_ofn};
 use cairn::domain::ontology::reasoner::{classify, diff};
 use std::time::{Duration, Instant};
 
-/// SplitMix64, seeded: the same ontology every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
+/// The tests' and benches' one seeded generator: the same data every run.
+fn seeded(seed: u64) -> fastrand::Rng {
+    fastrand::Rng::with_seed(seed)
 }
 
 const PROPS: [&str; 5] = [
@@ -48,7 +37,7 @@ fn class(i: usize) -> String {
 /// twenty, `partOf` transitive, `locatedIn ∘ partOf ⊑ locatedIn`, `dependsOn ⊑
 /// relatedTo`, and a domain and a range.
 fn generate(n: usize, seed: u64) -> Ontology {
-    let mut rng = Rng(seed);
+    let mut rng = seeded(seed);
     let mut o = Ontology::new();
     for i in 0..n {
         o.declare(&class(i), EntityKind::Class).unwrap();
@@ -78,7 +67,7 @@ fn generate(n: usize, seed: u64) -> Ontology {
         for _ in 0..2 {
             let lo = p0.saturating_sub(16);
             let hi = (p0 + 16).min(i - 1);
-            let p = lo + rng.below(hi - lo + 1);
+            let p = lo + rng.usize(..=hi - lo);
             if !parents.contains(&p) {
                 parents.push(p);
             }
@@ -86,20 +75,20 @@ fn generate(n: usize, seed: u64) -> Ontology {
         for &p in &parents {
             add(&mut o, Axiom::SubClassOf(c(i), c(p)));
         }
-        let k = rng.below(PROPS.len());
+        let k = rng.usize(..PROPS.len());
         let target = if k == 0 {
             let lo = p0.saturating_sub(8);
-            lo + rng.below(p0 + 8 - lo + 1).min(i - 1 - lo)
+            lo + rng.usize(..=p0 + 8 - lo).min(i - 1 - lo)
         } else {
-            rng.below(n)
+            rng.usize(..n.max(1))
         };
         add(
             &mut o,
             Axiom::SubClassOf(c(i), ClassExpr::some(PROPS[k], c(target))),
         );
         if i % 20 == 0 {
-            let r = PROPS[rng.below(PROPS.len())];
-            let def = ClassExpr::And(vec![c(p0), ClassExpr::some(r, c(rng.below(n)))]);
+            let r = PROPS[rng.usize(..PROPS.len())];
+            let def = ClassExpr::And(vec![c(p0), ClassExpr::some(r, c(rng.usize(..n.max(1))))]);
             add(&mut o, Axiom::EquivalentClasses(vec![c(i), def]));
         }
     }

@@ -134,20 +134,9 @@ const RELS: [&str; 5] = [
     "relates-to",
 ];
 
-/// SplitMix64, seeded: the same ontology every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
+/// The tests' and benches' one seeded generator: the same data every run.
+fn seeded(seed: u64) -> fastrand::Rng {
+    fastrand::Rng::with_seed(seed)
 }
 
 fn title(i: usize) -> String {
@@ -164,7 +153,7 @@ fn iri(i: usize) -> String {
 
 /// The generated pages: (file name, text).
 fn pages() -> Vec<(String, String)> {
-    let mut rng = Rng(42);
+    let mut rng = seeded(42);
     let mut out = Vec::with_capacity(classes() + 1);
     for i in 0..classes() {
         let d = DOMAINS[i % 3];
@@ -175,7 +164,7 @@ fn pages() -> Vec<(String, String)> {
             for _ in 0..2 {
                 let lo = p0.saturating_sub(16);
                 let hi = (p0 + 16).min(i - 1);
-                let p = lo + rng.below(hi - lo + 1);
+                let p = lo + rng.usize(..=hi - lo);
                 if !parents.contains(&p) {
                     parents.push(p);
                 }
@@ -204,14 +193,14 @@ fn pages() -> Vec<(String, String)> {
         }
         t.push_str(&format!(
             "    - quality-score:: 0.{}\n    - authority-score:: 0.{}\n    - maturity:: stable\n",
-            50 + rng.below(50),
-            40 + rng.below(60)
+            50 + rng.usize(..50),
+            40 + rng.usize(..60)
         ));
         if i > 0 {
-            let target = rng.below(classes());
+            let target = rng.usize(..classes().max(1));
             t.push_str(&format!(
                 "    - {}:: [[{}]]\n",
-                RELS[rng.below(RELS.len())],
+                RELS[rng.usize(..RELS.len())],
                 title(target)
             ));
         }
@@ -223,7 +212,7 @@ fn pages() -> Vec<(String, String)> {
             t.push_str(&format!(
                 "    - owl:equivalentClass:: [[{}]] and (core:requires some [[{}]])\n",
                 title((i - 1) / 10),
-                title(rng.below(classes()))
+                title(rng.usize(..classes().max(1)))
             ));
         }
         out.push((format!("{}.md", title(i)), t));
@@ -378,9 +367,11 @@ fn main() {
         "re-classified, one page row written",
     );
 
-    let mut rng = Rng(7);
+    let mut rng = seeded(7);
     let samples = 200;
-    let terms: Vec<String> = (0..samples).map(|_| title(rng.below(classes()))).collect();
+    let terms: Vec<String> = (0..samples)
+        .map(|_| title(rng.usize(..classes().max(1))))
+        .collect();
     // The first call after a sync builds nothing (the sync left its index cached).
     let (v, cpu) = timed(&mut s, samples, |s, i| {
         s.call_line(
@@ -422,15 +413,15 @@ fn main() {
         .map(|i| match i % 5 {
             0 => format!(
                 "MATCH (c {{iri: '{}'}})-[:SUBCLASS_OF]->(p) RETURN p.iri, p.preferredTerm",
-                iri(rng.below(classes()))
+                iri(rng.usize(..classes().max(1)))
             ),
             1 => format!(
                 "MATCH (c:`{}`) RETURN count(c)",
-                iri(rng.below(200.min(classes())))
+                iri(rng.usize(..(200.min(classes())).max(1)))
             ),
             2 => format!(
                 "MATCH (a {{iri: '{}'}})-[:HAS_PART|REQUIRES|ENABLES]->(b) RETURN b.preferredTerm",
-                iri(rng.below(classes()))
+                iri(rng.usize(..classes().max(1)))
             ),
             3 => format!(
                 "MATCH (c:OwlClass) WHERE c.preferredTerm STARTS WITH '{}' RETURN c.iri LIMIT 10",
@@ -438,7 +429,7 @@ fn main() {
             ),
             _ => format!(
                 "MATCH (c {{iri: '{}'}})-[:SUBCLASS_OF*1..3]->(a) RETURN DISTINCT a.iri",
-                iri(rng.below(classes()))
+                iri(rng.usize(..classes().max(1)))
             ),
         })
         .collect();

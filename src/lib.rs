@@ -19,6 +19,7 @@
 
 #![deny(unsafe_code)]
 
+pub mod cli;
 pub mod config;
 pub mod domain;
 pub mod embed;

@@ -299,9 +299,6 @@ mod tests {
     }
 
     #[test]
-    fn paths_stay_inside() {}
-
-    #[test]
     fn anchors() {
         assert!(valid_anchor("## Design"));
         assert!(!valid_anchor("Design"));

@@ -204,7 +204,7 @@ fn wrap_into(out: &mut String, text: &str, first: &str, rest: &str) {
 /// a few edits away (`get_next_tsk`). Case and `-` for `_` do not count.
 pub fn close_names<'a>(typed: &str, names: &[&'a str]) -> Vec<&'a str> {
     // A name is at most a few dozen characters; a longer input is no typo of one.
-    let typed: Vec<char> = typed
+    let typed: String = typed
         .chars()
         .take(64)
         .map(|c| {
@@ -215,34 +215,17 @@ pub fn close_names<'a>(typed: &str, names: &[&'a str]) -> Vec<&'a str> {
             }
         })
         .collect();
-    let typed_s: String = typed.iter().collect();
+    let width = typed.chars().count();
     let mut scored: Vec<(usize, &str)> = names
         .iter()
         .filter_map(|&n| {
-            let name: Vec<char> = n.chars().collect();
-            let d = distance(&typed, &name);
-            let contains = typed.len() >= 3 && (n.contains(&typed_s) || typed_s.contains(n));
-            (contains || d <= (typed.len() / 3).max(2)).then_some((d, n))
+            let d = strsim::levenshtein(&typed, n);
+            let contains = width >= 3 && (n.contains(&typed) || typed.contains(n));
+            (contains || d <= (width / 3).max(2)).then_some((d, n))
         })
         .collect();
     scored.sort();
     scored.into_iter().take(5).map(|(_, n)| n).collect()
-}
-
-/// Levenshtein distance: the fewest single-character insertions, deletions and
-/// substitutions that turn `a` into `b`.
-fn distance(a: &[char], b: &[char]) -> usize {
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitute = prev[j] + usize::from(ca != cb);
-            cur[j + 1] = substitute.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]
@@ -271,20 +254,6 @@ mod tests {
         assert!(close_names("frobnicate", NAMES).is_empty());
         assert!(close_names("", NAMES).len() <= 5);
         assert!(close_names(&"x".repeat(10_000), NAMES).is_empty());
-    }
-
-    #[test]
-    fn distance_counts_edits() {
-        let d = |a: &str, b: &str| {
-            distance(
-                &a.chars().collect::<Vec<_>>(),
-                &b.chars().collect::<Vec<_>>(),
-            )
-        };
-        assert_eq!(d("", ""), 0);
-        assert_eq!(d("abc", ""), 3);
-        assert_eq!(d("kitten", "sitting"), 3);
-        assert_eq!(d("query", "query"), 0);
     }
 
     #[test]

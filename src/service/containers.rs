@@ -353,6 +353,22 @@ pub async fn task_counts(app: &App, ct: ContainerType, id: &str) -> Result<Vec<(
     Ok(item::task_counts(&mut c, column, id).await?)
 }
 
+/// [`task_counts`] of many projects or features, in one query: by id (a container
+/// without tasks is absent).
+pub async fn task_counts_of(
+    app: &App,
+    ct: ContainerType,
+    ids: &[String],
+) -> Result<std::collections::HashMap<String, Vec<(String, i64)>>> {
+    let mut c = app.store.read().await?;
+    let column = if ct == ContainerType::Project {
+        "project_id"
+    } else {
+        "feature_id"
+    };
+    Ok(item::task_counts_of(&mut c, column, ids).await?)
+}
+
 pub struct SearchQuery {
     pub query: Option<String>,
     pub statuses: Vec<Status>,

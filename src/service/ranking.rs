@@ -440,15 +440,9 @@ mod tests {
 
     #[test]
     fn fused_scores_stay_below_an_exact_name_and_grow_with_both_signals() {
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = || {
-            // SplitMix64, mapped to [-1, 1].
-            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            ((z ^ (z >> 31)) as f64 / u64::MAX as f64) * 2.0 - 1.0
-        };
+        let mut rng = fastrand::Rng::with_seed(0x9e37_79b9_7f4a_7c15);
+        // Uniform in [-1, 1].
+        let mut next = || rng.f64() * 2.0 - 1.0;
         for _ in 0..10_000 {
             let (c, l, d) = (next() as f32, next().abs(), next().abs() * 0.1);
             for all_words in [true, false] {

@@ -433,6 +433,32 @@ pub async fn task_counts(
         .await?)
 }
 
+/// [`task_counts`] for many containers in one query: by container id, counts per
+/// status in status order (a container without tasks is absent).
+pub async fn task_counts_of(
+    conn: &mut Conn,
+    column: &'static str,
+    ids: &[String],
+) -> Result<std::collections::HashMap<String, Vec<(String, i64)>>> {
+    let mut by: std::collections::HashMap<String, Vec<(String, i64)>> = Default::default();
+    // SQLite binds at most 32,766 parameters per statement; a page asks for far fewer.
+    for chunk in ids.chunks(10_000) {
+        let sql = format!(
+            "SELECT {column}, status, COUNT(*) FROM tasks WHERE {column} IN ({}) \
+             GROUP BY {column}, status ORDER BY {column}, status",
+            placeholders(chunk.len())
+        );
+        let mut q = sqlx::query_as::<_, (String, String, i64)>(AssertSqlSafe(sql));
+        for id in chunk {
+            q = q.bind(id);
+        }
+        for (id, status, n) in q.fetch_all(conn.db()).await? {
+            by.entry(id).or_default().push((status, n));
+        }
+    }
+    Ok(by)
+}
+
 pub async fn count_children(
     conn: &mut Conn,
     table: &'static str,

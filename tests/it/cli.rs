@@ -451,13 +451,29 @@ fn help_works_and_serve_on_a_terminal_says_what_it_waits_for() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("util-linux script runs");
-    std::thread::sleep(std::time::Duration::from_secs(2));
+    // The terminal's output (the server's stderr) is read as it comes.
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
+    let reader = {
+        let seen = seen.clone();
+        let mut stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            use std::io::Read;
+            let mut buf = [0u8; 4096];
+            while let Ok(n @ 1..) = stdout.read(&mut buf) {
+                seen.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        })
+    };
+    let said = || String::from_utf8_lossy(&seen.lock().unwrap()).to_string();
+    crate::harness::eventually_blocking("serve says what it waits for", 60, || {
+        said().contains("mcp add")
+    });
     // Ctrl-D on the terminal ends the server's stdin.
     use std::io::Write;
     let _ = child.stdin.take().unwrap().write_all(b"\x04");
     let out = child.wait_with_output().unwrap();
-    let all =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    reader.join().unwrap();
+    let all = said() + &String::from_utf8_lossy(&out.stderr);
     assert!(
         all.contains("waits for an MCP client") && all.contains("mcp add"),
         "{all}"

@@ -35,6 +35,9 @@ DEFAULT_RETRIES = 3
 
 /// A server whose config file names `servers` (`py = \"pylsp\"` lines), bound to `repo`.
 pub async fn with_servers(repo: Repo, servers: &str) -> (TempDir, Code) {
+    if servers.contains("\"pylsp\"") {
+        crate::harness::need("pylsp", "Debian's python3-pylsp");
+    }
     let dir = TempDir::new();
     let cfg = dir.path().join("config.toml");
     std::fs::write(&cfg, format!("[lsp]\n{servers}\n")).unwrap();
@@ -672,6 +675,10 @@ async fn python_is_served_without_configuration() {
 /// `scripts/test.sh`), found on PATH: name paths anchor real methods.
 #[tokio::test]
 async fn typescript_symbols_by_name_path() {
+    crate::harness::need(
+        "typescript-language-server",
+        "typescript-language-server and typescript@5 from npm",
+    );
     let repo = Repo::new();
     repo.write(
         "src/adapters.ts",

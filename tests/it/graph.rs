@@ -1,20 +1,22 @@
-//! The knowledge graph through MCP: atoms and molecules with every rule of docs/graph.md,
-//! the changelog, path context (snapshots of a fixture graph), the orchestrator
-//! hooks, the cache across processes, and the skills served as prompts.
+//! The knowledge graph through MCP: atoms and molecules with every rule of
+//! docs/graph.md, path context (snapshots of a fixture graph), the matcher patched in
+//! place, absolute paths. Search and the changelog are in `graph_search.rs`, the
+//! agent's loop and the skills in `graph_agent.rs`.
 
 use serde_json::{json, Value};
 
-use crate::harness::{id_of, Cairn, TempDir};
+use crate::graph_search::shared;
+use crate::harness::{id_of, Cairn};
 
 /// A project with one task to attribute graph writes to.
-struct Fixture {
-    c: Cairn,
-    project: String,
-    task: String,
+pub(crate) struct Fixture {
+    pub(crate) c: Cairn,
+    pub(crate) project: String,
+    pub(crate) task: String,
 }
 
 impl Fixture {
-    async fn new() -> Fixture {
+    pub(crate) async fn new() -> Fixture {
         let c = Cairn::start().await;
         let project = c.project("Shop").await;
         let task = id_of(
@@ -24,7 +26,7 @@ impl Fixture {
         Fixture { c, project, task }
     }
 
-    async fn molecule(&self, name: &str, knowledge: &str) -> Value {
+    pub(crate) async fn molecule(&self, name: &str, knowledge: &str) -> Value {
         self.c
             .ok(
                 "manage_graph",
@@ -35,7 +37,7 @@ impl Fixture {
             .clone()
     }
 
-    async fn atom(
+    pub(crate) async fn atom(
         &self,
         name: &str,
         paths: &[&str],
@@ -51,7 +53,7 @@ impl Fixture {
     }
 
     /// The atom as `get` answers it (write answers carry no knowledge text).
-    async fn get_atom(&self, id: &str) -> Value {
+    pub(crate) async fn get_atom(&self, id: &str) -> Value {
         self.c
             .ok(
                 "query_graph",
@@ -61,7 +63,7 @@ impl Fixture {
             .clone()
     }
 
-    async fn context(&self, paths: &str) -> Value {
+    pub(crate) async fn context(&self, paths: &str) -> Value {
         self.c
             .ok(
                 "query_graph",
@@ -70,13 +72,13 @@ impl Fixture {
             .await
     }
 
-    fn create_atom_args(&self, paths: Value) -> Value {
+    pub(crate) fn create_atom_args(&self, paths: Value) -> Value {
         json!({"operation":"create","entityType":"atom","projectId":self.project,"name":"A",
                "paths":paths,"createdByTaskId":self.task})
     }
 }
 
-fn names(v: &Value) -> Vec<String> {
+pub(crate) fn names(v: &Value) -> Vec<String> {
     v.as_array()
         .unwrap()
         .iter()
@@ -85,7 +87,7 @@ fn names(v: &Value) -> Vec<String> {
 }
 
 /// The payments fixture (docs/graph.md): two molecules, overlapping atoms, an orphan.
-async fn payments(f: &Fixture) -> (String, String, String, String, String) {
+pub(crate) async fn payments(f: &Fixture) -> (String, String, String, String, String) {
     let pay = id_of(
         &f.molecule(
             "Payment Domain",
@@ -675,145 +677,6 @@ async fn reassigning_and_detaching_an_atoms_molecule() {
 }
 
 #[tokio::test]
-async fn search_filters_by_text_molecule_and_orphans_with_pages() {
-    let f = Fixture::new().await;
-    let (pay, ..) = payments(&f).await;
-    let s = |extra: Value| {
-        let mut a = json!({"operation":"search","entityType":"atom","projectId":f.project});
-        for (k, v) in extra.as_object().unwrap() {
-            a[k] = v.clone();
-        }
-        a
-    };
-    let all = f.c.ok("query_graph", s(json!({}))).await;
-    assert_eq!(all["total"], json!(4));
-    assert_eq!(
-        names(&all["items"]),
-        vec![
-            "Checkout Page",
-            "Retry Utilities",
-            "Stripe Integration",
-            "Webhook Handlers"
-        ]
-    );
-    let q =
-        f.c.ok("query_graph", s(json!({"query":"stripe SDK"})))
-            .await;
-    assert_eq!(names(&q["items"]), vec!["Stripe Integration"]);
-    let by_mol = f.c.ok("query_graph", s(json!({"moleculeId":pay}))).await;
-    assert_eq!(by_mol["total"], json!(2));
-    let orphans = f.c.ok("query_graph", s(json!({"orphansOnly":true}))).await;
-    assert_eq!(names(&orphans["items"]), vec!["Retry Utilities"]);
-    let page =
-        f.c.ok("query_graph", s(json!({"limit":3,"offset":2})))
-            .await;
-    assert_eq!(
-        names(&page["items"]),
-        vec!["Stripe Integration", "Webhook Handlers"]
-    );
-    assert_eq!(page["hasMore"], json!(false));
-    // LIKE wildcards in the query are literal.
-    let none = f.c.ok("query_graph", s(json!({"query":"%"}))).await;
-    assert_eq!(none["total"], json!(0));
-    let mols = f
-        .c
-        .ok("query_graph", json!({"operation":"search","entityType":"molecule","projectId":f.project,"query":"stripe"}))
-        .await;
-    assert_eq!(names(&mols["items"]), vec!["Payment Domain"]);
-    f.c.err(
-        "query_graph",
-        json!({"operation":"search","entityType":"atom"}),
-        "VALIDATION_ERROR",
-    )
-    .await;
-    f.c.err(
-        "query_graph",
-        s(json!({"orphansOnly":true,"moleculeId":pay})),
-        "VALIDATION_ERROR",
-    )
-    .await;
-    f.c.stop().await;
-}
-
-#[tokio::test]
-async fn changelog_is_append_only_newest_first_and_paged() {
-    let f = Fixture::new().await;
-    let a = id_of(&f.atom("A", &["a/**"], None, "").await);
-    for i in 0..7 {
-        f.c.ok("manage_changelog", json!({"operation":"append","parentType":"atom","parentId":a,"taskId":f.task,"summary":format!("change {i}")}))
-            .await;
-    }
-    let p =
-        f.c.ok(
-            "manage_changelog",
-            json!({"operation":"search","parentType":"atom","parentId":a,"limit":3,"offset":1}),
-        )
-        .await;
-    let s: Vec<&str> = p["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["summary"].as_str().unwrap())
-        .collect();
-    assert_eq!(s, vec!["change 5", "change 4", "change 3"]);
-    assert_eq!(p["total"], json!(7));
-    assert_eq!(p["hasMore"], json!(true));
-    // Shallow: get shows the newest 5 by default, changelogLimit changes it, and
-    // includeChangelog=false leaves it out.
-    let g =
-        f.c.ok(
-            "query_graph",
-            json!({"operation":"get","entityType":"atom","id":a}),
-        )
-        .await;
-    assert_eq!(g["atom"]["changelog"].as_array().unwrap().len(), 5);
-    assert_eq!(g["atom"]["changelog"][0]["summary"], json!("change 6"));
-    let g =
-        f.c.ok(
-            "query_graph",
-            json!({"operation":"get","entityType":"atom","id":a,"changelogLimit":2}),
-        )
-        .await;
-    assert_eq!(g["atom"]["changelog"].as_array().unwrap().len(), 2);
-    let g =
-        f.c.ok(
-            "query_graph",
-            json!({"operation":"get","entityType":"atom","id":a,"includeChangelog":false}),
-        )
-        .await;
-    assert_eq!(g["atom"]["changelog"], json!([]));
-    // The rules: parent and task must exist, summary 1 byte..4 KB.
-    let ghost = "0192f000-0000-7000-8000-00000000dead";
-    let ap = |parent: &str, task: &str, summary: &str| json!({"operation":"append","parentType":"atom","parentId":parent,"taskId":task,"summary":summary});
-    f.c.err("manage_changelog", ap(ghost, &f.task, "x"), "NOT_FOUND")
-        .await;
-    f.c.err("manage_changelog", ap(&a, ghost, "x"), "NOT_FOUND")
-        .await;
-    f.c.err(
-        "manage_changelog",
-        ap(&a, &f.task, "   "),
-        "VALIDATION_ERROR",
-    )
-    .await;
-    f.c.err(
-        "manage_changelog",
-        ap(&a, &f.task, &"s".repeat(4097)),
-        "VALIDATION_ERROR",
-    )
-    .await;
-    f.c.ok("manage_changelog", ap(&a, &f.task, &"s".repeat(4096)))
-        .await;
-    // Entries cannot be edited: there is no such operation.
-    f.c.err(
-        "manage_changelog",
-        json!({"operation":"update","parentType":"atom","parentId":a}),
-        "VALIDATION_ERROR",
-    )
-    .await;
-    f.c.stop().await;
-}
-
-#[tokio::test]
 async fn deleting_a_project_removes_its_graph() {
     let f = Fixture::new().await;
     let (pay, gateway, ..) = payments(&f).await;
@@ -855,233 +718,6 @@ async fn deleting_a_project_removes_its_graph() {
         assert_eq!(n, 0, "{t} keeps {n} row(s)");
     }
     f.c.stop().await;
-}
-
-/// Two servers, A and B, on one database file (which lives as long as the first
-/// value), and a project with a task that A created.
-async fn shared() -> (TempDir, Cairn, Cairn, String, String) {
-    let dir = TempDir::new();
-    let db = dir.path().join("shared.db");
-    let a = Cairn::on(&db, &[]).await;
-    let b = Cairn::on(&db, &[]).await;
-    let project = a.project("P").await;
-    let task = id_of(&a.task(json!({"title":"t","projectId":project})).await);
-    (dir, a, b, project, task)
-}
-
-#[tokio::test]
-async fn context_sees_writes_made_by_another_server_on_the_same_file() {
-    let (_dir, a, b, project, task) = shared().await;
-    let args = json!({"operation":"context","projectId":project,"paths":"src/x/y.ts"});
-    async fn ctx_of(c: &Cairn, args: &Value) -> Value {
-        c.ok("query_graph", args.clone()).await
-    }
-    let ctx = |c| ctx_of(c, &args);
-    // A caches an empty graph; B writes; A must see B's atom.
-    assert_eq!(ctx(&a).await["unmatchedPaths"], json!(["src/x/y.ts"]));
-    let atom = b
-        .ok(
-            "manage_graph",
-            json!({"operation":"create","entityType":"atom","projectId":project,"name":"X",
-                                   "paths":"[\"src/x/**\"]","createdByTaskId":task}),
-        )
-        .await["atom"]
-        .clone();
-    assert_eq!(names(&ctx(&a).await["orphanAtoms"]), vec!["X"]);
-    // B narrows the pattern; A's cached matcher must not keep the old one.
-    b.ok(
-        "manage_graph",
-        json!({"operation":"update","entityType":"atom","id":id_of(&atom),"version":1,
-                                "lastTaskId":task,"paths":"[\"src/x/*.rs\"]"}),
-    )
-    .await;
-    assert_eq!(ctx(&a).await["unmatchedPaths"], json!(["src/x/y.ts"]));
-    // And a delete by B.
-    b.ok(
-        "manage_graph",
-        json!({"operation":"update","entityType":"atom","id":id_of(&atom),"version":2,
-                                "lastTaskId":task,"paths":"[\"src/**\"]"}),
-    )
-    .await;
-    assert_eq!(names(&ctx(&a).await["orphanAtoms"]), vec!["X"]);
-    b.ok(
-        "manage_graph",
-        json!({"operation":"delete","entityType":"atom","id":id_of(&atom),"version":3}),
-    )
-    .await;
-    assert_eq!(ctx(&a).await["orphanAtoms"], json!([]));
-    a.stop().await;
-    b.stop().await;
-}
-
-#[tokio::test]
-async fn whole_agent_loop_from_planning_to_graph_hints() {
-    let c = Cairn::start().await;
-    let project = c.project("Shop").await;
-    let feature = c.feature(&project, "Refunds").await;
-    let task = c
-        .task(json!({"title":"Refund webhook","featureId":feature}))
-        .await;
-    let task_id = id_of(&task);
-    // The built-in template gives the task a Context Files section.
-    c.ok("apply_template", json!({"templateId":"0192f000-0000-7000-8000-000000000001","entityType":"TASK","entityId":task_id}))
-        .await;
-    let secs = c
-        .ok(
-            "query_sections",
-            json!({"entityType":"TASK","entityId":task_id}),
-        )
-        .await;
-    let files = secs["sections"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["title"] == json!("Context Files"))
-        .expect("Context Files section")
-        .clone();
-    c.ok(
-        "manage_sections",
-        json!({"operation":"updateText","sectionId":id_of(&files),"version":files["version"],
-               "content":"- `src/payments/webhook-refund.ts` (new handler)\nsrc/payments/stripe-gateway.ts:120, docs/refunds.md\n# not a path"}),
-    )
-    .await;
-    let m = c
-        .ok("manage_graph", json!({"operation":"create","entityType":"molecule","projectId":project,"name":"Payments",
-                                   "knowledge":"Stripe is the only gateway","createdByTaskId":task_id}))
-        .await["molecule"]
-        .clone();
-    let atom = c
-        .ok("manage_graph", json!({"operation":"create","entityType":"atom","projectId":project,"name":"Webhooks",
-                                   "moleculeId":id_of(&m),"paths":"[\"src/payments/webhook-*.ts\",\"src/payments/stripe-*.ts\"]",
-                                   "knowledge":"Handlers are idempotent","createdByTaskId":task_id}))
-        .await["atom"]
-        .clone();
-    // Discovery: the task with its graph context.
-    let g = c
-        .ok("query_container", json!({"operation":"get","containerType":"task","id":task_id,"includeSections":true,"includeGraphContext":true}))
-        .await;
-    let gc = &g["graphContext"];
-    assert_eq!(
-        gc["paths"],
-        json!([
-            "src/payments/webhook-refund.ts",
-            "src/payments/stripe-gateway.ts",
-            "docs/refunds.md"
-        ])
-    );
-    assert_eq!(gc["molecules"][0]["name"], json!("Payments"));
-    assert_eq!(
-        gc["molecules"][0]["atoms"][0]["matchedPaths"],
-        json!([
-            "src/payments/webhook-refund.ts",
-            "src/payments/stripe-gateway.ts"
-        ])
-    );
-    assert_eq!(gc["unmatchedPaths"], json!(["docs/refunds.md"]));
-    // Its budget: the default 4,000 tokens holds this, one token leaves the atom out
-    // and says so, 0 asks for everything; alone, maxTokens is refused.
-    assert_eq!(gc["budget"]["maxTokens"], json!(4000), "{gc:#}");
-    let tight = c
-        .ok("query_container", json!({"operation":"get","containerType":"task","id":task_id,"includeGraphContext":true,"maxTokens":1}))
-        .await;
-    let omitted = &tight["graphContext"]["budget"]["omittedAtoms"];
-    assert_eq!(omitted[0]["name"], json!("Webhooks"), "{tight:#}");
-    let all = c
-        .ok("query_container", json!({"operation":"get","containerType":"task","id":task_id,"includeGraphContext":true,"maxTokens":0}))
-        .await;
-    assert!(
-        all["graphContext"].get("budget").is_none_or(Value::is_null),
-        "{all:#}"
-    );
-    assert_eq!(
-        all["graphContext"]["molecules"][0]["atoms"][0]["name"],
-        json!("Webhooks")
-    );
-    c.err(
-        "query_container",
-        json!({"operation":"get","containerType":"task","id":task_id,"maxTokens":100}),
-        "VALIDATION_ERROR",
-    )
-    .await;
-    // Without the flag there is no graph context; on a feature the flag is refused.
-    let plain = c
-        .ok(
-            "query_container",
-            json!({"operation":"get","containerType":"task","id":task_id}),
-        )
-        .await;
-    assert!(plain.get("graphContext").is_none());
-    c.err("query_container", json!({"operation":"get","containerType":"feature","id":feature,"includeGraphContext":true}), "VALIDATION_ERROR").await;
-    // Execution: work, then advance to CLOSED and receive the hints.
-    let started = c.advance("task", &task_id).await;
-    assert!(
-        started.get("graphHints").is_none(),
-        "no hints before a terminal state"
-    );
-    let done = c.advance("task", &task_id).await;
-    assert_eq!(done["newStatus"], json!("CLOSED"));
-    let h = &done["graphHints"];
-    assert_eq!(
-        h["message"],
-        json!("Task completed. Consider updating the knowledge graph.")
-    );
-    assert_eq!(h["suggestedActions"].as_array().unwrap().len(), 4);
-    assert_eq!(h["matchedAtoms"][0]["id"], json!(id_of(&atom)));
-    assert_eq!(h["unmatchedPaths"], json!(["docs/refunds.md"]));
-    // Update the graph, append a changelog entry, and see it inline on the next get.
-    c.ok("manage_changelog", json!({"operation":"append","parentType":"atom","parentId":id_of(&atom),"taskId":task_id,
-                                    "summary":"Refund webhook added; refunds are idempotent by refund id"}))
-        .await;
-    let a = c
-        .ok(
-            "query_graph",
-            json!({"operation":"get","entityType":"atom","id":id_of(&atom)}),
-        )
-        .await;
-    assert_eq!(
-        a["atom"]["changelog"][0]["summary"],
-        json!("Refund webhook added; refunds are idempotent by refund id")
-    );
-    assert_eq!(a["atom"]["changelog"][0]["taskId"], json!(task_id));
-    c.stop().await;
-}
-
-#[tokio::test]
-async fn terminated_tasks_get_no_graph_hints_and_tasks_without_context_files_say_so() {
-    let f = Fixture::new().await;
-    let g = f
-        .c
-        .ok("query_container", json!({"operation":"get","containerType":"task","id":f.task,"includeGraphContext":true}))
-        .await;
-    assert!(g["graphContext"]["note"]
-        .as_str()
-        .unwrap()
-        .contains("Context Files"));
-    let v = f.c.version("task", &f.task).await;
-    let t =
-        f.c.ok(
-            "terminate",
-            json!({"containerType":"task","id":f.task,"version":v,"reason":"dropped"}),
-        )
-        .await;
-    assert!(t.get("graphHints").is_none());
-    // A task closed without a Context Files section still gets the port's hint.
-    let t2 = id_of(&f.c.task(json!({"title":"two","projectId":f.project})).await);
-    f.c.advance("task", &t2).await;
-    let d = f.c.advance("task", &t2).await;
-    assert!(d["graphHints"]["suggestedActions"].is_array());
-    f.c.stop().await;
-}
-
-#[tokio::test]
-async fn graph_hints_are_absent_when_the_graph_toolset_is_not_served() {
-    let dir = TempDir::new();
-    let c = Cairn::on(&dir.path().join("t.db"), &["--toolsets", "tasks"]).await;
-    let t = id_of(&c.task(json!({"title":"t"})).await);
-    c.advance("task", &t).await;
-    let d = c.advance("task", &t).await;
-    assert!(d.get("graphHints").is_none());
-    c.stop().await;
 }
 
 #[tokio::test]
@@ -1131,201 +767,6 @@ async fn context_rejects_bad_requests_clearly() {
     )
     .await;
     f.c.stop().await;
-}
-
-/// Whether `v` is of the JSON type `spec` (a property's schema) declares.
-fn fits_schema(spec: &Value, v: &Value) -> bool {
-    if let Some(alts) = spec["anyOf"].as_array() {
-        return alts.iter().any(|a| fits_schema(a, v));
-    }
-    match spec["type"].as_str() {
-        Some("string") => v.is_string(),
-        Some("integer") => v.is_i64() || v.is_u64(),
-        Some("number") => v.is_number(),
-        Some("boolean") => v.is_boolean(),
-        Some("array") => v
-            .as_array()
-            .is_some_and(|a| a.iter().all(|x| fits_schema(&spec["items"], x))),
-        Some("object") => v.is_object(),
-        _ => true,
-    }
-}
-
-/// A skill's examples run as they are written, with every `…` standing for an id
-/// that does not exist: Cairn's own argument checks (command objects included) must
-/// accept them, so the only failure allowed is `NOT_FOUND`.
-const PLACEHOLDER: &str = "0192f000-0000-7000-8000-00000000e0e0";
-
-#[tokio::test]
-async fn skills_are_served_as_prompts_and_name_real_tools_and_parameters() {
-    let c = Cairn::start().await;
-    let prompts = c.client.list_all_prompts().await.expect("prompts/list");
-    let mut names: Vec<String> = prompts.iter().map(|p| p.name.clone()).collect();
-    names.sort();
-    assert_eq!(
-        names,
-        vec![
-            "cairn-curator",
-            "cairn-discovery",
-            "cairn-execution",
-            "cairn-planning",
-            "cairn-reflection"
-        ]
-    );
-    // Each step's part of the code toolset, taught with an example.
-    let code_tools = [
-        (
-            "cairn-discovery",
-            &["project_overview", "search", "query"][..],
-        ),
-        ("cairn-planning", &["create_entity"][..]),
-        (
-            "cairn-execution",
-            &[
-                "get_changed_files",
-                "analyze_document",
-                "alter_references",
-                "update_entity",
-            ][..],
-        ),
-        // And each step's part of the ontology toolset.
-        (
-            "cairn-discovery",
-            &["ontology_discover", "ontology_read", "ontology_query"][..],
-        ),
-        (
-            "cairn-planning",
-            &["ontology_validate", "ontology_propose"][..],
-        ),
-        (
-            "cairn-execution",
-            &["ontology_propose", "manage_ontology"][..],
-        ),
-    ];
-    // Each step's part of the memory toolset, likewise.
-    let memory_tools = [
-        ("cairn-discovery", &["query_memory"][..]),
-        ("cairn-planning", &["query_memory", "manage_memory"][..]),
-        ("cairn-execution", &["manage_memory", "manage_diary"][..]),
-        (
-            "cairn-curator",
-            &[
-                "curate_memory",
-                "manage_memory",
-                "manage_subject",
-                "manage_diary",
-            ][..],
-        ),
-    ];
-    let tools = c.tools().await;
-    // The reflection prompt is rendered from the diary, not a skill (tests/it/memory.rs).
-    for p in prompts.iter().filter(|p| p.name != "cairn-reflection") {
-        let r = c
-            .client
-            .get_prompt(rmcp::model::GetPromptRequestParams::new(p.name.clone()))
-            .await
-            .expect("prompts/get");
-        let text = serde_json::to_value(&r.messages[0]).unwrap()["content"]["text"]
-            .as_str()
-            .unwrap()
-            .to_string();
-        assert!(text.len() > 500, "{} is a real skill", p.name);
-        // Every `tool` `{json}` example names a served tool, its parameters with their
-        // types and enums, and the parameters it requires.
-        let mut examples: Vec<(String, Value)> = Vec::new();
-        for (i, _) in text.match_indices("` `{") {
-            let before = &text[..i];
-            let tool = &before[before.rfind('`').unwrap() + 1..];
-            let json_start = i + 3;
-            let end = text[json_start..].find("}`").expect("closing") + json_start + 1;
-            let raw = text[json_start..end]
-                .replace('…', PLACEHOLDER)
-                .replace("\n", " ");
-            let args: Value =
-                serde_json::from_str(&raw).unwrap_or_else(|e| panic!("{}: {raw}: {e}", p.name));
-            let t = tools
-                .iter()
-                .find(|t| t.name == tool)
-                .unwrap_or_else(|| panic!("{}: no tool {tool}", p.name));
-            let schema = serde_json::to_value(t.input_schema.as_ref()).unwrap();
-            for (k, v) in args.as_object().unwrap() {
-                let spec = &schema["properties"][k];
-                assert!(spec.is_object(), "{}: {tool} has no parameter {k}", p.name);
-                if let Some(e) = spec["enum"].as_array() {
-                    assert!(
-                        e.contains(v),
-                        "{}: {tool}.{k} = {v} is not an enum value",
-                        p.name
-                    );
-                }
-                assert!(
-                    fits_schema(spec, v),
-                    "{}: {tool}.{k} = {v} is not a {spec}",
-                    p.name
-                );
-            }
-            for k in schema["required"].as_array().into_iter().flatten() {
-                let k = k.as_str().unwrap();
-                assert!(
-                    args.get(k).is_some(),
-                    "{}: {tool} lacks required {k}",
-                    p.name
-                );
-            }
-            examples.push((tool.to_string(), args));
-        }
-        assert!(
-            examples.len() >= 3,
-            "{}: only {} examples",
-            p.name,
-            examples.len()
-        );
-        for (skill, wanted) in code_tools.iter().chain(memory_tools.iter()) {
-            if p.name == *skill {
-                for w in *wanted {
-                    assert!(
-                        examples.iter().any(|(t, _)| t == w),
-                        "{skill} has no example of {w}"
-                    );
-                }
-            }
-        }
-        for (tool, args) in examples {
-            let env = c.call(&tool, args.clone()).await;
-            assert!(
-                env["success"] == json!(true) || env["error"]["code"] == json!("NOT_FOUND"),
-                "{}: {tool} {args} is refused: {env:#}",
-                p.name
-            );
-        }
-    }
-    let bad = c
-        .client
-        .get_prompt(rmcp::model::GetPromptRequestParams::new("nope"))
-        .await;
-    assert!(bad.is_err());
-    c.stop().await;
-}
-
-#[tokio::test]
-async fn tasks_and_graph_tool_definitions_fit_the_token_budget() {
-    let dir = TempDir::new();
-    let c = Cairn::on(&dir.path().join("t.db"), &["--toolsets", "tasks,graph"]).await;
-    let tools: Vec<Value> = c
-        .tools()
-        .await
-        .iter()
-        .map(|t| serde_json::to_value(t).unwrap())
-        .collect();
-    let n = tools.len();
-    let chars = serde_json::to_string(&tools).unwrap().len();
-    // The port's tools/list for the same 26 tools is 22,931 characters.
-    assert_eq!(n, 26);
-    assert!(
-        chars <= 20_000,
-        "tools/list is {chars} characters for {n} tools"
-    );
-    c.stop().await;
 }
 
 #[tokio::test]
@@ -1421,157 +862,6 @@ async fn related_molecules_resolve_to_names_in_get_and_context() {
         json!(true)
     );
     f.c.stop().await;
-}
-
-/// Full-text rows follow text edits and deletes exactly, also after the database file
-/// was vacuumed behind the server's back (the index is keyed by the rows' rowids).
-#[tokio::test]
-async fn search_follows_edits_and_deletes_also_after_vacuum() {
-    let f = Fixture::new().await;
-    let words = [
-        "aardvark", "bonobo", "capybara", "dingo", "echidna", "fennec",
-    ];
-    let mut atoms = Vec::new();
-    for (i, w) in words.iter().enumerate() {
-        let a = f
-            .atom(
-                &format!("Area {i}"),
-                &[&format!("src/area{i}/**")],
-                None,
-                &format!("Handles the {w} flows."),
-            )
-            .await;
-        atoms.push(a);
-    }
-    let find =
-        |q: &str| json!({"operation":"search","entityType":"atom","projectId":f.project,"query":q});
-    let del = |a: &Value| json!({"operation":"delete","entityType":"atom","id":a["id"],"version":a["version"]});
-    // A gap in the rowids, then VACUUM, which may renumber rows without an INTEGER key.
-    f.c.ok("manage_graph", del(&atoms[1])).await;
-    // (PostgreSQL's VACUUM keeps rows where they are; run it there too.)
-    {
-        let mut conn = crate::harness::sql(&f.c.db).await;
-        sqlx::query("VACUUM").execute(&mut conn).await.unwrap();
-    }
-    f.c.ok(
-        "manage_graph",
-        json!({"operation":"update","entityType":"atom","id":atoms[4]["id"],"version":atoms[4]["version"],
-               "lastTaskId":f.task,"knowledge":"Handles the axolotl flows."}),
-    )
-    .await;
-    f.c.ok("manage_graph", del(&atoms[3])).await;
-    let expect = [
-        ("aardvark", vec!["Area 0"]),
-        ("bonobo", vec![]),
-        ("capybara", vec!["Area 2"]),
-        ("dingo", vec![]),
-        ("echidna", vec![]),
-        ("axolotl", vec!["Area 4"]),
-        ("fennec", vec!["Area 5"]),
-    ];
-    for (w, want) in expect {
-        let r = f.c.ok("query_graph", find(w)).await;
-        assert_eq!(names(&r["items"]), want, "search {w}: {r}");
-    }
-    f.c.stop().await;
-}
-
-/// A search also finds atoms by meaning, from vectors a server keeps in memory while
-/// the project's generation stands. An atom another server writes must be seen: its
-/// create moves that generation (through the graph's counter, migration 0010), so the
-/// next search embeds it. The query shares no word with the atom, so only its vector
-/// can find it.
-#[tokio::test]
-async fn search_by_meaning_sees_an_atom_another_server_wrote() {
-    let (_dir, a, b, project, task) = shared().await;
-    let create = |name: &str, knowledge: &str| {
-        json!({"operation":"create","entityType":"atom","projectId":project,"name":name,
-               "paths":format!("[\"src/{}/**\"]", name.to_lowercase()),"knowledge":knowledge,"createdByTaskId":task})
-    };
-    a.ok(
-        "manage_graph",
-        create("Ledger", "Settles the ledger at night."),
-    )
-    .await;
-    let find = json!({"operation":"search","entityType":"atom","projectId":project,
-                      "query":"give money back to customers"});
-    // A's vectors are read now, at this generation.
-    assert_eq!(
-        names(&a.ok("query_graph", find.clone()).await["items"]),
-        Vec::<String>::new()
-    );
-    b.ok(
-        "manage_graph",
-        create("Refunds", "Pays customers back when they cancel an order."),
-    )
-    .await;
-    assert_eq!(
-        names(&a.ok("query_graph", find).await["items"]),
-        vec!["Refunds"]
-    );
-    a.stop().await;
-    b.stop().await;
-}
-
-/// Writes leave the atoms' full-text index alone; the search brings it up to date
-/// first (migration 0011). A search must see what another server on the same file
-/// wrote, edited and deleted. The searched words are ticket codes buried in unrelated
-/// text, which only the full-text index finds (their vectors are not close enough to
-/// the query's).
-#[tokio::test]
-async fn search_sees_atoms_another_server_wrote() {
-    let (_dir, a, b, project, task) = shared().await;
-    let find =
-        |q: &str| json!({"operation":"search","entityType":"atom","projectId":project,"query":q});
-    let text = |code: &str| {
-        format!(
-            "Retries card payments through the gateway after a timeout, then settles the \
-             ledger at night and mails the receipts; see ticket {code}."
-        )
-    };
-    let none = Vec::<String>::new();
-    // A searches first, so its later searches catch up from an index it has read.
-    assert_eq!(
-        names(&a.ok("query_graph", find("qk7zx")).await["items"]),
-        none
-    );
-    let atom = b
-        .ok(
-            "manage_graph",
-            json!({"operation":"create","entityType":"atom","projectId":project,"name":"Q",
-                   "paths":"[\"src/q/**\"]","knowledge":text("qk7zx"),"createdByTaskId":task}),
-        )
-        .await["atom"]
-        .clone();
-    assert_eq!(
-        names(&a.ok("query_graph", find("qk7zx")).await["items"]),
-        vec!["Q"]
-    );
-    b.ok(
-        "manage_graph",
-        json!({"operation":"update","entityType":"atom","id":id_of(&atom),"version":1,
-               "lastTaskId":task,"knowledge":text("wb4vm")}),
-    )
-    .await;
-    assert_eq!(
-        names(&a.ok("query_graph", find("qk7zx")).await["items"]),
-        none
-    );
-    assert_eq!(
-        names(&a.ok("query_graph", find("wb4vm")).await["items"]),
-        vec!["Q"]
-    );
-    b.ok(
-        "manage_graph",
-        json!({"operation":"delete","entityType":"atom","id":id_of(&atom),"version":2}),
-    )
-    .await;
-    assert_eq!(
-        names(&a.ok("query_graph", find("wb4vm")).await["items"]),
-        none
-    );
-    a.stop().await;
-    b.stop().await;
 }
 
 /// Agents work with absolute paths: inside the project's repository they are made

@@ -451,6 +451,42 @@ impl Cairn {
     }
 }
 
+/// Fails a test that needs `program` (a language server, a browser) when it is not
+/// on PATH, saying how to get it: `scripts/test.sh` installs every such program.
+pub fn need(program: &str, what: &str) {
+    let found = std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(program).is_file()));
+    assert!(
+        found,
+        "{program} is not on PATH: run scripts/test.sh, which installs {what}"
+    );
+}
+
+/// Polls `done` every 20 ms until it holds, for at most `secs` seconds; panics
+/// naming `what` when it never does. Tests wait on a condition, never a fixed time.
+pub async fn eventually(what: &str, secs: u64, mut done: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while !done() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what}: not after {secs} s"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// [`eventually`] for a test without a runtime.
+pub fn eventually_blocking(what: &str, secs: u64, mut done: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while !done() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what}: not after {secs} s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 pub fn id_of(v: &Value) -> String {
     v["id"].as_str().expect("id").to_string()
 }

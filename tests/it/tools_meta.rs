@@ -351,8 +351,12 @@ async fn stdio_serves_a_pipe_in_and_a_file_out() {
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    // The first line arrives after the server is waiting for it (an empty pipe).
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // The first line arrives after the server has opened its store and waits on an
+    // empty pipe (on PostgreSQL there is no file to see: the start is not awaited).
+    let db = dir.path().join("file.db");
+    if crate::harness::postgres().is_none() {
+        crate::harness::eventually("the server opens its store", 60, || db.exists()).await;
+    }
     for l in [
         r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"file","version":"0"}}}"#,
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,

@@ -263,13 +263,16 @@ async fn overview(app: &App, a: &Args, ct: ContainerType) -> Result<Reply> {
         let Page::Projects(ps, total) = containers::search(app, ct, &q).await? else {
             return Err(Error::Internal("project search answered items".into()));
         };
-        let mut out = Vec::with_capacity(ps.len());
-        for p in &ps {
-            out.push(
+        let ids: Vec<String> = ps.iter().map(|p| p.id.clone()).collect();
+        let counts = containers::task_counts_of(app, ct, &ids).await?;
+        let out: Vec<Value> = ps
+            .iter()
+            .map(|p| {
+                let mine = counts.get(&p.id).map_or(&[][..], Vec::as_slice);
                 json!({ "id": p.id, "name": p.name, "summary": p.summary, "version": p.version,
-                "taskCounts": json::counts(&containers::task_counts(app, ct, &p.id).await?) }),
-            );
-        }
+                "taskCounts": json::counts(mine) })
+            })
+            .collect();
         return Ok(Reply::new(
             format!("{total} project(s)"),
             json!({ "projects": out, "total": total }),

@@ -108,9 +108,12 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
             .take(PAGE as usize)
             .collect();
         b.push_str("<h2>Features</h2><table><tr><th>Feature</th><th>Status</th><th>Priority</th><th>Tasks</th></tr>");
+        let ids: Vec<String> = shown.iter().map(|f| f.id.clone()).collect();
+        let all = containers::task_counts_of(app, ContainerType::Feature, &ids).await?;
         for f in &shown {
-            let counts = containers::task_counts(app, ContainerType::Feature, &f.id).await?;
-            let counts: Vec<String> = counts
+            let counts: Vec<String> = all
+                .get(&f.id)
+                .map_or(&[][..], Vec::as_slice)
                 .iter()
                 .filter(|(_, n)| *n > 0)
                 .map(|(s, n)| format!("{n} {}", esc(s)))
