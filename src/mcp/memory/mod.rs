@@ -37,7 +37,7 @@ pub const MANAGE_MEMORY: ToolDef = ToolDef {
     toolset: "memory",
     description: concat!(
         "Write memory atoms (typed statements about subjects); a change is a new atom. ",
-        crate::memory_collision_rule!(),
+        cairn_memory::memory_collision_rule!(),
         " ",
         "DRAFT > PROPOSED (a source) > ACTIVE (a doc-grade source, 3 sources or confirmedBy; a Decision: ADR, policy, PR, \
          meeting note or confirmedBy). validate: NEEDS_REVIEW > ACTIVE. resolve: a CONTESTED atom \
