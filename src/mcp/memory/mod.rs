@@ -218,7 +218,7 @@ fn sources(a: &Args) -> Result<Vec<Source>> {
         .map(|(i, m)| {
             if m.len() == 1 {
                 if let Some(Value::String(id)) = m.get("id") {
-                    return crate::domain::id::parse(&format!("sources[{i}].id"), id).map(Source::Existing);
+                    return Ok(Source::Existing(crate::domain::id::parse(&format!("sources[{i}].id"), id)?));
                 }
             }
             if m.contains_key("id") {
@@ -757,7 +757,7 @@ pub async fn reflection_prompt(
             .map(str::trim)
             .filter(|x| !x.is_empty())
             .map(|x| crate::domain::id::parse("ids", x))
-            .collect::<Result<_>>()?,
+            .collect::<Result<_, _>>()?,
         None => vec![],
     };
     let limit = match limit {
