@@ -34,5 +34,6 @@ mod security;
 mod semantic;
 mod semantic_heldout;
 mod templates_tags;
+mod tidy;
 mod tools_meta;
 mod workflow;
