@@ -1,8 +1,11 @@
 //! Cairn: a task-orchestrator MCP server with a persistent memory of the codebase.
 //!
 //! Reading order:
-//! - [`error`]: the one error vocabulary and its envelope codes.
-//! - [`domain`]: plain types and their invariants (no SQL, no MCP).
+//! - [`error`]: the service's error, its envelope codes, and the conversions from the
+//!   domain's and the store's errors.
+//! - [`domain`]: plain types and their invariants (no SQL, no MCP), and the three pure
+//!   cores, crates of their own under `crates/` (`cairn-owl`, `cairn-cypher`,
+//!   `cairn-memory`), re-exported as `domain::ontology`, `ontology_query`, `memory`.
 //! - [`store`]: SQLite or PostgreSQL through sqlx, migrations, the optimistic-locking helper.
 //! - [`service`]: use cases; own transactions and workflow rules.
 //! - [`mcp`]: tool schemas, argument validation, the envelope, the rmcp server.

@@ -9,8 +9,8 @@
 //! for more than one batch.
 //!
 //! Decisions (issue 18, item 7):
-//! - Writes never wait for the model. A write call of the `code` or `graph` toolset
-//!   schedules a background pass; so does a search that answered with texts left
+//! - Writes never wait for the model. A write call of the `code`, `graph`, `ontology`
+//!   or `memory` toolset schedules a background pass; so does a search that answered with texts left
 //!   unembedded. The pass runs once the server has had no call in flight for
 //!   `embed_idle_ms` (1 s), a batch of 8 texts at a time, checking again between
 //!   batches, so a call that arrives waits for one batch at most. Before the model is
