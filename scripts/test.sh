@@ -7,7 +7,8 @@
 # embedding model (into target/test-model) and the Python MCP SDK (into target/py-mcp,
 # when pip can reach its index) — then runs the whole suite on SQLite,
 # and the integration suite again on a throwaway PostgreSQL cluster under target/pg,
-# stopped at the end whatever the outcome. Extra arguments go to both `cargo test`s.
+# stopped at the end whatever the outcome; before the tests, `cargo fmt --check` and
+# clippy with warnings denied. Extra arguments go to both `cargo test`s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 missing=()
@@ -49,7 +50,15 @@ if ! target/py-mcp/bin/python -c 'import mcp' >/dev/null 2>&1; then
   fi
 fi
 export CAIRN_TEST_MODEL_DIR="$PWD/target/test-model"
-env -u CAIRN_TEST_PG cargo test --locked "$@"
+# Formatting and clippy's lints over every crate and target, warnings refused. CI
+# starts from a fresh checkout, so rustup's components are added when missing.
+cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
+cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
+cargo fmt --all --check
+cargo clippy --locked --workspace --all-targets -- -D warnings
+# Every crate of the workspace: the binary's unit and integration tests, and the
+# cores' unit tests (crates/).
+env -u CAIRN_TEST_PG cargo test --locked --workspace "$@"
 # The same integration suite on PostgreSQL: a fresh cluster each run (every test
 # makes a database of its own), fsync off (what is tested is Cairn, not the disk).
 trap 'scripts/pg.sh stop' EXIT

@@ -131,7 +131,7 @@ pub enum Error {
     /// Optimistic-locking failure: the caller read an older version.
     #[error(
         "{entity} {}{id} is at version {current}, you sent {sent}: re-read it and retry",
-        crate::store::quoted(name)
+        crate::domain::text::quoted(name)
     )]
     Conflict {
         entity: &'static str,
@@ -257,6 +257,13 @@ impl Error {
             Error::ReadOnly => "STORAGE_READ_ONLY",
             Error::Unexpected(_) => "INTERNAL_ERROR",
         }
+    }
+}
+
+/// A domain rule broken: a `VALIDATION_ERROR` naming the field.
+impl From<crate::domain::Invalid> for Error {
+    fn from(e: crate::domain::Invalid) -> Self {
+        Error::validation(&e.field, e.problem)
     }
 }
 

@@ -1,7 +1,9 @@
 //! Containers of work: projects, features and tasks, and their shared vocabulary.
 
+use super::Invalid;
 use crate::domain::Status;
-use crate::error::{Error, Result};
+// `clip` lives in `text`; it is named here too, where most callers look for it.
+pub use super::text::clip;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ContainerType {
@@ -144,7 +146,7 @@ pub struct Item {
 }
 
 /// Tags are case-insensitive labels: trimmed, lower-cased, unique, sorted.
-pub fn normalize_tags(parameter: &str, raw: &[String]) -> Result<Vec<String>> {
+pub fn normalize_tags(parameter: &str, raw: &[String]) -> Result<Vec<String>, Invalid> {
     let mut out: Vec<String> = Vec::new();
     for t in raw {
         let t = t.trim().to_lowercase();
@@ -152,7 +154,7 @@ pub fn normalize_tags(parameter: &str, raw: &[String]) -> Result<Vec<String>> {
             continue;
         }
         if t.chars().count() > 64 {
-            return Err(Error::validation(
+            return Err(Invalid::new(
                 parameter,
                 format!("tag '{}' is longer than 64 characters", clip(&t, 40)),
             ));
@@ -163,7 +165,7 @@ pub fn normalize_tags(parameter: &str, raw: &[String]) -> Result<Vec<String>> {
     }
     out.sort();
     if out.len() > 50 {
-        return Err(Error::validation(
+        return Err(Invalid::new(
             parameter,
             format!("{} tags given, at most 50 allowed", out.len()),
         ));
@@ -171,15 +173,6 @@ pub fn normalize_tags(parameter: &str, raw: &[String]) -> Result<Vec<String>> {
     Ok(out)
 }
 
-/// Shortens a caller's text for an error message.
-pub fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let head: String = s.chars().take(max).collect();
-        format!("{head}…")
-    }
-}
 /// A dependency edge as seen from one of its ends, with the other end's name and
 /// status.
 #[derive(Debug, Clone)]

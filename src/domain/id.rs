@@ -1,6 +1,6 @@
 //! Identifiers: UUID v7, accepted with or without dashes, answered canonical.
 
-use crate::error::{Error, Result};
+use super::Invalid;
 
 /// A fresh time-ordered id (UUID v7) in canonical lower-case dashed form. The uuid
 /// crate keeps the ids of one process increasing within a millisecond.
@@ -9,17 +9,17 @@ pub fn new_id() -> String {
 }
 
 /// Parses an id given by a caller into the canonical form stored in the database.
-pub fn parse(parameter: &str, raw: &str) -> Result<String> {
+pub fn parse(parameter: &str, raw: &str) -> Result<String, Invalid> {
     let s = raw.trim();
     let ok_shape =
         (s.len() == 32 || s.len() == 36) && s.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
     match uuid::Uuid::try_parse(s) {
         Ok(u) if ok_shape => Ok(u.to_string()),
-        _ => Err(Error::validation(
+        _ => Err(Invalid::new(
             parameter,
             format!(
                 "'{}' is not a UUID (32 hex digits, dashes optional)",
-                crate::domain::container::clip(raw, 60)
+                super::text::clip(raw, 60)
             ),
         )),
     }

@@ -6,12 +6,19 @@ pub mod container;
 pub mod glob;
 pub mod graph;
 pub mod id;
-pub mod memory;
-pub mod ontology;
+pub mod invalid;
 pub mod ontology_index;
-pub mod ontology_query;
 pub mod section;
+pub mod text;
 pub mod workflow;
+
+// The pure cores are crates of their own (crates/), re-exported under the names the
+// rest of Cairn has always used.
+pub use cairn_cypher as ontology_query;
+pub use cairn_memory as memory;
+pub use cairn_owl as ontology;
+
+pub use invalid::Invalid;
 
 pub use container::{ContainerType, Item, ItemKind, Priority, Project};
 pub use section::{ContentFormat, Section, Template, TemplateSection};

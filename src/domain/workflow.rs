@@ -4,8 +4,8 @@
 //! CLOSED and keeps catalog order. WILL_NOT_IMPLEMENT is outside every pipeline: the
 //! exit state reached only by `terminate`.
 
+use super::Invalid;
 use crate::domain::ItemKind;
-use crate::error::{Error, Result};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Status {
@@ -85,7 +85,7 @@ impl Pipeline {
     }
 
     /// Builds a pipeline from state names, checking every rule of the catalog.
-    pub fn from_names(kind: ItemKind, names: &[String]) -> Result<Self> {
+    pub fn from_names(kind: ItemKind, names: &[String]) -> Result<Self, Invalid> {
         let what = format!("workflow.{}", kind.as_str());
         let catalog = Status::catalog(kind);
         let mut states = Vec::with_capacity(names.len());
@@ -93,7 +93,7 @@ impl Pipeline {
             let s = Status::parse(n)
                 .filter(|s| catalog.contains(s))
                 .ok_or_else(|| {
-                    Error::validation(
+                    Invalid::new(
                         &what,
                         format!(
                             "'{n}' is not a {} state; the catalog is {}",
@@ -109,7 +109,7 @@ impl Pipeline {
             .map(|s| catalog.iter().position(|c| c == s).unwrap_or(usize::MAX))
             .collect();
         if positions.windows(2).any(|w| w[0] >= w[1]) {
-            return Err(Error::validation(
+            return Err(Invalid::new(
                 &what,
                 format!(
                     "states must keep catalog order ({}) without repeats",
@@ -121,7 +121,7 @@ impl Pipeline {
             || states.last() != Some(&Status::Closed)
             || !states.contains(&Status::Active)
         {
-            return Err(Error::validation(
+            return Err(Invalid::new(
                 &what,
                 "a pipeline starts at NEW, contains ACTIVE and ends at CLOSED",
             ));

@@ -44,7 +44,7 @@ impl Symbol {
     /// A declaration worth tracking: not local, and not an import (pylsp reports
     /// `import os` as a one-line module).
     pub fn declaration(&self) -> bool {
-        !self.local && !(self.kind == 2 && self.start_line == self.end_line)
+        !(self.local || (self.kind == 2 && self.start_line == self.end_line))
     }
 }
 

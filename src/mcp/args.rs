@@ -106,7 +106,7 @@ fn check_type(k: &str, ty: Ty, v: &Value) -> Result<()> {
         (Ty::Doc, Value::String(_)) => Ok(()),
         (Ty::Json, Value::String(s)) => sized(s, JSON_MAX),
         (Ty::Json, Value::Array(_) | Value::Object(_)) => sized(&v.to_string(), JSON_MAX),
-        (Ty::Id, Value::String(s)) => id::parse(k, s).map(|_| ()),
+        (Ty::Id, Value::String(s)) => Ok(id::parse(k, s).map(|_| ())?),
         (Ty::Int, Value::Number(n))
             if n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0) =>
         {
@@ -406,7 +406,7 @@ impl Args {
     pub fn id(&self, k: &str) -> Result<Option<String>> {
         match self.str(k, 64)? {
             None => Ok(None),
-            Some(s) => id::parse(k, &s).map(Some),
+            Some(s) => Ok(Some(id::parse(k, &s)?)),
         }
     }
 
@@ -527,7 +527,8 @@ impl Args {
         }
         raw.iter()
             .map(|s| id::parse(k, s))
-            .collect::<Result<Vec<_>>>()
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(Error::from)
             .map(Some)
     }
 
@@ -535,7 +536,7 @@ impl Args {
     pub fn tags(&self, k: &str) -> Result<Option<Vec<String>>> {
         match self.list(k)? {
             None => Ok(None),
-            Some(v) => normalize_tags(k, &v).map(Some),
+            Some(v) => Ok(Some(normalize_tags(k, &v)?)),
         }
     }
 

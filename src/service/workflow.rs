@@ -153,7 +153,7 @@ pub fn describe_blockers(b: &[Edge]) -> String {
         .map(|e| match &e.from_id {
             Some(f) => format!(
                 "{}{f} ({})",
-                crate::store::quoted(&e.other_name),
+                crate::domain::text::quoted(&e.other_name),
                 e.other_status.as_deref().unwrap_or("?")
             ),
             None => format!("NO_OP ({})", e.reason.as_deref().unwrap_or("no reason")),

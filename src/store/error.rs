@@ -10,7 +10,7 @@ pub enum Error {
     /// Optimistic-locking failure: the caller read an older version.
     #[error(
         "{entity} {}{id} is at version {current}, you sent {sent}: re-read it and retry",
-        quoted(name)
+        crate::domain::text::quoted(name)
     )]
     Conflict {
         entity: &'static str,
@@ -96,13 +96,5 @@ impl Error {
             entity,
             id: id.into(),
         }
-    }
-}
-
-/// `"Write the parser" ` for a named row, nothing for an unnamed one.
-pub fn quoted(name: &Option<String>) -> String {
-    match name {
-        Some(n) => format!("\"{}\" ", crate::domain::container::clip(n, 60)),
-        None => String::new(),
     }
 }

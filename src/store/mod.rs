@@ -32,7 +32,7 @@ use sqlx::pool::PoolConnection;
 use sqlx::{Any, AnyConnection, AnyPool, ConnectOptions, Executor};
 
 pub use dialect::Flag;
-pub use error::{quoted, Error, Result};
+pub use error::{Error, Result};
 
 mod dialect;
 

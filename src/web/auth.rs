@@ -488,7 +488,7 @@ mod tests {
             vec![("authorization", &format!("Bearer {value}"))],
         ] {
             let mut h = vec![("host", "team.example:80")];
-            h.extend(bad.iter().map(|(k, v)| (*k, v.as_ref())));
+            h.extend(bad.iter().map(|(k, v)| (*k, *v)));
             assert!(
                 p.check(&headers(&h), Credentials::BearerOrCookie).is_err(),
                 "{h:?}"

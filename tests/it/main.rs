@@ -42,5 +42,6 @@ mod semantic;
 mod semantic_background;
 mod semantic_heldout;
 mod templates_tags;
+mod tidy;
 mod tools_meta;
 mod workflow;

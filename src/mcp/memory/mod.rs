@@ -37,7 +37,7 @@ pub const MANAGE_MEMORY: ToolDef = ToolDef {
     toolset: "memory",
     description: concat!(
         "Write memory atoms (typed statements about subjects); a change is a new atom. ",
-        crate::memory_collision_rule!(),
+        cairn_memory::memory_collision_rule!(),
         " ",
         "DRAFT > PROPOSED (a source) > ACTIVE (a doc-grade source, 3 sources or confirmedBy; a Decision: ADR, policy, PR, \
          meeting note or confirmedBy). validate: NEEDS_REVIEW > ACTIVE. resolve: a CONTESTED atom \
@@ -218,7 +218,7 @@ fn sources(a: &Args) -> Result<Vec<Source>> {
         .map(|(i, m)| {
             if m.len() == 1 {
                 if let Some(Value::String(id)) = m.get("id") {
-                    return crate::domain::id::parse(&format!("sources[{i}].id"), id).map(Source::Existing);
+                    return Ok(Source::Existing(crate::domain::id::parse(&format!("sources[{i}].id"), id)?));
                 }
             }
             if m.contains_key("id") {
@@ -757,7 +757,7 @@ pub async fn reflection_prompt(
             .map(str::trim)
             .filter(|x| !x.is_empty())
             .map(|x| crate::domain::id::parse("ids", x))
-            .collect::<Result<_>>()?,
+            .collect::<Result<_, _>>()?,
         None => vec![],
     };
     let limit = match limit {

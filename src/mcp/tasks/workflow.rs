@@ -466,7 +466,7 @@ fn blockers(a: &Args) -> Result<Vec<Blocker>> {
             if s.eq_ignore_ascii_case("NO_OP") {
                 Ok(Blocker::NoOp)
             } else {
-                crate::domain::id::parse("blockedBy", s).map(Blocker::Item)
+                Ok(Blocker::Item(crate::domain::id::parse("blockedBy", s)?))
             }
         })
         .collect()

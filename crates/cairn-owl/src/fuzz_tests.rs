@@ -30,7 +30,8 @@ impl Rng {
 }
 
 fn fixture_pages() -> Vec<(String, String)> {
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/ontology/pages");
+    let dir =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/ontology/pages");
     let mut v: Vec<(String, String)> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())

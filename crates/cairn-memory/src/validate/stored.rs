@@ -39,7 +39,7 @@ pub fn stored_details(
 /// Writes a subject's kind-specific fields as wire-named raw values, the form
 /// [`subject`] reads.
 pub fn subject_detail_fields(d: &SubjectDetails) -> Vec<(&'static str, Raw)> {
-    use crate::domain::memory::wire::format_time;
+    use crate::wire::format_time;
     let mut v: Vec<(&'static str, Raw)> = Vec::new();
     let text = |v: &mut Vec<(&'static str, Raw)>, k: &'static str, s: &Option<String>| {
         if let Some(s) = s {
@@ -138,7 +138,7 @@ pub fn stored_subject_details(
 /// [`atom`] reads: the store can keep them in one column and the tools can answer
 /// them as they were sent.
 pub fn detail_fields(d: &AtomDetails) -> Vec<(&'static str, Raw)> {
-    use crate::domain::memory::wire::format_time;
+    use crate::wire::format_time;
     let mut v: Vec<(&'static str, Raw)> = Vec::new();
     let text = |v: &mut Vec<(&'static str, Raw)>, k: &'static str, s: &Option<String>| {
         if let Some(s) = s {

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 fn dir(sub: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/ontology")
+        .join("../../fixtures/ontology")
         .join(sub)
 }
 

@@ -19,6 +19,18 @@
 //! - `curator`: the whole deterministic pass, its dry run and its replay;
 //! - `recall`: ranking for an asking project, time filters, token budget, usage facts;
 //! - `reflection`: the reflection prompt, its answer's reader, and the validator gate.
+//!
+//! # The crate
+//! `cairn-memory` is one of Cairn's three pure cores (with `cairn-owl` and
+//! `cairn-cypher`): it depends on no other crate of Cairn (the `tidy` test in
+//! `tests/it/tidy.rs` keeps it so), only on `time`. Cairn re-exports it as
+//! `cairn::domain::memory`; the service loads rows into these values and writes the
+//! [`change::Change`]s they answer. Entry points: [`validate`] (input fields into an
+//! atom, or every error by field), [`collision`], [`curator::plan`] and
+//! [`curator::apply`], [`recall::rank`], [`reflection`]. Its unit tests run with
+//! `cargo test -p cairn-memory`.
+
+#![deny(unsafe_code)]
 
 pub mod change;
 pub mod claim;

@@ -90,6 +90,19 @@
 //! `rdfs:comment`, and `cairn:pageProperty "key:: value"` for the rest.
 //! [`ofn::write_ofn`] exports. Constructs outside the subset are reported with their
 //! line. A prefix without a declared namespace gets `urn:cairn:<prefix>:`.
+//!
+//! # The crate
+//! `cairn-owl` is one of Cairn's three pure cores (with `cairn-cypher` and
+//! `cairn-memory`): it depends on no other crate of Cairn, reads no file and runs no
+//! process (the `tidy` test in `tests/it/tidy.rs` keeps it so). Cairn re-exports it as
+//! `cairn::domain::ontology`. Entry points: [`load_pages`] (pages in, an
+//! [`Ontology`] and its [`Problem`]s out), [`ofn::read_ofn`] and [`ofn::write_ofn`],
+//! [`classify`] and the reasoner's explanations, [`quality`], [`draft`] and [`diff`].
+//! Its unit tests (`cargo test -p cairn-owl`) include the fixture ontology under the
+//! repository's `fixtures/ontology/` and, as a dev-dependency only, `horned-owl`
+//! reading what it exports.
+
+#![deny(unsafe_code)]
 
 pub mod axiom;
 pub mod diff;

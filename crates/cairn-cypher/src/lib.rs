@@ -74,6 +74,17 @@
 //! - DISTINCT and grouping tell an integer from the float of the same value; `=`
 //!   does not. Column names are the alias, the variable, or the expression as
 //!   written; `RETURN *` lists variables alphabetically.
+//!
+//! # The crate
+//! `cairn-cypher` is one of Cairn's three pure cores (with `cairn-owl` and
+//! `cairn-memory`): it depends on no other crate of Cairn (the `tidy` test in
+//! `tests/it/tidy.rs` keeps it so), only on `open-cypher` for the parse and `strsim`
+//! for the nearest names. Cairn re-exports it as `cairn::domain::ontology_query`.
+//! Entry points: [`execute`] (text, a [`PropertyGraph`], a [`Schema`] and [`Limits`]
+//! in; rows or a [`QueryError`] with positions out) and [`traverse`]. Its unit tests
+//! run with `cargo test -p cairn-cypher`.
+
+#![deny(unsafe_code)]
 
 mod budget;
 mod error;
