@@ -6,6 +6,7 @@
 mod harness;
 
 mod bad_input;
+mod briefing;
 mod budget;
 mod cli;
 mod code;

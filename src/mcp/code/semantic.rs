@@ -283,7 +283,7 @@ pub async fn query_tool(app: &App, a: Args) -> Result<Reply> {
     // the root through it), the root never.
     let sheds = [crate::mcp::budget::Shed {
         at: "/nodes",
-        rank: |_| 0.0,
+        rank: |_, _| 0.0,
         brief: |n| json!({ "id": n["id"], "name": n["name"] }),
         keep_first: 1,
         summary: "nodes",
@@ -294,6 +294,7 @@ pub async fn query_tool(app: &App, a: Args) -> Result<Reply> {
         next: "query again with a larger maxTokens, or from one of these nodes",
         estimate: Some("/stats/estimatedTokens"),
         capped: &[],
+        fetch: &[],
     };
     crate::mcp::budget::fit(&mut r, max, &sheds, &summary, &message, &|d, gone| {
         let ids: Vec<&Value> = gone.iter().map(|n| &n["id"]).collect();

@@ -549,7 +549,7 @@ fn fit_recall(r: &mut Reply, max: usize) {
     use crate::mcp::budget::{fit, Shed, Summary};
     let sheds = [Shed {
         at: "/atoms",
-        rank: |_| 0.0,
+        rank: |_, _| 0.0,
         brief: |a| json!({ "id": a["id"], "type": a["type"] }),
         keep_first: 0,
         summary: "atoms",
@@ -560,6 +560,7 @@ fn fit_recall(r: &mut Reply, max: usize) {
         next: "query_memory get (id) for one; recall again with a larger maxTokens, or narrower query, about or types",
         estimate: Some("/tokens"),
         capped: &[],
+        fetch: &[],
     };
     let message = |d: &Value| {
         let n = d["atoms"].as_array().map_or(0, Vec::len);

@@ -37,6 +37,7 @@ pub const QUERY_CONTAINER: ToolDef = ToolDef {
         P("includeGraphContext", Ty::Bool, "Task get: graph context for its Context Files"),
         P("maxTokens", Ty::Int, "Default 4000, 0 = all"),
         P("includeMemory", Ty::Bool, "Task get: the memory atoms that apply"),
+        P("brief", Ty::Bool, "Task get: all a task needs first (sections, knowledge, code, memory, classes), ranked, within maxTokens"),
     ],
     required: &["operation", "containerType"],
     effect: Effect::ReadOnly,
@@ -123,6 +124,23 @@ pub async fn query(app: &App, a: Args) -> Result<Reply> {
     let op = a.req_choice("operation", &["get", "search", "overview"])?;
     let ct = container_type(&a)?;
     match op {
+        "get" if a.bool("brief")?.unwrap_or(false) => {
+            if ct != ContainerType::Task {
+                return Err(Error::validation("brief", "applies to tasks only"));
+            }
+            a.forbid(
+                &["includeSections", "includeGraphContext", "includeMemory"],
+                "with brief (it holds them)",
+            )?;
+            let id = a.req_id("id")?;
+            let max = match a.int("maxTokens", 0, 10_000_000)? {
+                None => Some(super::brief::DEFAULT_TOKENS),
+                Some(0) => None,
+                Some(n) => Some(n as usize),
+            };
+            let b = crate::service::brief::brief(app, &id).await?;
+            Ok(super::brief::reply(&b, max))
+        }
         "get" => {
             let id = a.req_id("id")?;
             let c = containers::get(app, ct, &id).await?;
