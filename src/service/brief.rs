@@ -158,7 +158,11 @@ fn named_classes(ix: &crate::domain::ontology_index::Index, text: &str) -> Vec<S
         .take(2_000)
         .collect();
     let mut out: Vec<String> = Vec::new();
-    for i in 0..words.len() {
+    let mut i = 0;
+    // Longest run first; the words of a match name nothing else (`consensus protocol`
+    // is not also `protocol`).
+    while i < words.len() {
+        let mut step = 1;
         for n in (1..=TERM_WORDS.min(words.len() - i)).rev() {
             let run = words[i..i + n].join(" ");
             let mut hit = None;
@@ -189,9 +193,11 @@ fn named_classes(ix: &crate::domain::ontology_index::Index, text: &str) -> Vec<S
                 if !out.contains(&iri) {
                     out.push(iri);
                 }
+                step = n;
                 break;
             }
         }
+        i += step;
     }
     out
 }

@@ -28,6 +28,7 @@ mod ontology_fidelity;
 mod page;
 mod pg_url;
 mod project_memory;
+mod project_names;
 mod repo_guard;
 mod retrieval;
 mod sections;

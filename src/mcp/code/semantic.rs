@@ -16,8 +16,7 @@ use crate::service::App;
 pub const SEARCH: ToolDef = ToolDef {
     name: "search",
     toolset: "code",
-    description: "Rank entities and/or references by meaning and words (embeddings + BM25). Each hit: score (0-1; 1 = \
-                  the entity's name is the query), vectorScore (cosine), lexicalScore (BM25, 0 = no word match).",
+    description: "Rank entities and/or references by meaning and words. score 0-1 (1: the name is the query), vectorScore (cosine), lexicalScore (BM25).",
     params: &[
         P("projectId", Ty::Id, ""),
         P("query", Ty::Str, "Words or identifiers, ≤ 1 KB"),
