@@ -263,6 +263,23 @@ async fn a_briefing_holds_every_part_ranked_within_its_budget() {
     // The default is 4000 tokens.
     let env = c.call("query_container", get(None)).await;
     assert_eq!(env["data"]["budget"]["maxTokens"], 4000);
+    // The sizes of the default answers, for the record (`--nocapture`).
+    let context = c
+        .call(
+            "query_graph",
+            json!({"operation":"context","projectId":"Chain","paths":["src/chain.c","src/net.c"]}),
+        )
+        .await;
+    let recall = c
+        .call(
+            "query_memory",
+            json!({"operation":"recall","projectId":"Chain","query":"block header checksum"}),
+        )
+        .await;
+    for (what, e) in [("brief", &env), ("context", &context), ("recall", &recall)] {
+        let n = e.to_string().chars().count();
+        eprintln!("default answer {what}: {n} characters, {} tokens", n.div_ceil(4));
+    }
 
     for max in [1000usize, 4000, 16000] {
         let env = c.call("query_container", get(Some(max as i64))).await;
