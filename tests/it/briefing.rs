@@ -278,7 +278,10 @@ async fn a_briefing_holds_every_part_ranked_within_its_budget() {
         .await;
     for (what, e) in [("brief", &env), ("context", &context), ("recall", &recall)] {
         let n = e.to_string().chars().count();
-        eprintln!("default answer {what}: {n} characters, {} tokens", n.div_ceil(4));
+        eprintln!(
+            "default answer {what}: {n} characters, {} tokens",
+            n.div_ceil(4)
+        );
     }
 
     for max in [1000usize, 4000, 16000] {
