@@ -31,8 +31,9 @@ pub struct Shed {
     /// Where the list is in `data`: a JSON pointer whose `*` segments stand for
     /// every element of the array there (`/molecules/*/atoms`).
     pub at: &'static str,
-    /// The item's rank; the lowest goes first, the later of equals first.
-    pub rank: fn(&Value) -> f64,
+    /// The item's rank, given the item and its place in its array; the lowest goes
+    /// first, the later of equals first (of equals in several lists, the earlier list's).
+    pub rank: fn(&Value, usize) -> f64,
     /// What names an omitted item in the summary.
     pub brief: fn(&Value) -> Value,
     /// How many items at the head of each such array are never shed (a walk's root).
@@ -51,6 +52,9 @@ pub struct Summary {
     pub counts: &'static str,
     /// How to fetch what was left out, set when anything was.
     pub next: &'static str,
+    /// Per list key, the call that fetches that list's omitted items: when given,
+    /// `next` is an object naming the call of each list that lost items, not `next`.
+    pub fetch: &'static [(&'static str, &'static str)],
     /// JSON pointer of the estimate to overwrite with the measured size, if any.
     pub estimate: Option<&'static str>,
     /// Other lists of omitted items in the summary object (left out by the service,
@@ -84,7 +88,7 @@ fn candidates(data: &Value, sh: &Shed) -> Vec<(String, usize, f64)> {
                         a.iter()
                             .enumerate()
                             .skip(sh.keep_first)
-                            .map(|(k, v)| (p.clone(), k, rank(v))),
+                            .map(|(k, v)| (p.clone(), k, rank(v, k))),
                     );
                 }
             }
@@ -133,8 +137,29 @@ fn cap(data: &mut Value, sheds: &[Shed], s: &Summary) {
     }
     obj.insert(s.counts.to_string(), Value::Object(counts));
     if any {
-        obj.insert("next".into(), json!(s.next));
+        set_next(obj, s);
     }
+}
+
+/// `next`: the one text, or with [`Summary::fetch`] the call of each list that lost
+/// items.
+fn set_next(obj: &mut serde_json::Map<String, Value>, s: &Summary) {
+    if s.fetch.is_empty() {
+        obj.insert("next".into(), json!(s.next));
+        return;
+    }
+    let counts = obj.get(s.counts).and_then(Value::as_object);
+    let mut next = serde_json::Map::new();
+    for (k, call) in s.fetch {
+        if counts
+            .and_then(|c| c.get(*k))
+            .and_then(Value::as_u64)
+            .is_some_and(|n| n > 0)
+        {
+            next.insert(k.to_string(), json!(call));
+        }
+    }
+    obj.insert("next".into(), Value::Object(next));
 }
 
 /// Notes one shed item in the summary.
@@ -153,7 +178,7 @@ fn note(data: &mut Value, s: &Summary, key: &str, brief: Value) {
         let n = c.get(key).and_then(Value::as_u64).unwrap_or(0) + 1;
         c.insert(key.to_string(), json!(n));
     }
-    obj.insert("next".into(), json!(s.next));
+    set_next(obj, s);
 }
 
 fn measure(r: &Reply, message: &dyn Fn(&Value) -> String) -> usize {
@@ -241,7 +266,7 @@ pub fn fit(
 mod tests {
     use super::*;
 
-    fn rank(v: &Value) -> f64 {
+    fn rank(v: &Value, _: usize) -> f64 {
         v["rank"].as_f64().unwrap_or(0.0)
     }
     fn brief(v: &Value) -> Value {
@@ -273,6 +298,7 @@ mod tests {
             next: "ask again with a larger maxTokens",
             estimate: Some("/budget/estimatedTokens"),
             capped: &[],
+            fetch: &[],
         };
         for max in [1000, 4000, 16000] {
             let mut r2 = Reply::new("", r.data.clone());
@@ -300,7 +326,7 @@ mod tests {
             assert_eq!(n, 246 + 300 - kept.len());
             assert!(r2.data["budget"]["omitted"].as_array().unwrap().len() <= FIRST);
             // What stayed outranks what went.
-            let min_kept = kept.iter().map(rank).fold(f64::MAX, f64::min);
+            let min_kept = kept.iter().map(|v| rank(v, 0)).fold(f64::MAX, f64::min);
             assert!(kept.len() == 300 || min_kept >= 1.0, "{max}: {min_kept}");
         }
         // A budget below the frame answers the frame.

@@ -124,6 +124,29 @@ fn aliases(tool: &str) -> &'static [(&'static str, &'static str)] {
     }
 }
 
+/// A `projectId` given as a name or a path in the project's repository, replaced by
+/// the project's id before the arguments are checked: every tool taking a project
+/// reads it through `service::projects::resolve`.
+async fn resolve_project(
+    app: &App,
+    def: &ToolDef,
+    raw: &mut Map<String, Value>,
+) -> Result<(), Error> {
+    const KEY: &str = "projectId";
+    if !def.params.iter().any(|p| p.0 == KEY) {
+        return Ok(());
+    }
+    if let Some(Value::String(s)) = raw.get(KEY) {
+        if s.trim().is_empty() || s.contains('\0') || s.len() > 4096 {
+            // Left to the argument checks, which name what is wrong.
+            return Ok(());
+        }
+        let id = crate::service::projects::resolve(app, KEY, s).await?;
+        raw.insert(KEY.into(), Value::String(id));
+    }
+    Ok(())
+}
+
 /// Runs one tool call and answers its envelope; shared by the MCP server and `cairn call`.
 /// Never fails and never unwinds: a panic inside a tool becomes an INTERNAL_ERROR answer.
 /// Long operations inside the call report to `progress` (`Progress::default()`: nowhere).
@@ -160,6 +183,7 @@ pub async fn dispatch(
     let run = async {
         let mut raw = raw.unwrap_or_default();
         args::unalias(&mut raw, aliases(name))?;
+        resolve_project(app, def, &mut raw).await?;
         let a = Args::new(Some(raw), def.params)?;
         match def.toolset {
             "tasks" => tasks::call(app, name, a).await,

@@ -2,6 +2,7 @@
 //! writes), applies the workflow and validation rules, and commits. Nothing here knows
 //! about MCP or JSON; callers get domain types back.
 
+pub mod brief;
 pub mod code;
 pub mod code_graph;
 pub mod containers;

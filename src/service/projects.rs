@@ -3,7 +3,10 @@
 //! a project reads the same names the same way, and an ambiguous name is refused
 //! with its candidates instead of being guessed.
 
+use std::path::{Path, PathBuf};
+
 use crate::error::{Error, Result};
+use crate::service::App;
 use crate::store::{project, Conn};
 
 /// A project as a name resolves to it.
@@ -61,5 +64,71 @@ pub async fn one_named(c: &mut Conn, param: &str, name: &str) -> Result<Option<N
         0 => Ok(None),
         1 => Ok(found.pop()),
         _ => Err(ambiguous(param, name, &found)),
+    }
+}
+
+/// The project id `given` means, for parameter `param`: an id (UUID shape) as it is;
+/// an absolute path, the project whose repository (code or ontology) holds it, the
+/// innermost when repositories nest; otherwise a name ([`named`]). A name or path
+/// nobody answers to is NOT_FOUND saying what to send; an ambiguous one is refused
+/// with its candidates.
+pub async fn resolve(app: &App, param: &str, given: &str) -> Result<String> {
+    if let Ok(id) = crate::domain::id::parse(param, given) {
+        return Ok(id);
+    }
+    let want = given.trim();
+    let mut c = app.store.read().await?;
+    if want.starts_with('/') {
+        let p = Path::new(want);
+        let real = p.canonicalize().ok();
+        let holds = |root: &str| {
+            let r = Path::new(root);
+            let rr = r.canonicalize().unwrap_or_else(|_| PathBuf::from(r));
+            p.starts_with(r)
+                || p.starts_with(&rr)
+                || real.as_deref().is_some_and(|x| x.starts_with(&rr))
+        };
+        let mut best: Vec<(usize, String)> = project::repo_roots(&mut c)
+            .await?
+            .into_iter()
+            .filter(|(_, root)| holds(root))
+            .map(|(id, root)| (root.len(), id))
+            .collect();
+        let deepest = best.iter().map(|b| b.0).max().unwrap_or(0);
+        best.retain(|b| b.0 == deepest);
+        best.sort();
+        best.dedup();
+        return match best.len() {
+            0 => Err(Error::NotFoundNear {
+                entity: "project",
+                id: want.to_string(),
+                message: format!(
+                    "no project's repository holds {want}: bind one with init_project (name, repoPath), or send the project's id or name"
+                ),
+                nearest: vec![],
+            }),
+            1 => Ok(best.remove(0).1),
+            _ => {
+                let all = project::names(&mut c).await?;
+                let found: Vec<Named> = all
+                    .into_iter()
+                    .filter(|(id, _)| best.iter().any(|b| &b.1 == id))
+                    .map(|(id, name)| Named { id, name })
+                    .collect();
+                Err(ambiguous(param, want, &found))
+            }
+        };
+    }
+    match one_named(&mut c, param, want).await? {
+        Some(n) => Ok(n.id),
+        None => Err(Error::NotFoundNear {
+            entity: "project",
+            id: want.to_string(),
+            message: format!(
+                "no project is named '{}': query_container overview (containerType project) lists them; send its id, name or a path in its repository",
+                crate::domain::container::clip(want, 80)
+            ),
+            nearest: vec![],
+        }),
     }
 }

@@ -147,3 +147,12 @@ pub async fn names(conn: &mut Conn) -> Result<Vec<(String, String)>> {
     .fetch_all(conn.db())
     .await?)
 }
+
+/// Every repository bound to a project (code or ontology): (project id, root path).
+pub async fn repo_roots(conn: &mut Conn) -> Result<Vec<(String, String)>> {
+    Ok(sqlx::query_as::<_, (String, String)>(
+        "SELECT project_id, repo_path FROM code_repos UNION SELECT project_id, repo_path FROM ontology_repos",
+    )
+    .fetch_all(conn.db())
+    .await?)
+}

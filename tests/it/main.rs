@@ -6,6 +6,7 @@
 mod harness;
 
 mod bad_input;
+mod briefing;
 mod budget;
 mod cli;
 mod code;
@@ -34,6 +35,7 @@ mod page;
 mod page_escaping;
 mod pg_url;
 mod project_memory;
+mod project_names;
 mod repo_guard;
 mod retrieval;
 mod sections;

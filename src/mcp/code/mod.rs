@@ -44,13 +44,12 @@ pub const INIT_PROJECT: ToolDef = ToolDef {
 pub const PROJECT_OVERVIEW: ToolDef = ToolDef {
     name: "project_overview",
     toolset: "code",
-    description: "Start here: categories, Domain/Feature/Namespace entities, counts. outputPath also writes a markdown \
-                  overview at that path inside the repository.",
+    description: "Start here: categories, Domain/Feature/Namespace entities, counts; outputPath writes it as markdown in the repository.",
     params: &[
         PROJECT,
-        P("outputPath", Ty::Str, "Repository-relative markdown file; an existing one only if Cairn wrote it"),
+        P("outputPath", Ty::Str, "Markdown file in the repository"),
         P("overwrite", Ty::Bool, "Replace a file Cairn did not write"),
-        P("includeDescriptions", Ty::Bool, "Default: first 160 characters"),
+        P("includeDescriptions", Ty::Bool, ""),
     ],
     required: &["projectId"],
     effect: Effect::Additive,
@@ -75,9 +74,7 @@ pub const CREATE_CATEGORY: ToolDef = ToolDef {
 pub const CREATE_ENTITY: ToolDef = ToolDef {
     name: "create_entity",
     toolset: "code",
-    description: "Create an entity anchored to the code, at its categories' scope; parentIds: higher-scope entities (none \
-                  only for Domain). Needs an add: text for Domain/Feature, code for Component/Unit, either for Namespace; \
-                  nothing is kept unless the first add succeeds.",
+    description: "Create an entity at its categories' scope, under higher-scope parentIds (none only for Domain), with an add first: text for Domain/Feature, code for Component/Unit, either for Namespace.",
     params: &[
         PROJECT,
         P("name", Ty::Str, ""),
@@ -94,8 +91,7 @@ pub const CREATE_ENTITY: ToolDef = ToolDef {
 pub const UPDATE_ENTITY: ToolDef = ToolDef {
     name: "update_entity",
     toolset: "code",
-    description: "Change an entity and run commands (as in create_entity). categoryIds/parentIds replace. An entity keeps \
-                  a reference: unattach the last only after an add in the call.",
+    description: "Change an entity and run create_entity's commands. categoryIds/parentIds replace. The last reference can be unattached only after an add.",
     params: &[
         P("entityId", Ty::Id, ""),
         P("version", Ty::Int, ""),
@@ -103,7 +99,7 @@ pub const UPDATE_ENTITY: ToolDef = ToolDef {
         P("description", Ty::Str, ""),
         P("categoryIds", Ty::StrOrList, "Ids or names"),
         P("parentIds", Ty::StrOrList, ""),
-        P("commands", Ty::Objects(commands::ENTITY_SHAPES), COMMANDS_DOC),
+        P("commands", Ty::Objects(&[]), "As create_entity's"),
     ],
     required: &["entityId", "version"],
     effect: Effect::Destructive,
@@ -175,8 +171,7 @@ pub const GET_DOCUMENT_ENTITIES: ToolDef = ToolDef {
 pub const GET_CHANGED_FILES: ToolDef = ToolDef {
     name: "get_changed_files",
     toolset: "code",
-    description: "Documents holding references that changed since they were recorded (uncommitted edits included), \
-                  with stale counts; then analyze_document each.",
+    description: "Documents whose references changed since recorded (uncommitted edits too), with stale counts.",
     params: &[PROJECT],
     required: &["projectId"],
     effect: Effect::ReadOnly,
@@ -186,15 +181,14 @@ pub const GET_CHANGED_FILES: ToolDef = ToolDef {
 pub const ANALYZE_DOCUMENT: ToolDef = ToolDef {
     name: "analyze_document",
     toolset: "code",
-    description: "A document's state: tracked references at their current lines (movedFrom), isStale/staleReason, \
-                  affectedHunks, suggestedRange; untracked symbols; entities; diff hunks. Fix with alter_references.",
+    description: "A document's references at their current lines: isStale/staleReason, affectedHunks, suggestedRange; untracked symbols; entities; diff hunks. Fix with alter_references.",
     params: &[
         PROJECT,
         P("documentPath", Ty::Str, ""),
-        P("includeTracked", Ty::Bool, "Default true"),
-        P("includeUntracked", Ty::Bool, "Default true"),
-        P("includeDiffs", Ty::Bool, "Default true"),
-        P("maxTokens", Ty::Int, "Default 4000; untracked symbols cut to fit"),
+        P("includeTracked", Ty::Bool, ""),
+        P("includeUntracked", Ty::Bool, ""),
+        P("includeDiffs", Ty::Bool, ""),
+        P("maxTokens", Ty::Int, "Default 4000"),
     ],
     required: &["projectId", "documentPath"],
     effect: Effect::ReadOnly,
@@ -204,8 +198,7 @@ pub const ANALYZE_DOCUMENT: ToolDef = ToolDef {
 pub const VALIDATE_GRAPH: ToolDef = ToolDef {
     name: "validate_graph",
     toolset: "code",
-    description: "Integrity checks (orphaned or dangling references, classification, parents, scope depth, cycles, \
-                  commits missing from git, entities without references), paged. fix=true deletes orphans.",
+    description: "Integrity checks of the entity graph (references, classification, parents, scopes, cycles, commits), paged. fix=true deletes orphans.",
     params: &[
         PROJECT,
         P("fix", Ty::Bool, ""),

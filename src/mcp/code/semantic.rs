@@ -16,8 +16,7 @@ use crate::service::App;
 pub const SEARCH: ToolDef = ToolDef {
     name: "search",
     toolset: "code",
-    description: "Rank entities and/or references by meaning and words (embeddings + BM25). Each hit: score (0-1; 1 = \
-                  the entity's name is the query), vectorScore (cosine), lexicalScore (BM25, 0 = no word match).",
+    description: "Rank entities and/or references by meaning and words. score 0-1 (1: the name is the query), vectorScore (cosine), lexicalScore (BM25).",
     params: &[
         P("projectId", Ty::Id, ""),
         P("query", Ty::Str, "Words or identifiers, ≤ 1 KB"),
@@ -283,7 +282,7 @@ pub async fn query_tool(app: &App, a: Args) -> Result<Reply> {
     // the root through it), the root never.
     let sheds = [crate::mcp::budget::Shed {
         at: "/nodes",
-        rank: |_| 0.0,
+        rank: |_, _| 0.0,
         brief: |n| json!({ "id": n["id"], "name": n["name"] }),
         keep_first: 1,
         summary: "nodes",
@@ -294,6 +293,7 @@ pub async fn query_tool(app: &App, a: Args) -> Result<Reply> {
         next: "query again with a larger maxTokens, or from one of these nodes",
         estimate: Some("/stats/estimatedTokens"),
         capped: &[],
+        fetch: &[],
     };
     crate::mcp::budget::fit(&mut r, max, &sheds, &summary, &message, &|d, gone| {
         let ids: Vec<&Value> = gone.iter().map(|n| &n["id"]).collect();

@@ -22,9 +22,7 @@ const NODE: Ty = Ty::Enum(&["atom", "molecule"]);
 pub const QUERY_GRAPH: ToolDef = ToolDef {
     name: "query_graph",
     toolset: "graph",
-    description: "Read the knowledge graph. context: the atoms and molecules whose globs match the paths you will touch, \
-                  most specific first within a token budget, with unmatchedPaths and nearMisses. get: one by id \
-                  (a molecule lists its atoms). search: by text, moleculeId or orphansOnly, paged.",
+    description: "Read the knowledge graph. context: atoms and molecules whose globs match the paths you will touch, most specific first, with unmatchedPaths and nearMisses. get: one by id. search: text, moleculeId or orphansOnly, paged.",
     params: &[
         P("operation", Ty::Enum(&["get", "search", "context"]), ""),
         P("entityType", NODE, "For get and search"),
@@ -49,10 +47,7 @@ pub const QUERY_GRAPH: ToolDef = ToolDef {
 pub const MANAGE_GRAPH: ToolDef = ToolDef {
     name: "manage_graph",
     toolset: "graph",
-    description: "Create, update or delete atoms and molecules. An atom owns glob patterns (paths: 1-20, relative; * stays \
-                  in a directory, ** crosses) and knowledge about those files. create needs projectId, name, \
-                  createdByTaskId (and paths for atoms); update and delete need version; update needs lastTaskId. \
-                  Deleting a molecule orphans its atoms unless cascade=true.",
+    description: "Create, update or delete atoms (glob patterns over files, 1-20, * within a directory, ** across, with knowledge about them) and molecules (groups). create: projectId, name, createdByTaskId; update/delete: version; update: lastTaskId. cascade deletes a molecule's atoms.",
     params: &[
         P("operation", Ty::Enum(&["create", "update", "delete"]), ""),
         P("entityType", NODE, ""),

@@ -259,7 +259,7 @@ pub fn context_budget(
     };
     let shed = |at| Shed {
         at,
-        rank: atom_rank,
+        rank: |a, _| atom_rank(a),
         brief: atom_brief,
         keep_first: 0,
         summary: "omittedAtoms",
@@ -272,6 +272,7 @@ pub fn context_budget(
             next: CONTEXT_NEXT,
             estimate: Some(est),
             capped: &["omittedMoleculeKnowledge"],
+            fetch: &[],
         },
     )
 }

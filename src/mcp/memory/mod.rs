@@ -70,9 +70,7 @@ pub const MANAGE_MEMORY: ToolDef = ToolDef {
 pub const QUERY_MEMORY: ToolDef = ToolDef {
     name: "query_memory",
     toolset: "memory",
-    description: "Read memory atoms. recall: what projectId (none: Global only) should know: by query relevance first, then ACTIVE first, Project > Stack > Org > Global, validation, \
-                  confidence, evidence; asOf: believed then, validAt: held then. get: an atom with evidence, edges, history. list: by \
-                  filters; key is Type|predicate|about|context.",
+    description: "Read memory atoms. recall: what projectId (none: Global only) should know, by relevance, ACTIVE first, Project > Stack > Org > Global; asOf, validAt. get: an atom with evidence, edges, history. list: by filters.",
     params: &[
         P("operation", Ty::Enum(&["recall", "get", "list"]), ""),
         P("id", Ty::Id, ""),
@@ -100,10 +98,7 @@ pub const QUERY_MEMORY: ToolDef = ToolDef {
 pub const MANAGE_SUBJECT: ToolDef = ToolDef {
     name: "manage_subject",
     toolset: "memory",
-    description: "Subjects (Org, Project, Person, Tool, Lib, Stack, Template, Service, Model, Dataset), shared by all \
-                  projects, named by id or Kind:name. create: subject {kind, name, aliases, kind fields; Project: org, \
-                  orchestratorProject}; a name folding onto an existing one (colinhacks/zod) answers it. update, alias, \
-                  merge (into): need version. uses/unuse: id USES target. get: with usage. list: kind, query, minProjects.",
+    description: "Subjects (Org, Project, Person, Tool, Lib, Stack, Template, Service, Model, Dataset), shared by all projects, named by id or Kind:name. create (an existing name answers it), update, alias, merge (version); uses/unuse; get; list.",
     params: &[
         P("operation", Ty::Enum(&["create", "update", "alias", "merge", "uses", "unuse", "get", "list"]), ""),
         P("id", Ty::Str, ""),
@@ -127,9 +122,7 @@ pub const MANAGE_SUBJECT: ToolDef = ToolDef {
 pub const CURATE_MEMORY: ToolDef = ToolDef {
     name: "curate_memory",
     toolset: "memory",
-    description: "The deterministic curator: merges subjects, settles claim keys, promotes by evidence, schedules \
-                  reviews, marks overdue atoms NEEDS_REVIEW, decays confidence. plan: the dry run (actions, fingerprint). \
-                  run: that plan (refused if fingerprint differs). queue: atoms needing attention within withinDays.",
+    description: "The deterministic curator (merges, claim keys, promotion, reviews, decay). plan: a dry run with a fingerprint. run: that plan (refused if it changed). queue: atoms needing attention within withinDays.",
     params: &[
         P("operation", Ty::Enum(&["plan", "run", "queue"]), ""),
         P("fingerprint", Ty::Str, ""),
@@ -146,9 +139,7 @@ pub const CURATE_MEMORY: ToolDef = ToolDef {
 pub const MANAGE_DIARY: ToolDef = ToolDef {
     name: "manage_diary",
     toolset: "memory",
-    description: "Diary and reflection. write: an entry for a session, taskId or projectId. list: by session, taskId, \
-                  projectId, since. reflect: the reflection prompt for ids or the newest limit entries. ingest: rules, the \
-                  prompt's JSON answer (each cites diaryEntryIds); duplicates add evidence, the rest become DRAFT Rules.",
+    description: "Diary and reflection. write: an entry (session, taskId or projectId). list: by those or since. reflect: the reflection prompt. ingest: its JSON answer as rules citing diaryEntryIds (duplicates add evidence, the rest are DRAFT).",
     params: &[
         P("operation", Ty::Enum(&["write", "list", "reflect", "ingest"]), ""),
         P("session", Ty::Str, ""),
@@ -549,7 +540,7 @@ fn fit_recall(r: &mut Reply, max: usize) {
     use crate::mcp::budget::{fit, Shed, Summary};
     let sheds = [Shed {
         at: "/atoms",
-        rank: |_| 0.0,
+        rank: |_, _| 0.0,
         brief: |a| json!({ "id": a["id"], "type": a["type"] }),
         keep_first: 0,
         summary: "atoms",
@@ -560,6 +551,7 @@ fn fit_recall(r: &mut Reply, max: usize) {
         next: "query_memory get (id) for one; recall again with a larger maxTokens, or narrower query, about or types",
         estimate: Some("/tokens"),
         capped: &[],
+        fetch: &[],
     };
     let message = |d: &Value| {
         let n = d["atoms"].as_array().map_or(0, Vec::len);

@@ -40,9 +40,7 @@ const MANAGE_OPS: &[&str] = &[
 pub const DISCOVER: ToolDef = ToolDef {
     name: "ontology_discover",
     toolset: "ontology",
-    description: "Find classes before you name a concept: terms (or meaning, when no term matches), expanded 3 levels \
-                  along the reasoner's taxonomy and the five relationships; score 0.4 keyword + 0.3 quality + 0.2 \
-                  authority + 0.1 recency. whelkInferred: reached only by inference.",
+    description: "Find classes before naming a concept: by terms (or meaning when no term matches), expanded along the taxonomy and relationships, scored by keyword, quality, authority, recency.",
     params: &[
         PROJECT,
         P("query", Ty::Str, "≤ 1 KB"),
@@ -68,10 +66,7 @@ pub const READ: ToolDef = ToolDef {
 pub const QUERY: ToolDef = ToolDef {
     name: "ontology_query",
     toolset: "ontology",
-    description: "Read-only Cypher: :OwlClass nodes also labelled with every superclass's IRI (:`ai:Transformer`, or \
-                  Transformer when unambiguous), SUBCLASS_OF and INSTANCE_OF (inferred flag), one type per property \
-                  (HAS_PART). MATCH, WHERE, WITH, RETURN [DISTINCT], aggregates, ORDER BY, SKIP, LIMIT, *1..3. Unknown \
-                  names: VALIDATION_ERROR with the nearest; clear misspellings are repaired and reported.",
+    description: "Read-only Cypher over :OwlClass nodes (labelled with their superclasses' IRIs or unambiguous terms), SUBCLASS_OF, INSTANCE_OF (inferred flag) and one type per property (HAS_PART): MATCH, WHERE, WITH, RETURN, aggregates, ORDER BY, SKIP, LIMIT, *1..3.",
     params: &[PROJECT, P("cypher", Ty::Str, "≤ 1 KB")],
     required: &["projectId", "cypher"],
     effect: Effect::ReadOnly,
@@ -98,27 +93,25 @@ pub const TRAVERSE: ToolDef = ToolDef {
 pub const PROPOSE: ToolDef = ToolDef {
     name: "ontology_propose",
     toolset: "ontology",
-    description: "Propose a new class (create) or a page change (amend); discover first. Refused with the clashing \
-                  axioms if the reasoner finds a contradiction, or with what is missing below min_proposal_quality. \
-                  Staged as a commit on branch ontology/{agentType}-{id} (and a pull request when configured).",
+    description: "Propose a new class (create) or a page change (amend), after discover. Refused with the clashing axioms on a contradiction, or with what is missing below the quality bar. Staged on branch ontology/{agentType}-{id}.",
     params: &[
         PROJECT,
         P("operation", Ty::Enum(PROPOSE_OPS), ""),
         AGENT,
         P("preferredTerm", Ty::Str, "create"),
-        P("definition", Ty::Str, "create; amend: the new one"),
-        P("domain", Ty::Str, "create: ai, bc, mv, ..."),
-        P("owlClass", Ty::Str, "create; default domain:UpperCamelTerm"),
-        P("physicality", Ty::Str, "create: VirtualEntity, PhysicalEntity, ..."),
-        P("role", Ty::Str, "create: Process, Artifact, Concept, ..."),
-        P("isSubclassOf", Ty::StrOrList, "create: parents (IRIs or terms)"),
-        P("relationships", Ty::Object, "create: {has-part|requires|enables|bridges-to|relates-to: [IRIs or terms]}"),
-        P("altTerms", Ty::StrOrList, "create; amend: added"),
+        P("definition", Ty::Str, ""),
+        P("domain", Ty::Str, "create"),
+        P("owlClass", Ty::Str, "create"),
+        P("physicality", Ty::Str, "create"),
+        P("role", Ty::Str, "create"),
+        P("isSubclassOf", Ty::StrOrList, "create: parents"),
+        P("relationships", Ty::Object, "create: {has-part|requires|enables|bridges-to|relates-to: [IRIs]}"),
+        P("altTerms", Ty::StrOrList, ""),
         P("iri", Ty::Str, "amend: the entity"),
-        P("addRelationships", Ty::Object, "amend: as relationships, is-subclass-of too"),
+        P("addRelationships", Ty::Object, "amend"),
         P("removeRelationships", Ty::Object, "amend"),
         P("qualityScore", Ty::Num, "amend"),
-        P("customFields", Ty::Object, "amend: {key: value}; empty value removes"),
+        P("customFields", Ty::Object, "amend: {key: value}; \"\" removes"),
     ],
     required: &["projectId", "operation", "agentContext"],
     effect: Effect::Additive,
@@ -147,9 +140,7 @@ pub const VALIDATE: ToolDef = ToolDef {
 pub const MANAGE: ToolDef = ToolDef {
     name: "manage_ontology",
     toolset: "ontology",
-    description: "The ontology's git repository. attach: repoPath, pagesDir (default pages), baseBranch, githubOwner + \
-                  githubName. sync: read the base branch's pages, settle proposals. status. export: OFN. import: OFN \
-                  (ofn or path) as a proposal. proposals: by state. push: retry a proposal's pull request.",
+    description: "The ontology's git repository. attach (repoPath, pagesDir, baseBranch, githubOwner+githubName); sync (the base branch's pages, proposals settled); status; export/import OFN (import: a proposal); proposals; push.",
     params: &[
         PROJECT,
         P("operation", Ty::Enum(MANAGE_OPS), ""),

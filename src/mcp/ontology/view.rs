@@ -125,6 +125,16 @@ fn because(axioms: &[Sourced]) -> Vec<Value> {
         .collect()
 }
 
+/// A class as a task's briefing names it: enough to recognise it, `ontology_read`
+/// for the rest.
+pub fn class_brief(ix: &Index, iri: &str) -> Value {
+    json!({
+        "iri": iri,
+        "preferredTerm": ix.term(iri),
+        "definitionSummary": summary(&definition(ix, iri), 200),
+    })
+}
+
 /// A discovered class: a `DiscoveryResult` (docs/ontology.md, discovery), with how it
 /// was found.
 pub fn found(ix: &Index, f: &Found) -> Value {

@@ -18,9 +18,7 @@ const CONTAINER: Ty = Ty::Enum(&["project", "feature", "task"]);
 pub const QUERY_CONTAINER: ToolDef = ToolDef {
     name: "query_container",
     toolset: "tasks",
-    description: "Read projects, features, tasks. get: one by id (includeSections). search: by \
-                  query/status/priority/tags/projectId/featureId, paged. overview: a project's features with task counts, a \
-                  feature's tasks, or all projects without id.",
+    description: "Read projects, features, tasks. get: one by id; a task with brief=true: all it needs first. search: by query, status, priority, tags, projectId, featureId, paged. overview: a project's features, a feature's tasks, or all projects.",
     params: &[
         P("operation", Ty::Enum(&["get", "search", "overview"]), ""),
         P("containerType", CONTAINER, ""),
@@ -34,9 +32,10 @@ pub const QUERY_CONTAINER: ToolDef = ToolDef {
         P("limit", Ty::Int, "Default 20, max 500"),
         P("offset", Ty::Int, ""),
         P("includeSections", Ty::Bool, ""),
-        P("includeGraphContext", Ty::Bool, "Task get: graph context for its Context Files"),
+        P("includeGraphContext", Ty::Bool, "Task get: its Context Files' atoms"),
         P("maxTokens", Ty::Int, "Default 4000, 0 = all"),
         P("includeMemory", Ty::Bool, "Task get: the memory atoms that apply"),
+        P("brief", Ty::Bool, "Task get: sections, knowledge, code, memory, classes within maxTokens"),
     ],
     required: &["operation", "containerType"],
     effect: Effect::ReadOnly,
@@ -46,9 +45,7 @@ pub const QUERY_CONTAINER: ToolDef = ToolDef {
 pub const MANAGE_CONTAINER: ToolDef = ToolDef {
     name: "manage_container",
     toolset: "tasks",
-    description: "Create, update or delete a project, feature or task (tasks take title, the others name). update needs \
-                  version; delete checks it when given and needs cascade=true to remove children. Status moves only \
-                  through advance/revert/terminate.",
+    description: "Create, update or delete a project, feature or task (tasks take title, the others name). update needs version; delete with children needs cascade=true. Status moves by advance/revert/terminate.",
     params: &[
         P("operation", Ty::Enum(&["create", "update", "delete"]), ""),
         P("containerType", CONTAINER, ""),
@@ -123,6 +120,23 @@ pub async fn query(app: &App, a: Args) -> Result<Reply> {
     let op = a.req_choice("operation", &["get", "search", "overview"])?;
     let ct = container_type(&a)?;
     match op {
+        "get" if a.bool("brief")?.unwrap_or(false) => {
+            if ct != ContainerType::Task {
+                return Err(Error::validation("brief", "applies to tasks only"));
+            }
+            a.forbid(
+                &["includeSections", "includeGraphContext", "includeMemory"],
+                "with brief (it holds them)",
+            )?;
+            let id = a.req_id("id")?;
+            let max = match a.int("maxTokens", 0, 10_000_000)? {
+                None => Some(super::brief::DEFAULT_TOKENS),
+                Some(0) => None,
+                Some(n) => Some(n as usize),
+            };
+            let b = crate::service::brief::brief(app, &id).await?;
+            Ok(super::brief::reply(&b, max))
+        }
         "get" => {
             let id = a.req_id("id")?;
             let c = containers::get(app, ct, &id).await?;

@@ -1,5 +1,6 @@
 //! The `tasks` toolset: the task orchestrator, compatible with the TypeScript port.
 
+pub mod brief;
 pub mod containers;
 pub mod sections;
 pub mod templates;

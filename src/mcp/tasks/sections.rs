@@ -35,10 +35,7 @@ pub const QUERY_SECTIONS: ToolDef = ToolDef {
 pub const MANAGE_SECTIONS: ToolDef = ToolDef {
     name: "manage_sections",
     toolset: "tasks",
-    description: "Write sections. add (entityType, entityId, title, content...); update / updateText (sectionId, version; \
-                  updateText: content only); delete (sectionId); reorder (entityType, entityId, orderedIds: every id \
-                  once); bulkCreate (sections: [{title, content, usageDescription, contentFormat, ordinal, tags}]); \
-                  bulkDelete (sectionIds). Bulk calls are all or nothing.",
+    description: "Write sections. add (entityType, entityId, title, content); update/updateText (sectionId, version); delete (sectionId); reorder (orderedIds, every id once); bulkCreate (sections); bulkDelete (sectionIds), all or nothing.",
     params: &[
         P("operation", Ty::Enum(&["add", "update", "updateText", "delete", "reorder", "bulkCreate", "bulkDelete"]), ""),
         P("entityType", ENTITY, ""),

@@ -17,8 +17,7 @@ const TARGETS: [&str; 3] = ["PROJECT", "FEATURE", "TASK"];
 pub const QUERY_TEMPLATES: ToolDef = ToolDef {
     name: "query_templates",
     toolset: "tasks",
-    description: "Templates are section blueprints. get: one by id (includeSections). list (default): by targetEntityType, \
-                  isBuiltIn, isEnabled, tags. Built in: 'Task Implementation' (with Context Files) and 'Feature Plan'.",
+    description: "Section blueprints. get: one by id (includeSections). list (default): by targetEntityType, isBuiltIn, isEnabled, tags.",
     params: &[
         P("operation", Ty::Enum(&["get", "list"]), "Default list"),
         P("id", Ty::Id, ""),
@@ -38,8 +37,7 @@ pub const QUERY_TEMPLATES: ToolDef = ToolDef {
 pub const MANAGE_TEMPLATE: ToolDef = ToolDef {
     name: "manage_template",
     toolset: "tasks",
-    description: "create (name, targetEntityType), update, delete, enable, disable (id), addSection (id, title, usageDescription, \
-                  contentSample, contentFormat, isRequired, ordinal). Built-in and protected templates can be disabled but not deleted or changed.",
+    description: "create (name, targetEntityType), update, delete, enable, disable (id), addSection (id, title, usageDescription, contentSample, contentFormat, isRequired, ordinal). Built-in templates can only be disabled.",
     params: &[
         P("operation", Ty::Enum(&["create", "update", "delete", "enable", "disable", "addSection"]), ""),
         P("id", Ty::Id, ""),
@@ -66,8 +64,7 @@ pub const MANAGE_TEMPLATE: ToolDef = ToolDef {
 pub const APPLY_TEMPLATE: ToolDef = ToolDef {
     name: "apply_template",
     toolset: "tasks",
-    description: "Add an enabled template's sections after a container's own (of the type it targets); titles the \
-                  container already has are skipped (answered in skipped).",
+    description: "Add an enabled template's sections to a container of its type; titles it already has are skipped.",
     params: &[P("templateId", Ty::Id, ""), P("entityType", Ty::Enum(&TARGETS), ""), P("entityId", Ty::Id, "")],
     required: &["templateId", "entityType", "entityId"],
     effect: Effect::Additive,

@@ -102,8 +102,7 @@ pub const QUERY_DEPENDENCIES: ToolDef = ToolDef {
 pub const MANAGE_DEPENDENCY: ToolDef = ToolDef {
     name: "manage_dependency",
     toolset: "tasks",
-    description: "create: fromId BLOCKS (default) or RELATES_TO toId, same containerType (default task); cycles refused. \
-                  delete: by id, or by fromId, toId and type.",
+    description: "create: fromId BLOCKS (default) or RELATES_TO toId, same containerType; cycles refused. delete: by id, or fromId, toId and type.",
     params: &[
         P("operation", Ty::Enum(&["create", "delete"]), ""),
         P("id", Ty::Id, ""),
