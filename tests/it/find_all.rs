@@ -100,10 +100,24 @@ async fn world() -> World {
         .find(|c| c["name"] == "class")
         .unwrap()["id"]
         .clone();
+    let domain = d["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "core")
+        .unwrap()["id"]
+        .clone();
+    let root = c
+        .ok(
+            "create_entity",
+            json!({"projectId":project,"name":"HTTP client","description":"Sends HTTP requests.","categoryIds":[domain],
+                   "commands":[{"command":"add","kind":"text","documentPath":"PoolManager.py","startLine":1,"endLine":2,"description":"the client"}]}),
+        )
+        .await;
     for (name, description) in ENTITIES {
         c.ok(
             "create_entity",
-            json!({"projectId":project,"name":name,"description":description,"categoryIds":[cat],
+            json!({"projectId":project,"name":name,"description":description,"categoryIds":[cat],"parentIds":[id(&root["entity"])],
                    "commands":[{"command":"add","kind":"code","documentPath":format!("{name}.py"),"lspSymbol":name,
                                 "startLine":1,"endLine":2,"description":format!("the {name} class")}]}),
         )
@@ -233,7 +247,7 @@ async fn find_ranks_every_kind_together_and_each_hit_reads_in_full() {
     let first = &hits(&r)[0];
     assert_eq!(first["kind"], "reference", "{r:#}");
     assert_eq!(first["read"]["tool"], "get_entity", "{r:#}");
-    c.stop().await;
+    w.c.stop().await;
 }
 
 #[tokio::test]
@@ -295,7 +309,7 @@ async fn find_narrows_by_kind_refuses_a_bad_one_and_keeps_its_budget() {
     assert_eq!(hits(&all).len(), kept + omitted, "{all:#}");
     // The budget kept the best.
     assert_eq!(hits(&all)[..kept], hits(d)[..], "{env:#}");
-    c.stop().await;
+    w.c.stop().await;
 }
 
 #[tokio::test]
@@ -336,11 +350,12 @@ async fn task_search_ranks_by_meaning_and_words() {
     for (q, want) in [
         ("send webhooks again when they fail", TASKS[0].0),
         ("a spreadsheet for the accountants", TASKS[2].0),
-        ("night theme", TASKS[1].0),
+        ("a darker look for the settings screen", TASKS[1].0),
         ("ORM", TASKS[3].0),
     ] {
         let r = c.ok("query_container", search(q)).await;
         let items = r["items"].as_array().unwrap();
+        assert!(!items.is_empty(), "{q}: {r:#}");
         assert_eq!(items[0]["title"], want, "{q}: {r:#}");
         assert!(items[0]["score"].as_f64().unwrap() > 0.0, "{r:#}");
         assert!(items[0]["why"]["vector"].is_number(), "{r:#}");
