@@ -126,11 +126,11 @@ mod tests {
             doc("c", "Docs", "how retries of uploads are configured"),
             doc("d", "Unrelated", "nothing here"),
         ];
-        let (hits, how) = rank(&docs, "retrying uploads", 10);
+        let (hits, how) = rank(&docs, "retries uploads", 10);
         assert_eq!(how, Match::All);
         let ids: Vec<&str> = hits.iter().map(|h| h.0.as_str()).collect();
-        // "retrying" is the stem "retry", a prefix of "retries" too; the name match
-        // weighs more than the body's.
+        // "retries" is the stem "retr", a prefix of "retry" and "retries"; the name
+        // match weighs more than the body's.
         assert_eq!(ids, ["a", "c"]);
         let (hits, how) = rank(&docs, "upload nothing", 10);
         assert_eq!(how, Match::Some);
