@@ -6,6 +6,7 @@ pub mod args;
 pub mod budget;
 pub mod code;
 pub mod envelope;
+pub mod find;
 pub mod graph;
 pub mod help;
 pub mod json;
@@ -77,8 +78,9 @@ impl Registry {
             .chain(code::TOOLS.iter())
             .chain(ontology::TOOLS.iter())
             .chain(memory::TOOLS.iter())
+            .chain(find::TOOLS.iter())
             .copied()
-            .filter(|d| toolsets.iter().any(|t| t == d.toolset))
+            .filter(|d| d.toolset == find::ANY || toolsets.iter().any(|t| t == d.toolset))
             .collect();
         let tools = Arc::new(defs.iter().map(|d| d.to_tool()).collect());
         Registry {
@@ -191,6 +193,7 @@ pub async fn dispatch(
             "code" => code::call(app, name, a).await,
             "ontology" => ontology::call(app, name, a).await,
             "memory" => memory::call(app, name, a).await,
+            find::ANY => Some(find::call(app, &reg.toolsets, a).await),
             _ => None,
         }
         .unwrap_or_else(|| Err(Error::Internal(format!("tool {name} has no handler"))))
@@ -200,12 +203,15 @@ pub async fn dispatch(
         .catch_unwind()
         .instrument(tracing::error_span!("call", tool = name))
         .await;
-    // A write of the code, graph, ontology or memory toolsets may leave texts without
-    // vectors (entities, atoms, classes a sync brought, statements): the background
-    // embeds them once the server is idle, so the next search need not wait.
-    if def.effect != Effect::ReadOnly
-        && matches!(def.toolset, "code" | "graph" | "ontology" | "memory")
-    {
+    // A write may leave texts without vectors (entities, atoms, classes a sync
+    // brought, statements, tasks): the background embeds them once the server is
+    // idle, so the next search need not wait. A task write does so only once the model
+    // is loaded (a search loaded it): a server used for tasks alone never loads it.
+    let embeds = match def.toolset {
+        "code" | "graph" | "ontology" | "memory" => true,
+        _ => app.embedder.loaded().is_some(),
+    };
+    if def.effect != Effect::ReadOnly && embeds {
         crate::service::embedding::schedule(app);
     }
     match out {

@@ -383,9 +383,62 @@ pub struct SearchQuery {
 pub enum Page {
     Projects(Vec<Project>, i64),
     Items(Vec<Item>, i64),
+    /// Tasks or features a text query ranked (`service::task_ranking`), each with the
+    /// parts of its score.
+    Ranked(Vec<(Item, crate::service::ranking::Hit)>, i64),
 }
 
+/// Search: with a query that has words, every row the other filters allow is ranked
+/// against it (`service::task_ranking`), best first, then paged; `total` counts the
+/// ranked rows. Without one, in creation order.
 pub async fn search(app: &App, ct: ContainerType, q: &SearchQuery) -> Result<Page> {
+    use crate::service::task_ranking as tr;
+    let text = match q.query.as_deref() {
+        Some(t) if tr::has_terms(t) => t,
+        _ => return filtered(app, ct, q).await,
+    };
+    let all = SearchQuery {
+        query: None,
+        statuses: q.statuses.clone(),
+        priority: q.priority,
+        tags: q.tags.clone(),
+        project_id: q.project_id.clone(),
+        feature_id: q.feature_id.clone(),
+        limit: i64::MAX,
+        offset: 0,
+    };
+    let (offset, limit) = (q.offset.max(0) as usize, q.limit.max(0) as usize);
+    match filtered(app, ct, &all).await? {
+        Page::Projects(rows, _) => {
+            let ranked = tr::rank_projects(rows, text);
+            let total = ranked.len() as i64;
+            Ok(Page::Projects(
+                ranked.into_iter().skip(offset).take(limit).collect(),
+                total,
+            ))
+        }
+        Page::Items(rows, _) => {
+            let qv = crate::service::semantic::embed_query(app, text).await?;
+            let ask = crate::service::ranking::Ask {
+                text,
+                qvec: &qv.vector,
+                min_score: tr::TASK_MIN_COSINE,
+            };
+            let n = rows.len();
+            let ranked = tr::rank_items(app, rows, &ask, n).await?;
+            let total = ranked.len() as i64;
+            Ok(Page::Ranked(
+                ranked.into_iter().skip(offset).take(limit).collect(),
+                total,
+            ))
+        }
+        ranked @ Page::Ranked(_, _) => Ok(ranked),
+    }
+}
+
+/// Rows by the filters alone (a query as a substring of name, summary or
+/// description), in creation order.
+async fn filtered(app: &App, ct: ContainerType, q: &SearchQuery) -> Result<Page> {
     let mut c = app.store.read().await?;
     match ct.item_kind() {
         None => {

@@ -2,6 +2,7 @@
 //! writes), applies the workflow and validation rules, and commits. Nothing here knows
 //! about MCP or JSON; callers get domain types back.
 
+pub mod bm25;
 pub mod brief;
 pub mod code;
 pub mod code_graph;
@@ -9,6 +10,7 @@ pub mod containers;
 pub mod context;
 pub mod dependencies;
 pub mod embedding;
+pub mod find;
 pub mod graph;
 pub mod memory;
 pub mod ontology;
@@ -19,6 +21,7 @@ pub mod ranking;
 pub mod sections;
 pub mod semantic;
 pub mod tags;
+pub mod task_ranking;
 pub mod templates;
 pub mod workflow;
 

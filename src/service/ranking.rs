@@ -59,22 +59,47 @@ fn stem(t: &str) -> &str {
 /// Tokens without a letter or digit and stop words are dropped. `prefix` makes each
 /// token, stemmed, match as a prefix (`"stri"*`).
 pub fn fts_tokens(query: &str, prefix: bool) -> Vec<String> {
-    query
-        .split_whitespace()
-        .filter(|t| t.chars().any(char::is_alphanumeric))
-        .filter(|t| !STOP.contains(&t.to_lowercase().as_str()))
-        .take(32)
+    words_of(query)
         .map(|t| {
             if prefix {
-                let t = t
-                    .trim_end_matches(|c: char| !c.is_alphanumeric())
-                    .to_lowercase();
-                format!("\"{}\"*", stem(&t).replace('"', "\"\""))
+                format!("\"{}\"*", prefix_term(t).replace('"', "\"\""))
             } else {
                 format!("\"{}\"", t.replace('"', "\"\""))
             }
         })
         .collect()
+}
+
+/// The query's words that count: whitespace-separated, with a letter or digit, not
+/// stop words, at most 32.
+fn words_of(query: &str) -> impl Iterator<Item = &str> {
+    query
+        .split_whitespace()
+        .filter(|t| t.chars().any(char::is_alphanumeric))
+        .filter(|t| !STOP.contains(&t.to_lowercase().as_str()))
+        .take(32)
+}
+
+fn prefix_term(t: &str) -> String {
+    let t = t
+        .trim_end_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
+    stem(&t).to_string()
+}
+
+/// The query's words as the prefixes [`fts_tokens`] makes of them, unquoted, for
+/// lexical lists computed in memory (`service::bm25`): lower-case, stemmed, split
+/// at what is neither letter nor digit as the indexes' tokenizer splits.
+pub fn query_terms(query: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in words_of(query) {
+        for part in prefix_term(w).split(|c: char| !c.is_alphanumeric()) {
+            if !part.is_empty() && !out.iter().any(|x| x == part) {
+                out.push(part.to_string());
+            }
+        }
+    }
+    out
 }
 
 /// The words of a name, lower-case: split at every character that is neither letter
@@ -258,6 +283,12 @@ pub struct Hit {
     pub vector: f32,
     /// BM25 (bigger is better), 0 when the row did not match lexically.
     pub lexical: f64,
+    /// BM25 relative to the list's best, 0 to 1: the lexical part [`fuse`] weighs.
+    pub words: f64,
+    /// The row held every query word (the weights of [`fuse`] depend on it).
+    pub all_words: bool,
+    /// The row is an entity named by the query (scored 1).
+    pub exact: bool,
     /// The score the order follows, 0 to 1: the fusion of [`fuse`] (hybrid), the
     /// cosine (vector) or BM25 relative to the query's best (lexical); 1 for an exact
     /// name in every mode.
@@ -348,6 +379,8 @@ pub async fn rank(
             below += 1;
             continue;
         }
+        // Per row: one only the vector found holds no word at all.
+        let all_words = how == Match::All && s > 0.0;
         let fused = if is_exact {
             1.0
         } else {
@@ -357,8 +390,7 @@ pub async fn rank(
                 Mode::Hybrid => fuse(Parts {
                     cosine: c,
                     lexical: rel(s),
-                    // Per row: one only the vector found holds no word at all.
-                    all_words: how == Match::All && s > 0.0,
+                    all_words,
                 }),
             }
         };
@@ -366,6 +398,9 @@ pub async fn rank(
             row_id: id.to_string(),
             vector: c,
             lexical: s,
+            words: rel(s),
+            all_words,
+            exact: is_exact,
             fused,
         });
     }
@@ -380,6 +415,58 @@ pub async fn rank(
         hits,
         below_min_score: below,
     })
+}
+
+/// A query as every kind of a search ranks it: its text, its vector (embedded once)
+/// and the cosine a row only the vector found needs.
+#[derive(Clone, Copy)]
+pub struct Ask<'a> {
+    pub text: &'a str,
+    pub qvec: &'a [f32],
+    pub min_score: f32,
+}
+
+/// Ranks rows that have no full-text index (tasks, features, ontology classes) as
+/// [`rank`] ranks the indexed ones: their lexical list is BM25 computed in memory over
+/// `docs` (`service::bm25`), their vectors are the snapshot's rows of `source`, and
+/// only rows of `docs` are answered (the caller's filters chose them).
+pub async fn rank_docs(
+    app: &App,
+    snap: &Snapshot,
+    tenant: &str,
+    source: &'static str,
+    docs: &[crate::service::bm25::Doc<'_>],
+    ask: &Ask<'_>,
+    limit: usize,
+) -> Result<Ranked> {
+    let Ask {
+        text: query,
+        qvec,
+        min_score,
+    } = *ask;
+    let allowed: std::collections::HashSet<&str> = docs.iter().map(|d| d.id).collect();
+    let keep = |id: &str| allowed.contains(id);
+    let lexical = crate::service::bm25::rank(docs, query, POOL.max(limit));
+    rank(
+        app,
+        snap,
+        tenant,
+        Rank {
+            source,
+            // Unused: the lexical list is given.
+            index: Fts::Entities,
+            query,
+            qvec,
+            mode: Mode::Hybrid,
+            min_score,
+            prefix: true,
+            keep: &keep,
+            lexical: Some(lexical),
+            vectors: None,
+        },
+        limit,
+    )
+    .await
 }
 
 #[cfg(test)]

@@ -87,10 +87,31 @@ pub const MEMORY_ATOM: Source = Source {
     project: "'memory'",
 };
 
+/// Tasks and features (title or name, summary, description; migration 0018), under
+/// one tenant, `tasks`: a task may belong to no project, and one snapshot then serves
+/// every task search, which keeps the rows its filters allow.
+pub const TASK: Source = Source {
+    name: "task",
+    table: "tasks",
+    id: "id",
+    text: "s.title || '\n' || s.summary || COALESCE('\n' || s.description, '')",
+    project: "'tasks'",
+};
+pub const FEATURE: Source = Source {
+    name: "feature",
+    table: "features",
+    id: "id",
+    text: "s.name || '\n' || s.summary || COALESCE('\n' || s.description, '')",
+    project: "'tasks'",
+};
+/// The tenant of [`TASK`] and [`FEATURE`] vectors.
+pub const TASKS_TENANT: &str = "tasks";
+
 /// Every source the semantic layer embeds (migrations 0005 and 0014 give the project
 /// sources their staleness triggers; a memory statement never changes): entities and
 /// references (description), RELATED_TO notes, atoms and molecules (name + knowledge),
-/// ontology classes (terms + definition) and memory atoms (statement).
+/// ontology classes (terms + definition), memory atoms (statement), tasks and
+/// features (migration 0018).
 pub const SOURCES: &[Source] = &[
     ENTITY,
     REFERENCE,
@@ -99,6 +120,8 @@ pub const SOURCES: &[Source] = &[
     MOLECULE,
     ONTOLOGY_CLASS,
     MEMORY_ATOM,
+    TASK,
+    FEATURE,
 ];
 
 /// A row that needs a vector, with the text to embed.

@@ -181,7 +181,9 @@ async fn search_filters_and_pages() {
             json!({"operation":"search","containerType":"task","query":"task 3"}),
         )
         .await;
-    assert_eq!(q["total"], 1);
+    // Ranked: every task holds a word of the query, the one holding both first.
+    assert_eq!(q["total"], 5);
+    assert_eq!(q["items"][0]["title"], "task 3 100%_done", "{q:#}");
     // LIKE wildcards in the query are literal.
     let pct = c
         .ok(

@@ -18,6 +18,7 @@ mod embed;
 mod errors;
 mod file_modes;
 mod find;
+mod find_all;
 mod full_disk;
 mod graph;
 mod graph_agent;

@@ -242,6 +242,17 @@ pub async fn query(app: &App, a: Args) -> Result<Reply> {
             let (items, total): (Vec<Value>, i64) = match containers::search(app, ct, &q).await? {
                 Page::Projects(p, t) => (p.iter().map(json::project).collect(), t),
                 Page::Items(i, t) => (i.iter().map(json::item).collect(), t),
+                Page::Ranked(i, t) => (
+                    i.iter()
+                        .map(|(it, h)| {
+                            let mut v = json::item(it);
+                            v["score"] = crate::mcp::find::round(h.fused);
+                            v["why"] = crate::mcp::find::why(h);
+                            v
+                        })
+                        .collect(),
+                    t,
+                ),
             };
             let n = items.len();
             Ok(Reply::new(
