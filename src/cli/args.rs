@@ -22,6 +22,8 @@ USAGE:
                                           (--all: every text), progress on stderr
     cairn [OPTIONS] embed TEXT...         print which embedder runs and the texts' cosine
                                           similarities (checks the model install)
+    cairn [OPTIONS] backup PATH           write a consistent copy of the SQLite database to
+                                          PATH (a new file), also while servers use it
 
 OPTIONS:
     --db PATH|URL       database file (else $CAIRN_DB, else config `db`, else ~/.local/share/cairn/cairn.db);
@@ -75,6 +77,10 @@ pub enum Command {
     },
     Reindex {
         all: bool,
+    },
+    /// `backup PATH`: a consistent copy of the database in a new file.
+    Backup {
+        to: PathBuf,
     },
     Embed {
         texts: Vec<String>,
@@ -210,6 +216,9 @@ pub fn parse(args: Vec<OsString>) -> Result<(Overrides, Command), String> {
             };
             Command::Reindex { all }
         }
+        Some("backup") => Command::Backup {
+            to: PathBuf::from(rest.next().ok_or("backup needs the path of the copy")?),
+        },
         Some("embed") => {
             let texts: Vec<String> = rest.by_ref().collect();
             if texts.is_empty() {

@@ -194,6 +194,36 @@ impl Store {
         }))
     }
 
+    /// Writes a consistent copy of the SQLite database to `to`, a file that must not
+    /// exist yet (SQLite's `VACUUM INTO`: one read transaction, so writers on other
+    /// connections and processes go on, and the copy holds every committed write
+    /// up to its start, compacted). Readable by this user only, like the database.
+    /// PostgreSQL databases are copied with `pg_dump`.
+    pub async fn backup(&self, to: &Path) -> Result<()> {
+        if self.backend.pg() {
+            return Err(Error::Open(
+                "a PostgreSQL database is backed up with pg_dump".into(),
+            ));
+        }
+        if to.exists() {
+            return Err(Error::Open(format!(
+                "{} exists; name a new file (a backup never overwrites)",
+                to.display()
+            )));
+        }
+        let target = to
+            .to_str()
+            .ok_or_else(|| Error::Open(format!("{} is not valid UTF-8", to.display())))?;
+        sqlx::query("VACUUM INTO ?")
+            .bind(target)
+            .execute(&mut *self.pool.acquire().await?)
+            .await?;
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(to, std::fs::Permissions::from_mode(0o600))
+            .map_err(|e| Error::Open(format!("cannot restrict {}: {e}", to.display())))?;
+        Ok(())
+    }
+
     /// Closes the store at the end of a session: later calls fail, and the pool's
     /// connections close. On SQLite, when they are the last on the file, SQLite
     /// copies what is left of the WAL into the database and removes it.
