@@ -53,7 +53,8 @@ HTTP:
     SIGTERM or Ctrl-C stops accepting, lets calls in flight finish (30 s at most), closes
     the store.
 
-Logs go to stderr; set CAIRN_LOG=debug|info|warn|error (default warn). When the reader
+Logs go to stderr; set CAIRN_LOG=debug|info|warn|error (default warn), and
+CAIRN_LOG_FORMAT=json for one JSON object per line. When the reader
 of stdout stops early (`cairn tools | head -1`), cairn stops writing and exits with the
 status it would have had.";
 

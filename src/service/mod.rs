@@ -10,6 +10,7 @@ pub mod dependencies;
 pub mod embedding;
 pub mod graph;
 pub mod memory;
+pub mod metrics;
 pub mod ontology;
 pub mod progress;
 pub mod projects;
@@ -42,6 +43,8 @@ pub struct App {
     /// Projects' served ontologies (classification, query graph), reused while their
     /// ontology generation holds.
     pub ontology: std::sync::Arc<ontology::Cache>,
+    /// Calls counted for `/metrics`, shared by every call of the process.
+    pub metrics: std::sync::Arc<metrics::Metrics>,
     /// Where the running call reports progress (nowhere unless its caller asked):
     /// set per call by [`App::with_progress`], never shared between calls.
     pub progress: progress::Progress,
@@ -60,6 +63,7 @@ impl App {
             semantic: Default::default(),
             background: Default::default(),
             ontology: Default::default(),
+            metrics: Default::default(),
             progress: Default::default(),
         }
     }

@@ -224,6 +224,39 @@ impl Store {
         Ok(())
     }
 
+    /// Whether the database answers and holds every migration this build has
+    /// (`/ready`): `None` when it does, else why not.
+    pub async fn unready(&self) -> Option<String> {
+        let migrator = if self.backend.pg() {
+            &PG_MIGRATOR
+        } else {
+            &MIGRATOR
+        };
+        let latest = migrator.iter().map(|m| m.version).max().unwrap_or(0);
+        let applied: std::result::Result<Option<i64>, sqlx::Error> =
+            sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations WHERE success")
+                .fetch_one(&self.pool)
+                .await;
+        match applied {
+            Err(e) => Some(format!("the database does not answer: {e}")),
+            Ok(v) if v.unwrap_or(0) < latest => Some(format!(
+                "the database is at migration {}, this build needs {latest}",
+                v.unwrap_or(0)
+            )),
+            Ok(_) => None,
+        }
+    }
+
+    /// The database's size in bytes (SQLite: its pages; PostgreSQL: the database's).
+    pub async fn size_bytes(&self) -> Result<i64> {
+        let sql = if self.backend.pg() {
+            "SELECT pg_database_size(current_database())"
+        } else {
+            "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()"
+        };
+        Ok(sqlx::query_scalar(sql).fetch_one(&self.pool).await?)
+    }
+
     /// Closes the store at the end of a session: later calls fail, and the pool's
     /// connections close. On SQLite, when they are the last on the file, SQLite
     /// copies what is left of the WAL into the database and removes it.
