@@ -22,6 +22,8 @@ USAGE:
                                           (--all: every text), progress on stderr
     cairn [OPTIONS] embed TEXT...         print which embedder runs and the texts' cosine
                                           similarities (checks the model install)
+    cairn [OPTIONS] backup PATH           write a consistent copy of the SQLite database to
+                                          PATH (a new file), also while servers use it
 
 OPTIONS:
     --db PATH|URL       database file (else $CAIRN_DB, else config `db`, else ~/.local/share/cairn/cairn.db);
@@ -51,7 +53,8 @@ HTTP:
     SIGTERM or Ctrl-C stops accepting, lets calls in flight finish (30 s at most), closes
     the store.
 
-Logs go to stderr; set CAIRN_LOG=debug|info|warn|error (default warn). When the reader
+Logs go to stderr; set CAIRN_LOG=debug|info|warn|error (default warn), and
+CAIRN_LOG_FORMAT=json for one JSON object per line. When the reader
 of stdout stops early (`cairn tools | head -1`), cairn stops writing and exits with the
 status it would have had.";
 
@@ -75,6 +78,10 @@ pub enum Command {
     },
     Reindex {
         all: bool,
+    },
+    /// `backup PATH`: a consistent copy of the database in a new file.
+    Backup {
+        to: PathBuf,
     },
     Embed {
         texts: Vec<String>,
@@ -210,6 +217,9 @@ pub fn parse(args: Vec<OsString>) -> Result<(Overrides, Command), String> {
             };
             Command::Reindex { all }
         }
+        Some("backup") => Command::Backup {
+            to: PathBuf::from(rest.next().ok_or("backup needs the path of the copy")?),
+        },
         Some("embed") => {
             let texts: Vec<String> = rest.by_ref().collect();
             if texts.is_empty() {

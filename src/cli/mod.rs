@@ -35,10 +35,15 @@ pub fn main() -> ExitCode {
         _ => tracing::Level::WARN,
     };
     // Every line for stderr, whichever crate logs it, loses any URL's password.
-    tracing_subscriber::fmt()
+    // One JSON object per line for a log collector (`CAIRN_LOG_FORMAT=json`).
+    let logs = tracing_subscriber::fmt()
         .with_writer(|| Redacted)
-        .with_max_level(level)
-        .init();
+        .with_max_level(level);
+    if std::env::var("CAIRN_LOG_FORMAT").is_ok_and(|f| f.eq_ignore_ascii_case("json")) {
+        logs.json().init();
+    } else {
+        logs.init();
+    }
     redact_panics();
 
     let (overrides, cmd) = match parse(args) {

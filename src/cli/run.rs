@@ -65,6 +65,15 @@ pub async fn run(o: Overrides, cmd: Command) -> Result<ExitCode, String> {
     if let Command::Embed { texts } = &cmd {
         return embed(config, texts.clone()).await;
     }
+    if matches!(cmd, Command::Backup { .. })
+        && config.db_path.to_str().is_some_and(crate::store::is_url)
+    {
+        return Err(
+            "backup copies a SQLite file; a PostgreSQL database is copied by its own tool: \
+             pg_dump --format=custom --file=cairn.dump 'postgres://…' (the README's PostgreSQL section)"
+                .into(),
+        );
+    }
     let http = match &cmd {
         Command::Serve { http } => bind_http(http, &config).await?,
         _ => None,
@@ -216,6 +225,19 @@ async fn session(
             } else {
                 ExitCode::from(1)
             })
+        }
+        Command::Backup { to } => {
+            app.store
+                .backup(&to)
+                .await
+                .map_err(|e| format!("cannot back up to {}: {e}", to.display()))?;
+            let bytes = std::fs::metadata(&to).map(|m| m.len()).unwrap_or(0);
+            let _ = writeln!(
+                std::io::stderr(),
+                "backup: {} written ({bytes} bytes)",
+                to.display()
+            );
+            Ok(ExitCode::SUCCESS)
         }
         Command::Reindex { all } => {
             let mut bar = crate::progress::Bar::new("reindex");

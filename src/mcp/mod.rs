@@ -180,6 +180,7 @@ pub async fn dispatch(
         });
     };
     let app = &app.with_progress(progress);
+    let started = std::time::Instant::now();
     // The background embedder waits while any call is in flight.
     let _busy = app.background.call();
     let run = async {
@@ -214,7 +215,7 @@ pub async fn dispatch(
     if def.effect != Effect::ReadOnly && embeds {
         crate::service::embedding::schedule(app);
     }
-    match out {
+    let env = match out {
         Ok(Ok(Reply {
             partial: Some(e),
             data,
@@ -230,5 +231,8 @@ pub async fn dispatch(
                 .unwrap_or_default();
             envelope::failure(&Error::Internal(format!("the tool panicked: {what}")))
         }
-    }
+    };
+    let code = env["error"]["code"].as_str().unwrap_or("OK");
+    app.metrics.record(name, code, started.elapsed());
+    env
 }

@@ -273,6 +273,18 @@ impl Background {
     }
 }
 
+/// The texts of every project waiting for a vector (from the loaded model; before
+/// one is loaded, those with none at all): the background's backlog, for `/metrics`.
+pub async fn backlog(app: &App) -> Result<u64> {
+    let model = app.embedder.loaded();
+    let mut c = app.store.read().await?;
+    let mut n = 0;
+    for src in SOURCES {
+        n += store::count_waiting(&mut c, src, model).await?;
+    }
+    Ok(n)
+}
+
 /// Asks the background for a pass once the server is idle, starting it on first use;
 /// nothing unless the server enabled it.
 pub fn schedule(app: &App) {

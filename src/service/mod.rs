@@ -13,6 +13,7 @@ pub mod embedding;
 pub mod find;
 pub mod graph;
 pub mod memory;
+pub mod metrics;
 pub mod ontology;
 pub mod progress;
 pub mod projects;
@@ -46,6 +47,8 @@ pub struct App {
     /// Projects' served ontologies (classification, query graph), reused while their
     /// ontology generation holds.
     pub ontology: std::sync::Arc<ontology::Cache>,
+    /// Calls counted for `/metrics`, shared by every call of the process.
+    pub metrics: std::sync::Arc<metrics::Metrics>,
     /// Where the running call reports progress (nowhere unless its caller asked):
     /// set per call by [`App::with_progress`], never shared between calls.
     pub progress: progress::Progress,
@@ -64,6 +67,7 @@ impl App {
             semantic: Default::default(),
             background: Default::default(),
             ontology: Default::default(),
+            metrics: Default::default(),
             progress: Default::default(),
         }
     }

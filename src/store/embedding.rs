@@ -295,6 +295,24 @@ pub async fn count_pending(
     Ok(n.max(0) as u64)
 }
 
+/// How many rows of `src`, in every project, wait for a vector: none from `model`,
+/// or, before a model is loaded (`None`), none at all.
+pub async fn count_waiting(conn: &mut Conn, src: &Source, model: Option<&str>) -> Result<u64> {
+    let sql = format!(
+        "SELECT count(*) FROM {table} s LEFT JOIN embeddings e ON e.source = ? AND e.row_id = s.{id} \
+         WHERE {text} IS NOT NULL AND {text} <> '' AND (e.row_id IS NULL{other})",
+        id = src.id,
+        text = src.text,
+        table = src.table,
+        other = if model.is_some() { " OR e.model <> ?" } else { "" },
+    );
+    let mut q = sqlx::query_scalar::<_, i64>(AssertSqlSafe(sql)).bind(src.name);
+    if let Some(m) = model {
+        q = q.bind(m);
+    }
+    Ok(q.fetch_one(conn.db()).await?.max(0) as u64)
+}
+
 /// Whether some row of `src` (any project) has no vector at all: asked before any
 /// model is loaded, so it cannot name one.
 pub async fn any_without_vector(conn: &mut Conn, src: &Source) -> Result<bool> {

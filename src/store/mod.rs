@@ -194,6 +194,69 @@ impl Store {
         }))
     }
 
+    /// Writes a consistent copy of the SQLite database to `to`, a file that must not
+    /// exist yet (SQLite's `VACUUM INTO`: one read transaction, so writers on other
+    /// connections and processes go on, and the copy holds every committed write
+    /// up to its start, compacted). Readable by this user only, like the database.
+    /// PostgreSQL databases are copied with `pg_dump`.
+    pub async fn backup(&self, to: &Path) -> Result<()> {
+        if self.backend.pg() {
+            return Err(Error::Open(
+                "a PostgreSQL database is backed up with pg_dump".into(),
+            ));
+        }
+        if to.exists() {
+            return Err(Error::Open(format!(
+                "{} exists; name a new file (a backup never overwrites)",
+                to.display()
+            )));
+        }
+        let target = to
+            .to_str()
+            .ok_or_else(|| Error::Open(format!("{} is not valid UTF-8", to.display())))?;
+        sqlx::query("VACUUM INTO ?")
+            .bind(target)
+            .execute(&mut *self.pool.acquire().await?)
+            .await?;
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(to, std::fs::Permissions::from_mode(0o600))
+            .map_err(|e| Error::Open(format!("cannot restrict {}: {e}", to.display())))?;
+        Ok(())
+    }
+
+    /// Whether the database answers and holds every migration this build has
+    /// (`/ready`): `None` when it does, else why not.
+    pub async fn unready(&self) -> Option<String> {
+        let migrator = if self.backend.pg() {
+            &PG_MIGRATOR
+        } else {
+            &MIGRATOR
+        };
+        let latest = migrator.iter().map(|m| m.version).max().unwrap_or(0);
+        let applied: std::result::Result<Option<i64>, sqlx::Error> =
+            sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations WHERE success")
+                .fetch_one(&self.pool)
+                .await;
+        match applied {
+            Err(e) => Some(format!("the database does not answer: {e}")),
+            Ok(v) if v.unwrap_or(0) < latest => Some(format!(
+                "the database is at migration {}, this build needs {latest}",
+                v.unwrap_or(0)
+            )),
+            Ok(_) => None,
+        }
+    }
+
+    /// The database's size in bytes (SQLite: its pages; PostgreSQL: the database's).
+    pub async fn size_bytes(&self) -> Result<i64> {
+        let sql = if self.backend.pg() {
+            "SELECT pg_database_size(current_database())"
+        } else {
+            "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()"
+        };
+        Ok(sqlx::query_scalar(sql).fetch_one(&self.pool).await?)
+    }
+
     /// Closes the store at the end of a session: later calls fail, and the pool's
     /// connections close. On SQLite, when they are the last on the file, SQLite
     /// copies what is left of the WAL into the database and removes it.

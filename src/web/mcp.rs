@@ -55,6 +55,11 @@ pub struct Mcp {
 }
 
 impl Mcp {
+    /// How many MCP sessions are open.
+    pub fn live_sessions(&self) -> usize {
+        self.sessions.live()
+    }
+
     /// `cancel` ends every session and its streams (at shutdown, once the calls in
     /// flight are answered). `loopback`: rmcp checks `Host` against the loopback
     /// names too (as the front does); on other binds the token guards instead.

@@ -274,6 +274,19 @@ async fn handle(state: &State, req: Request<Incoming>) -> Response<Body> {
             _ => not_allowed("GET"),
         };
     }
+    if path == "/ready" {
+        if !matches!(*req.method(), Method::GET | Method::HEAD) {
+            return not_allowed("GET");
+        }
+        return match state.app.store.unready().await {
+            None if !state.stopping.load(Ordering::SeqCst) => plain(StatusCode::OK, "ready"),
+            None => plain(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the server is shutting down",
+            ),
+            Some(why) => plain(StatusCode::SERVICE_UNAVAILABLE, &why),
+        };
+    }
     if state.stopping.load(Ordering::SeqCst) {
         let mut r = plain(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -307,6 +320,13 @@ async fn handle(state: &State, req: Request<Incoming>) -> Response<Body> {
     }
     if !matches!(*req.method(), Method::GET | Method::HEAD) {
         return not_allowed("GET");
+    }
+    if path == "/metrics" {
+        // What a scraper sends: the bearer token (when the server has one).
+        if let Err(refusal) = state.policy.check(req.headers(), Credentials::BearerOnly) {
+            return refused(refusal, false);
+        }
+        return metrics(state).await;
     }
     let query = html::parse_query(req.uri().query().unwrap_or(""));
     // `/?token=…` once: the token is traded for the page's cookie and leaves the
@@ -389,6 +409,46 @@ fn redirect(location: &str) -> Response<Body> {
     r.headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     r
+}
+
+/// `/metrics`: the calls counted, then the gauges read now (sessions, the embedding
+/// backlog, the database's size), in Prometheus' text format.
+async fn metrics(state: &State) -> Response<Body> {
+    use std::fmt::Write as _;
+    let app = &state.app;
+    let mut text = app.metrics.render();
+    let mut gauge = |name: &str, help: &str, v: Option<i64>| {
+        if let Some(v) = v {
+            let _ = write!(
+                text,
+                "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {v}\n"
+            );
+        }
+    };
+    gauge(
+        "cairn_sessions_live",
+        "MCP sessions open.",
+        Some(state.mcp.live_sessions() as i64),
+    );
+    let backlog = crate::service::embedding::backlog(app).await;
+    gauge(
+        "cairn_embedding_backlog",
+        "Texts waiting for a vector.",
+        backlog.ok().map(|n| n as i64),
+    );
+    gauge(
+        "cairn_database_bytes",
+        "The database's size.",
+        app.store.size_bytes().await.ok(),
+    );
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )
+        .body(Full::new(Bytes::from(text)).boxed())
+        .unwrap_or_else(|_| plain(StatusCode::INTERNAL_SERVER_ERROR, "cannot render"))
 }
 
 fn not_allowed(allow: &'static str) -> Response<Body> {

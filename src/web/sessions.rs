@@ -123,6 +123,11 @@ impl Sessions {
         })
     }
 
+    /// How many sessions are open.
+    pub fn live(&self) -> usize {
+        lock(&self.book).open.len()
+    }
+
     /// Whether `id` names an open session.
     pub fn is_open(&self, id: &str) -> bool {
         lock(&self.book).open.contains_key(id)

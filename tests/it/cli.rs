@@ -517,3 +517,71 @@ fn call_reads_its_arguments_from_stdin_or_a_file() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/args.json"));
 }
+
+/// `cairn backup PATH` copies a database a server is writing to: the copy opens, holds
+/// every write committed before it and passes SQLite's integrity check; an existing
+/// file is never overwritten; on PostgreSQL it points to `pg_dump`.
+#[tokio::test]
+async fn backup_copies_a_database_in_use_and_never_overwrites() {
+    let dir = TempDir::new();
+    let db = dir.path().join("live.db");
+    let out = dir.path().join("copy.db");
+    let c = crate::harness::Cairn::on(&db, &[]).await;
+    if crate::harness::postgres().is_some() {
+        let o = cli(&db, &["backup", out.to_str().unwrap()]);
+        assert!(!o.status.success());
+        assert!(text(&o.stderr).contains("pg_dump"), "{}", text(&o.stderr));
+        c.stop().await;
+        return;
+    }
+    let p = c.project("Before the backup").await;
+    for i in 0..20 {
+        c.task(json!({"title":format!("task {i}"),"projectId":p}))
+            .await;
+    }
+    // A writer goes on while the copy is made.
+    let writer = async {
+        for i in 0..40 {
+            c.task(json!({"title":format!("later {i}"),"projectId":p}))
+                .await;
+        }
+    };
+    let backup = tokio::task::spawn_blocking({
+        let (db, out) = (db.clone(), out.clone());
+        move || cli(&db, &["backup", out.to_str().unwrap()])
+    });
+    let ((), o) = tokio::join!(writer, backup);
+    let o = o.unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("written"), "{}", text(&o.stderr));
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(&out).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    let mut conn = crate::harness::sql(&out).await;
+    let ok: String = sqlx::query_scalar("PRAGMA integrity_check")
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(ok, "ok");
+    let got = crate::harness::cli_ok(
+        &out,
+        "query_container",
+        &json!({"operation":"search","containerType":"task","projectId":p,"limit":100}).to_string(),
+    );
+    let n = got["data"]["total"].as_i64().unwrap();
+    assert!((20..=60).contains(&n), "{n} tasks in the copy");
+    // The copy is never written over.
+    let o = cli(&db, &["backup", out.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(text(&o.stderr).contains("exists"), "{}", text(&o.stderr));
+    let o = cli(&db, &["backup"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("backup needs the path"),
+        "{}",
+        text(&o.stderr)
+    );
+    c.stop().await;
+}

@@ -843,3 +843,85 @@ async fn the_python_sdk_ends_its_session_without_a_failure() {
         "{stderr}"
     );
 }
+
+/// `/ready` says the store answers with every migration applied; `/metrics` (behind
+/// the token) counts calls per tool and outcome with their latency and reads the
+/// gauges; `CAIRN_LOG_FORMAT=json` logs one JSON object per line.
+#[tokio::test]
+async fn ready_metrics_and_json_logs_for_operators() {
+    let dir = TempDir::new();
+    let db = dir.path().join("cairn.db");
+    let tf = token_file(&dir);
+    let s = HttpServer::start(
+        &db,
+        &[],
+        &["--token-file", &tf],
+        &[("CAIRN_LOG", "info"), ("CAIRN_LOG_FORMAT", "json")],
+    )
+    .await;
+    let http = reqwest::Client::new();
+    let r = http.get(format!("{}/ready", s.base)).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    assert_eq!(r.text().await.unwrap().trim(), "ready");
+    let r = http
+        .get(format!("{}/metrics", s.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 401, "metrics need the token");
+    let c = s.client(Some(TOKEN)).await;
+    let call = |args: Value| {
+        CallToolRequestParams::new("manage_container")
+            .with_arguments(args.as_object().unwrap().clone())
+    };
+    c.call_tool(call(
+        json!({"operation":"create","containerType":"project","name":"Counted"}),
+    ))
+    .await
+    .unwrap();
+    c.call_tool(call(
+        json!({"operation":"create","containerType":"project"}),
+    ))
+    .await
+    .unwrap();
+    let text = http
+        .get(format!("{}/metrics", s.base))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for line in [
+        "cairn_tool_calls_total{tool=\"manage_container\",code=\"OK\"} 1",
+        "cairn_tool_calls_total{tool=\"manage_container\",code=\"VALIDATION_ERROR\"} 1",
+        "cairn_tool_call_seconds_count{tool=\"manage_container\"} 2",
+        "cairn_tool_call_seconds_bucket{tool=\"manage_container\",le=\"+Inf\"} 2",
+        "cairn_sessions_live 1",
+    ] {
+        assert!(text.lines().any(|l| l == line), "no {line} in:\n{text}");
+    }
+    for gauge in ["cairn_embedding_backlog ", "cairn_database_bytes "] {
+        let v: i64 = text
+            .lines()
+            .find_map(|l| l.strip_prefix(gauge))
+            .unwrap_or_else(|| panic!("no {gauge} in {text}"))
+            .parse()
+            .unwrap();
+        assert!(v >= 0);
+    }
+    let _ = c.cancel().await;
+    // Every line the server logged after its address is one JSON object.
+    crate::harness::eventually("a log line", 30, || !s.stderr.lock().unwrap().is_empty()).await;
+    for l in s
+        .stderr
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+    {
+        let v: Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"));
+        assert!(v["level"].is_string() && v["fields"].is_object(), "{l}");
+    }
+}
