@@ -260,7 +260,7 @@ pub async fn call(app: &App, served: &[String], a: Args) -> Result<Reply> {
     let mut r = Reply::new(String::new(), data);
     let sheds = [Shed {
         at: "/hits",
-        rank: |v| v["score"].as_f64().unwrap_or(0.0),
+        rank: |v, _| v["score"].as_f64().unwrap_or(0.0),
         brief: |v| json!({ "kind": v["kind"], "id": v["id"] }),
         keep_first: 0,
         summary: "hits",
@@ -269,6 +269,7 @@ pub async fn call(app: &App, served: &[String], a: Args) -> Result<Reply> {
         at: "/omitted",
         counts: "count",
         next: "ask again with a larger maxTokens, fewer kinds or a smaller limit",
+        fetch: &[],
         estimate: None,
         capped: &[],
     };
