@@ -1,9 +1,12 @@
-//! A unified diff of two texts, line by line (Myers' O(ND) algorithm), for a pull
-//! request's body and a proposal's answer.
+//! A unified diff of two texts, line by line (the edit script from `similar`'s Myers,
+//! the hunks written here), for a pull request's body and a proposal's answer.
 //!
 //! Knows text only.
 
 use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use similar::DiffOp;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Op {
@@ -12,84 +15,35 @@ enum Op {
     Ins,
 }
 
-/// Past this many differences the search stops and the rest is shown as replaced:
-/// still a correct diff, only not the shortest (the trace grows with its square).
-const MAX_D: usize = 4096;
+/// How long the search for the shortest script may take: past it, `similar` answers
+/// a correct script that is not the shortest (a huge rewrite stays bounded).
+const DEADLINE: Duration = Duration::from_secs(2);
 
-/// The shortest edit script from `a` to `b` (ops in order).
-fn myers(a: &[&str], b: &[&str]) -> Vec<Op> {
-    let (n, m) = (a.len(), b.len());
-    let max = n + m;
-    // v[k + max] = furthest x on diagonal k; trace[d] holds diagonals -d..=d of v
-    // after step d - 1 (all step d reads), so the trace grows with D², not D·(N+M).
-    let mut v = vec![0usize; 2 * max + 2];
-    let mut trace: Vec<Vec<usize>> = Vec::new();
-    let off = max as isize;
-    let idx = |k: isize| (k + off) as usize;
-    for d in 0..=max {
-        if d > MAX_D {
-            break;
-        }
-        trace.push(v[idx(-(d as isize))..=idx(d as isize)].to_vec());
-        let d_i = d as isize;
-        let mut k = -d_i;
-        while k <= d_i {
-            let mut x = if k == -d_i || (k != d_i && v[idx(k - 1)] < v[idx(k + 1)]) {
-                v[idx(k + 1)]
-            } else {
-                v[idx(k - 1)] + 1
-            };
-            let mut y = (x as isize - k) as usize;
-            while x < n && y < m && a[x] == b[y] {
-                x += 1;
-                y += 1;
+/// The edit script from `a` to `b` (ops in order, a replacement's deletions before
+/// its insertions): the shortest `similar`'s Myers finds within [`DEADLINE`].
+fn script(a: &[&str], b: &[&str]) -> Vec<Op> {
+    let ops = similar::capture_diff_slices_deadline(
+        similar::Algorithm::Myers,
+        a,
+        b,
+        Some(Instant::now() + DEADLINE),
+    );
+    let mut out = Vec::with_capacity(a.len().max(b.len()));
+    let mut push = |op: Op, n: usize| out.extend(std::iter::repeat_n(op, n));
+    for op in ops {
+        match op {
+            DiffOp::Equal { len, .. } => push(Op::Same, len),
+            DiffOp::Delete { old_len, .. } => push(Op::Del, old_len),
+            DiffOp::Insert { new_len, .. } => push(Op::Ins, new_len),
+            DiffOp::Replace {
+                old_len, new_len, ..
+            } => {
+                push(Op::Del, old_len);
+                push(Op::Ins, new_len);
             }
-            v[idx(k)] = x;
-            if x >= n && y >= m {
-                return backtrack(&trace, n, m);
-            }
-            k += 2;
         }
     }
-    // Too different: delete all, insert all.
-    let mut ops = vec![Op::Del; n];
-    ops.extend(std::iter::repeat_n(Op::Ins, m));
-    ops
-}
-
-fn backtrack(trace: &[Vec<usize>], n: usize, m: usize) -> Vec<Op> {
-    let mut ops = Vec::new();
-    let (mut x, mut y) = (n as isize, m as isize);
-    for d in (1..trace.len()).rev() {
-        let v = &trace[d];
-        let d_i = d as isize;
-        // Diagonal k is at k + d in this step's slice.
-        let idx = |k: isize| (k + d_i) as usize;
-        let k = x - y;
-        let prev_k = if k == -d_i || (k != d_i && v[idx(k - 1)] < v[idx(k + 1)]) {
-            k + 1
-        } else {
-            k - 1
-        };
-        let prev_x = v[idx(prev_k)] as isize;
-        let prev_y = prev_x - prev_k;
-        while x > prev_x && y > prev_y {
-            ops.push(Op::Same);
-            x -= 1;
-            y -= 1;
-        }
-        ops.push(if x == prev_x { Op::Ins } else { Op::Del });
-        x = prev_x;
-        y = prev_y;
-    }
-    // The snake that step 0 followed from the start.
-    while x > 0 && y > 0 {
-        ops.push(Op::Same);
-        x -= 1;
-        y -= 1;
-    }
-    ops.reverse();
-    ops
+    out
 }
 
 /// Splits into lines, and says whether the text ends with a line break.
@@ -135,7 +89,7 @@ pub fn unified_diff(
     let (ta, tb) = (tag(&a, a_nl), tag(&b, b_nl));
     let ra: Vec<&str> = ta.iter().map(|s| s.as_str()).collect();
     let rb: Vec<&str> = tb.iter().map(|s| s.as_str()).collect();
-    let ops = myers(&ra, &rb);
+    let ops = script(&ra, &rb);
     // Positions in a and b before each op.
     let mut pos = Vec::with_capacity(ops.len());
     let (mut i, mut j) = (0usize, 0usize);
@@ -326,7 +280,7 @@ mod tests {
     fn the_script_is_shortest() {
         let a = ["a", "b", "c", "a", "b", "b", "a"];
         let b = ["c", "b", "a", "b", "a", "c"];
-        let ops = myers(&a, &b);
+        let ops = script(&a, &b);
         let edits = ops.iter().filter(|o| **o != Op::Same).count();
         assert_eq!(edits, 5);
     }
