@@ -132,7 +132,7 @@ pub struct Limits {
     pub max_hops: u32,
     /// The longest query text accepted, in bytes.
     pub max_query_bytes: usize,
-    /// Rounds of misspelling repair (the spec's `max_query_repair`).
+    /// Rounds of misspelling repair (`max_query_repair`, docs/ontology.md, queries).
     pub max_repair: usize,
     /// When to give up.
     pub deadline: Option<Instant>,

@@ -48,13 +48,14 @@ const fn periodic(review: u32, half_life: Option<u32>, floor: f64) -> ReviewPoli
 /// The policy of a type; `time_bound` matters for Facts only (a Fact is time-bound
 /// when it has a `validTo`).
 ///
-/// Assumptions are checked monthly and halve in a month (the spec: reviewed often,
-/// decays). Decisions never decay nor come up by time: they change by supersession
-/// or deprecation. Best-practice and Convention come up every 180 days (the issue's
-/// default) and fade slowly; Know-how likewise, and also when a DEPENDS_ON target
-/// changes. Identity atoms come up yearly and fade slowest (people change slowly).
-/// Rules, Patterns and AntiPatterns come up yearly without fading (the spec: rarely
-/// expire). A timeless Fact comes up yearly without fading; a time-bound one every
+/// The decay classes (docs/memory.md). Assumptions are checked monthly and halve in
+/// a month: uncertain, so reviewed often. Decisions never decay nor come up by
+/// time: they change by supersession or deprecation. Best-practice and Convention
+/// come up every 180 days and fade slowly; Know-how likewise, and also when a
+/// DEPENDS_ON target changes. Identity atoms come up yearly and fade slowest (people
+/// change slowly). Rules, Patterns and AntiPatterns come up yearly without fading
+/// (they rarely expire). A timeless Fact comes up yearly without fading; a
+/// time-bound one every
 /// 90 days and by its `validTo`, fading. Causes behave like a weaker Assumption.
 pub fn policy(atom_type: MemoryAtomType, time_bound: bool) -> ReviewPolicy {
     use MemoryAtomType as T;

@@ -9,14 +9,14 @@
 //! | 1 anecdotal | chat, diary | said in passing, or an agent's own session notes |
 //! | 0 none | (no reference) | |
 //!
-//! The issue ranks "ADR, policy, PR, commit, release notes above docs and URLs above
-//! chat and none"; the tiers keep that order. A meeting note joins the top tier because
-//! the spec accepts it as proof of a decision; a ticket sits with docs (a written
+//! The tiers rank ADR, policy, PR, commit and release notes above docs and URLs, and
+//! those above chat and none (docs/memory.md, evidence). A meeting note joins the top
+//! tier because it records a decision; a ticket sits with docs (a written
 //! request, not a record of what was done); a diary entry sits with chat. Chat ranks
 //! above no reference at all, so that any source lifts a DRAFT.
 //!
 //! Accepting a Decision needs more than strength: only ADR, policy, PR and
-//! meeting_note are *decision-grade* (the spec's list), since a commit or release
+//! meeting_note are *decision-grade* (docs/memory.md), since a commit or release
 //! notes show what happened, not that it was decided.
 
 use std::fmt;

@@ -66,7 +66,7 @@ impl SubjectKind {
     }
 
     /// Whether an atom may be scoped to a subject of this kind (`IN_CONTEXT`): the
-    /// three contexts and, as the spec allows, a Stack.
+    /// three contexts and a Stack (docs/memory.md, subjects and contexts).
     pub fn can_scope(self) -> bool {
         self.is_context() || self == SubjectKind::Stack
     }
@@ -378,7 +378,7 @@ pub enum Effect {
     Subject(SubjectId),
 }
 
-/// The type-specific fields of an atom (spec 6.5), one struct per type.
+/// The type-specific fields of an atom (docs/memory.md, atom types), one struct per type.
 ///
 /// An enum of structs rather than a validated field map: the rules (`decay`,
 /// `promotion`, `collision`) match on it exhaustively, so a new type cannot be
@@ -704,7 +704,7 @@ impl MemoryAtom {
     }
 }
 
-/// An evidence reference (spec 6.3), shared between atoms.
+/// An evidence reference (docs/memory.md, evidence), shared between atoms.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reference {
     /// Stable id.

@@ -1,5 +1,5 @@
-//! Recall: orders the atoms a search found for an asking project, as spec F says
-//! (ACTIVE first, then scope Project > Org > Global, then recent validation,
+//! Recall: orders the atoms a search found for an asking project (docs/memory.md,
+//! recall order: ACTIVE first, then scope Project > Org > Global, then recent validation,
 //! confidence and evidence), by the caller's text relevance first when a text query
 //! found them; filters by
 //! `asOf` and `validAt`; keeps the best within a token budget and counts what it
@@ -13,7 +13,7 @@
 //! categories, so they sort outright. Recency, confidence and evidence are
 //! continuous, and sorting on them one after another would let a validation one
 //! second newer beat any confidence; so they are blended with the relevance into
-//! one score, weighted in the spec's order of importance:
+//! one score, weighted in that order of importance (validation, confidence, evidence):
 //!
 //! ```text
 //! score = 0.55·relevance + 0.20·recency + 0.15·confidence + 0.10·evidence
@@ -295,7 +295,7 @@ pub fn rank(candidates: &[Candidate<'_>], q: &RecallQuery) -> Recall {
     out
 }
 
-/// A fact derived at read time from `USES` edges (spec 7, option A).
+/// A fact derived at read time from `USES` edges, never stored (docs/memory.md, usage facts).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UsageFact {
     /// The subject used.

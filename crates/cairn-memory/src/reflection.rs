@@ -1,5 +1,5 @@
 //! Reflection: the prompt that asks an agent to turn session diaries into rules (the
-//! spec's instruction, unchanged, with the answer's shape and the chosen entries),
+//! reflection instruction, unchanged, with the answer's shape and the chosen entries),
 //! the reader of the agent's JSON answer, and the validator gate that decides, rule
 //! by rule: refused (cites no diary entry, or an unknown one), duplicate of an
 //! existing rule (adds SUPPORTS and evidence instead of a copy), contradiction of an
@@ -28,7 +28,8 @@ use super::raw::{parse_json_at, pos_of, Json, JsonValue, ParseError, Pos};
 use super::validate::{MAX_STATEMENT, MAX_TAG, MAX_TEXT};
 use super::wire::{format_time, parse_uuid, wire_enum};
 
-/// The spec's reflection instruction, word for word: it is the product's prompt.
+/// The reflection instruction (docs/memory.md), word for word as it was designed:
+/// it is the product's prompt.
 pub const INSTRUCTION: &str = "Analyze this session diary and extract actionable rules.
 For each pattern you identify:
 1. Formulate as an imperative rule (\"Always...\", \"Never...\", \"When X, do Y\")

@@ -1,5 +1,6 @@
 //! Writing pages for proposals: a new class page from a proposal's fields, in the
-//! spec's template order with the quality score computed, and the edits an amendment
+//! page template order (docs/ontology.md) with the quality score computed, and the
+//! edits an amendment
 //! makes to an existing page (links added to or removed from a property, a field
 //! set), leaving every other line as it was.
 //!
@@ -9,7 +10,8 @@ use super::entity::{key_rank, keys, RELATIONSHIPS};
 use super::page::Page;
 use super::quality;
 
-/// The fields of a proposed class, as the spec's `NoteProposal` carries them.
+/// The fields of a proposed class, as a `NoteProposal` carries them
+/// (docs/ontology.md, proposals).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ClassDraft {
     /// The preferred term, also the page's title.
@@ -55,8 +57,9 @@ pub fn links(targets: &[String]) -> String {
 }
 
 impl ClassDraft {
-    /// The page, in the spec's template: `ontology:: true`, identification, the OWL
-    /// fields, `is-subclass-of`, scores, relationships in the spec's order, alternative
+    /// The page, in the page template order (docs/ontology.md): `ontology:: true`,
+    /// identification, the OWL fields, `is-subclass-of`, scores, relationships in
+    /// that order, alternative
     /// terms. `quality-score` is computed from the page itself ([`quality::assess`]).
     pub fn to_page(&self) -> Page {
         let mut p = Page::new(self.preferred_term.trim());

@@ -104,7 +104,8 @@ fn relationship_iri(key: &str) -> Option<&'static str> {
         .map(|(_, i)| *i)
 }
 
-/// The order keys are written in (the spec's template, then the EL extensions);
+/// The order keys are written in (the page template order of docs/ontology.md, then the
+/// EL extensions);
 /// unknown keys rank last and keep their own order.
 pub fn key_rank(key: &str) -> usize {
     use keys::*;
@@ -149,7 +150,7 @@ pub fn key_rank(key: &str) -> usize {
     ORDER.iter().position(|k| *k == key).unwrap_or(usize::MAX)
 }
 
-/// The non-logical properties of an entity's block, in page order: the spec's
+/// The non-logical properties of an entity's block, in page order: the class page's
 /// metadata (term id, definition, scores, ...) and any unknown property, verbatim.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Meta {

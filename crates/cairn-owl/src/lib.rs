@@ -22,7 +22,7 @@
 //! `owl:objectProperty:: core:hasPart` or `owl:individual:: ai:GPT4`. IRIs are
 //! written `prefix:LocalName` (the prefix is the page's domain), or `<full IRI>`.
 //!
-//! Class pages carry the spec's metadata (`term-id`, `preferred-term`,
+//! Class pages carry their metadata (docs/ontology.md; `term-id`, `preferred-term`,
 //! `source-domain`, `status`, `public-access`, `last-updated`, `definition`,
 //! `owl:physicality`, `owl:role`, `quality-score`, `authority-score`, `maturity`,
 //! `alt-terms`) and state axioms with:

@@ -2,7 +2,8 @@
 //! 0..1 score from them, used to refuse a proposal below `min_proposal_quality` with
 //! what it lacks.
 //!
-//! Tiers (the spec names tier 1; tiers 2 and 3 are Cairn's choice, documented here):
+//! Tiers (docs/ontology.md, quality tiers; tier 1's list was given, tiers 2 and 3 are
+//! Cairn's choice, documented here):
 //!
 //! - Tier 1, required (weight 0.6): `term-id` (shaped `AI-0851`), `preferred-term`,
 //!   `source-domain`, `status`, `last-updated` (a date `YYYY-MM-DD`), `definition`,
@@ -20,8 +21,9 @@
 //! whatever it scores.
 //!
 //! The score is the weighted sum of the fraction filled in each tier, so a page with
-//! every required field and nothing else scores 0.6 (above the spec's default
-//! minimum of 0.5), and one missing two required fields of ten scores at most 0.88.
+//! every required field and nothing else scores 0.6 (above the default
+//! `min_proposal_quality` of 0.5), and one missing two required fields of ten scores
+//! at most 0.88.
 //! `quality-score` itself is not counted: it is what this computes.
 //!
 //! Knows pages only.
@@ -104,7 +106,7 @@ impl fmt::Display for Refusal {
 }
 
 impl QualityReport {
-    /// The spec's "Tier Coverage" line: `10/10 · 3/5 · 1/4`.
+    /// The pull request body's "Tier Coverage" line: `10/10 · 3/5 · 1/4`.
     pub fn coverage(&self) -> String {
         let t: Vec<String> = self
             .tiers

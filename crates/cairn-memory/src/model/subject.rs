@@ -51,8 +51,8 @@ pub struct Subject {
     pub details: SubjectDetails,
 }
 
-/// The kind-specific fields of a subject (spec 6.2). Lists of other subjects that the
-/// spec calls edges (stack components, project stack, owners) are `USES` edges or
+/// The kind-specific fields of a subject (docs/memory.md, subjects and contexts).
+/// Lists of other subjects (stack components, project stack, owners) are `USES` edges or
 /// atoms, not fields.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum SubjectDetails {
