@@ -328,13 +328,8 @@ async fn a_deep_page_is_a_sync_problem_and_the_rest_imports(t: Transport) {
 /// server is up at the end.
 async fn hundreds_of_hostile_inputs_get_envelopes(t: Transport) {
     let o = Onto::new(t, "query_timeout_ms = 500").await;
-    let mut seed: u64 = 0x4057_11E5;
-    let mut next = |n: usize| {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((seed >> 33) as usize) % n.max(1)
-    };
+    let mut rng = fastrand::Rng::with_seed(0x4057_11E5);
+    let mut next = |n: usize| rng.usize(..n.max(1));
     let export = o
         .ok("manage_ontology", json!({"operation": "export"}))
         .await["ofn"]

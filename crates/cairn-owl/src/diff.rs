@@ -237,13 +237,8 @@ mod tests {
 
     #[test]
     fn random_edits_apply_back() {
-        let mut s: u64 = 7;
-        let mut next = |n: u64| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (s >> 33) % n
-        };
+        let mut rng = fastrand::Rng::with_seed(7);
+        let mut next = |n: u64| rng.u64(..n.max(1));
         for _ in 0..300 {
             let old: Vec<String> = (0..next(30)).map(|_| format!("l{}", next(6))).collect();
             let mut new = old.clone();

@@ -304,13 +304,8 @@ fn mangled_text_never_panics() {
         '[', ']', '(', ')', ':', ',', '"', '<', '>', '\n', '\t', ' ', '-', 'é', '%', '\\', '#',
         'o', '@', '^',
     ];
-    let mut s: u64 = 99;
-    let mut next = |n: usize| {
-        s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((s >> 33) as usize) % n.max(1)
-    };
+    let mut rng = fastrand::Rng::with_seed(99);
+    let mut next = |n: usize| rng.usize(..n.max(1));
     for round in 0..400 {
         let base: &str = if round % 4 == 0 {
             &ofn

@@ -545,16 +545,16 @@ pub(crate) fn rows(f: &Fixture, q: &str) -> Vec<String> {
         .collect()
 }
 
-/// A small seeded generator (SplitMix64), so failures reproduce.
-pub(crate) struct Rng(pub u64);
+/// The tests' one seeded generator (fastrand's), so failures reproduce; the draws
+/// these tests use on top of it.
+pub(crate) struct Rng(fastrand::Rng);
 
 impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(fastrand::Rng::with_seed(seed))
+    }
     pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.u64(..)
     }
 
     pub fn below(&mut self, n: usize) -> usize {

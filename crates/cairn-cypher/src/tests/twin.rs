@@ -135,7 +135,7 @@ fn trails(
 
 #[test]
 fn the_matcher_agrees_with_plain_loops() {
-    let mut rng = Rng(0x7A11_0001);
+    let mut rng = Rng::new(0x7A11_0001);
     let dirs = ["->", "<-", "-"];
     let pick_label = |rng: &mut Rng| [None, Some("A"), Some("B"), Some("C")][rng.below(4)];
     let pick_type = |rng: &mut Rng| [None, Some("R"), Some("S")][rng.below(3)];

@@ -156,12 +156,9 @@ mod tests {
     fn behaves_like_a_hash_set() {
         let mut a: IdSet<u32> = IdSet::default();
         let mut b = HashSet::new();
-        let mut x: u64 = 12345;
+        let mut rng = fastrand::Rng::with_seed(12345);
         for _ in 0..20_000 {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let k = ((x >> 33) % 5000) as u32;
+            let k = rng.u32(..5000);
             assert_eq!(a.insert(k), b.insert(k));
             assert!(a.contains(k));
         }

@@ -6,16 +6,16 @@ use super::super::axiom::Origin;
 use super::naive::{answer, Answer};
 use super::*;
 
-/// SplitMix64: small, seeded, good enough to spread test cases.
-pub(crate) struct Rng(pub u64);
+/// The tests' one seeded generator (fastrand's), so failures reproduce; the draws
+/// these tests use on top of it.
+pub(crate) struct Rng(fastrand::Rng);
 
 impl Rng {
+    pub(crate) fn new(seed: u64) -> Rng {
+        Rng(fastrand::Rng::with_seed(seed))
+    }
     pub(crate) fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.u64(..)
     }
     pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
@@ -222,7 +222,7 @@ fn show(o: &Ontology) -> String {
 
 #[test]
 fn agrees_with_the_naive_twin_on_random_ontologies() {
-    let mut rng = Rng(0x5EED_0001);
+    let mut rng = Rng::new(0x5EED_0001);
     let (mut inconsistent, mut unsat, mut inferred) = (0, 0, 0);
     for case in 0..600 {
         let (o, _) = random_ontology(&mut rng);
@@ -242,7 +242,7 @@ fn agrees_with_the_naive_twin_on_random_ontologies() {
 
 #[test]
 fn a_proposal_equals_classifying_the_union_and_leaves_the_base_alone() {
-    let mut rng = Rng(0x5EED_0002);
+    let mut rng = Rng::new(0x5EED_0002);
     for case in 0..300 {
         let (o, g) = random_ontology(&mut rng);
         let base = classify(&o);
@@ -314,7 +314,7 @@ fn only(o: &Ontology, axioms: &[Sourced]) -> Ontology {
 
 #[test]
 fn justifications_are_minimal_on_random_ontologies() {
-    let mut rng = Rng(0x5EED_0003);
+    let mut rng = Rng::new(0x5EED_0003);
     let mut checked = 0;
     for case in 0..250 {
         let (o, _) = random_ontology(&mut rng);
@@ -499,7 +499,7 @@ fn an_inconsistency_and_its_explanation() {
 
 #[test]
 fn removing_axioms_equals_classifying_the_rest() {
-    let mut rng = Rng(0x5EED_0004);
+    let mut rng = Rng::new(0x5EED_0004);
     for case in 0..150 {
         let (o, _) = random_ontology(&mut rng);
         if o.axioms.is_empty() {
