@@ -143,7 +143,27 @@ async fn resolve_project(
             // Left to the argument checks, which name what is wrong.
             return Ok(());
         }
-        let id = crate::service::projects::resolve(app, KEY, s).await?;
+        // The service says what was not found; what to send instead names tools.
+        let id = crate::service::projects::resolve(app, KEY, s)
+            .await
+            .map_err(|e| match e {
+                Error::NotFoundNear {
+                    entity: "project",
+                    id,
+                    message,
+                    nearest,
+                } => Error::NotFoundNear {
+                    entity: "project",
+                    message: if id.starts_with('/') {
+                        format!("{message}: bind one with init_project (name, repoPath), or send the project's id or name")
+                    } else {
+                        format!("{message}: query_container overview (containerType project) lists them; send its id, name or a path in its repository")
+                    },
+                    id,
+                    nearest,
+                },
+                other => other,
+            })?;
         raw.insert(KEY.into(), Value::String(id));
     }
     Ok(())

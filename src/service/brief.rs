@@ -37,6 +37,13 @@ const CLASSES_MAX: usize = 20;
 /// Memory atoms mentioning the task's files, at most.
 const FILE_ATOMS_MAX: usize = 50;
 /// Context Files paths whose code references are judged, at most (each costs a diff).
+/// The code part's note when the project has no repository (the caller says how to
+/// bind one).
+pub const NO_REPOSITORY: &str = "the project has no repository bound";
+/// How the code part's note starts when only the first files were read (the caller
+/// says how to read the rest).
+pub const FIRST_FILES: &str = "the first";
+
 const CODE_PATHS_MAX: usize = 100;
 
 /// One knowledge atom covering the task's files.
@@ -270,10 +277,7 @@ pub async fn brief(app: &App, id: &str) -> Result<Brief> {
                 crate::store::code::repo_of(&mut c, p).await?.is_some()
             };
             if !bound {
-                notes.push((
-                    "code",
-                    "the project has no repository bound (init_project with repoPath)".into(),
-                ));
+                notes.push(("code", NO_REPOSITORY.into()));
             } else {
                 code = code_part(app, p, snap, &paths, &query, &qvec, &mut notes).await?;
             }
@@ -403,7 +407,7 @@ async fn code_part(
         notes.push((
             "code",
             format!(
-                "the first {CODE_PATHS_MAX} of {} files were read: analyze_document for the rest",
+                "{FIRST_FILES} {CODE_PATHS_MAX} of {} files were read",
                 files.len()
             ),
         ));

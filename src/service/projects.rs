@@ -102,9 +102,7 @@ pub async fn resolve(app: &App, param: &str, given: &str) -> Result<String> {
             0 => Err(Error::NotFoundNear {
                 entity: "project",
                 id: want.to_string(),
-                message: format!(
-                    "no project's repository holds {want}: bind one with init_project (name, repoPath), or send the project's id or name"
-                ),
+                message: format!("no project's repository holds {want}"),
                 nearest: vec![],
             }),
             1 => Ok(best.remove(0).1),
@@ -125,7 +123,7 @@ pub async fn resolve(app: &App, param: &str, given: &str) -> Result<String> {
             entity: "project",
             id: want.to_string(),
             message: format!(
-                "no project is named '{}': query_container overview (containerType project) lists them; send its id, name or a path in its repository",
+                "no project is named '{}'",
                 crate::domain::container::clip(want, 80)
             ),
             nearest: vec![],

@@ -15,7 +15,7 @@ use serde_json::{json, Map, Value};
 use crate::mcp::budget::{fit, Shed, Summary};
 use crate::mcp::envelope::Reply;
 use crate::mcp::json;
-use crate::service::brief::Brief;
+use crate::service::brief::{self, Brief};
 
 /// The budget when the caller names none.
 pub const DEFAULT_TOKENS: usize = 4000;
@@ -196,6 +196,14 @@ pub fn reply(b: &Brief, max: Option<usize>) -> Reply {
     if !b.notes.is_empty() {
         let mut notes = Map::new();
         for (part, n) in &b.notes {
+            // The service's note, and the call that helps.
+            let n = &if n == brief::NO_REPOSITORY {
+                format!("{n} (init_project with repoPath)")
+            } else if *part == "code" && n.starts_with(brief::FIRST_FILES) {
+                format!("{n}: analyze_document for the rest")
+            } else {
+                n.clone()
+            };
             match notes.get_mut(*part) {
                 Some(Value::String(s)) => {
                     s.push_str("; ");
