@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 use tokio::io::AsyncBufReadExt;
 
 use crate::client::BIN;
-use crate::{knowledge, ms, row, Dir, Lcg};
+use crate::{knowledge, ms, row, Dir, Seeded};
 
 type Client = RunningService<RoleClient, ()>;
 
@@ -290,7 +290,7 @@ async fn load() {
         );
         let (tasks, atoms) = (tasks_of[w].clone(), atoms_of[w].clone());
         handles.push(tokio::spawn(async move {
-            let mut rng = Lcg(11 + w as u64);
+            let mut rng = Seeded::new(11 + w as u64);
             let mut versions: BTreeMap<String, i64> = BTreeMap::new();
             for n in 0..CALLS {
                 let (kind, tool, args): (&'static str, &str, Value) = match n % 10 {

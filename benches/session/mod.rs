@@ -22,7 +22,7 @@ use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Value};
 
 use crate::client::BIN;
-use crate::{ms, row, Dir, Lcg};
+use crate::{ms, row, Dir, Seeded};
 
 type Client = RunningService<RoleClient, ()>;
 
@@ -189,7 +189,7 @@ async fn session(model: Option<&Path>) {
     repository(&repo);
     let c = start(&d.0.join("s.db"), model).await;
     let mut k = Kinds::default();
-    let mut rng = Lcg(7);
+    let mut rng = Seeded::new(7);
 
     // Planning: the project, bound to the repository, three features, 30 tasks.
     let bound = k
