@@ -41,39 +41,12 @@ fn wire_spellings_follow_the_issue_and_parse_loosely() {
     }
 }
 
+/// [`sample_atom`], recorded at `recorded`.
 fn atom_at(recorded: OffsetDateTime) -> MemoryAtom {
     MemoryAtom {
-        id: AtomId(1),
-        details: AtomDetails::Fact(FactFields {
-            fact_kind: FactKind::Observed,
-            observed_count: None,
-            first_observed_at: None,
-            last_observed_at: None,
-        }),
         statement: "s".into(),
-        predicate: None,
-        value: None,
-        about: None,
-        context: Context::Global,
-        status: MemoryStatus::Active,
-        confidence: 0.5,
-        validated_confidence: 0.5,
-        importance: Level::Med,
-        title: None,
-        summary: None,
-        notes: None,
-        resolution: None,
-        tags: vec![],
-        author: None,
-        confirmation: None,
-        valid_from: None,
-        valid_to: None,
         recorded_at: recorded,
-        retired_at: None,
-        last_validated_at: None,
-        next_review_at: None,
-        review_interval_days: None,
-        claim_key: None,
+        ..sample_atom(AtomId(1))
     }
 }
 

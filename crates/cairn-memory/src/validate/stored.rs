@@ -2,6 +2,7 @@
 //! named raw fields for the store, and read back.
 
 use super::*;
+use crate::wire::format_time;
 
 /// Reads back the type-specific fields of a stored atom (as [`detail_fields`] wrote
 /// them): the same checks as on input, except that the subjects and atoms they name
@@ -39,78 +40,57 @@ pub fn stored_details(
 /// Writes a subject's kind-specific fields as wire-named raw values, the form
 /// [`subject`] reads.
 pub fn subject_detail_fields(d: &SubjectDetails) -> Vec<(&'static str, Raw)> {
-    use crate::wire::format_time;
-    let mut v: Vec<(&'static str, Raw)> = Vec::new();
-    let text = |v: &mut Vec<(&'static str, Raw)>, k: &'static str, s: &Option<String>| {
-        if let Some(s) = s {
-            v.push((k, Raw::text(s)));
-        }
-    };
-    let list = |v: &mut Vec<(&'static str, Raw)>, k: &'static str, l: &[String]| {
-        if !l.is_empty() {
-            v.push((k, Raw::texts(l)));
-        }
-    };
-    let time = |v: &mut Vec<(&'static str, Raw)>, k: &'static str, t: &Option<OffsetDateTime>| {
-        if let Some(t) = t {
-            v.push((k, Raw::Text(format_time(*t))));
-        }
-    };
-    let id = |v: &mut Vec<(&'static str, Raw)>, k: &'static str, s: &Option<SubjectId>| {
-        if let Some(s) = s {
-            v.push((k, Raw::Text(s.to_string())));
-        }
-    };
+    let mut v = Written::default();
     match d {
         SubjectDetails::None => {}
         SubjectDetails::Org(x) => {
-            text(&mut v, "domain", &x.domain);
-            list(&mut v, "units", &x.units);
-            text(&mut v, "policiesIndex", &x.policies_index);
+            v.text("domain", &x.domain);
+            v.list("units", &x.units);
+            v.text("policiesIndex", &x.policies_index);
         }
         SubjectDetails::Project(x) => {
             if let Some(s) = x.status {
                 v.push(("status", Raw::text(s.as_wire())));
             }
-            time(&mut v, "startDate", &x.start_date);
-            time(&mut v, "endDate", &x.end_date);
-            id(&mut v, "org", &x.org);
-            list(&mut v, "repoLinks", &x.repo_links);
-            list(&mut v, "docsLinks", &x.docs_links);
-            text(&mut v, "domain", &x.domain);
+            v.time("startDate", &x.start_date);
+            v.time("endDate", &x.end_date);
+            v.id("org", &x.org);
+            v.list("repoLinks", &x.repo_links);
+            v.list("docsLinks", &x.docs_links);
+            v.text("domain", &x.domain);
             if let Some(p) = x.orchestrator_project {
                 v.push(("orchestratorProject", Raw::Text(SubjectId(p).to_string())));
             }
         }
         SubjectDetails::Person(x) => {
-            list(&mut v, "roles", &x.roles);
-            id(&mut v, "org", &x.org);
-            list(&mut v, "teams", &x.teams);
-            list(&mut v, "handles", &x.handles);
-            text(&mut v, "timezone", &x.timezone);
+            v.list("roles", &x.roles);
+            v.id("org", &x.org);
+            v.list("teams", &x.teams);
+            v.list("handles", &x.handles);
+            v.text("timezone", &x.timezone);
         }
         SubjectDetails::Artifact(x) => {
-            text(&mut v, "ecosystem", &x.ecosystem);
-            text(&mut v, "category", &x.category);
-            text(&mut v, "repo", &x.repo);
-            text(&mut v, "homepage", &x.homepage);
+            v.text("ecosystem", &x.ecosystem);
+            v.text("category", &x.category);
+            v.text("repo", &x.repo);
+            v.text("homepage", &x.homepage);
         }
         SubjectDetails::Stack(x) => {
-            text(&mut v, "description", &x.description);
+            v.text("description", &x.description);
             if let Some(s) = x.scope {
                 v.push(("scope", Raw::text(s.as_wire())));
             }
         }
         SubjectDetails::Template(x) => {
-            text(&mut v, "purpose", &x.purpose);
-            text(&mut v, "location", &x.location);
-            list(&mut v, "inputs", &x.inputs);
-            list(&mut v, "outputs", &x.outputs);
-            text(&mut v, "version", &x.version);
-            id(&mut v, "maintainer", &x.maintainer);
+            v.text("purpose", &x.purpose);
+            v.text("location", &x.location);
+            v.list("inputs", &x.inputs);
+            v.list("outputs", &x.outputs);
+            v.text("version", &x.version);
+            v.id("maintainer", &x.maintainer);
         }
     }
-    v
+    v.0
 }
 
 /// Reads back a stored subject's kind-specific fields (as [`subject_detail_fields`]
@@ -138,23 +118,7 @@ pub fn stored_subject_details(
 /// [`atom`] reads: the store can keep them in one column and the tools can answer
 /// them as they were sent.
 pub fn detail_fields(d: &AtomDetails) -> Vec<(&'static str, Raw)> {
-    use crate::wire::format_time;
-    let mut v: Vec<(&'static str, Raw)> = Vec::new();
-    let text = |v: &mut Vec<(&'static str, Raw)>, k: &'static str, s: &Option<String>| {
-        if let Some(s) = s {
-            v.push((k, Raw::text(s)));
-        }
-    };
-    let list = |v: &mut Vec<(&'static str, Raw)>, k: &'static str, l: &[String]| {
-        if !l.is_empty() {
-            v.push((k, Raw::texts(l)));
-        }
-    };
-    let time = |v: &mut Vec<(&'static str, Raw)>, k: &'static str, t: &Option<OffsetDateTime>| {
-        if let Some(t) = t {
-            v.push((k, Raw::Text(format_time(*t))));
-        }
-    };
+    let mut v = Written::default();
     let wire = |s: &str| Raw::text(s);
     match d {
         AtomDetails::Fact(x) => {
@@ -162,16 +126,16 @@ pub fn detail_fields(d: &AtomDetails) -> Vec<(&'static str, Raw)> {
             if let Some(n) = x.observed_count {
                 v.push(("observedCount", Raw::Number(n as f64)));
             }
-            time(&mut v, "firstObservedAt", &x.first_observed_at);
-            time(&mut v, "lastObservedAt", &x.last_observed_at);
+            v.time("firstObservedAt", &x.first_observed_at);
+            v.time("lastObservedAt", &x.last_observed_at);
         }
         AtomDetails::Assumption(x) => {
             v.push(("validationMethod", Raw::text(&x.validation_method)));
             if let Some(r) = x.risk_if_wrong {
                 v.push(("riskIfWrong", wire(r.as_wire())));
             }
-            text(&mut v, "owner", &x.owner);
-            time(&mut v, "deadline", &x.deadline);
+            v.text("owner", &x.owner);
+            v.time("deadline", &x.deadline);
         }
         AtomDetails::Decision(x) => {
             v.push(("decisionStatus", wire(x.decision_status.as_wire())));
@@ -188,9 +152,9 @@ pub fn detail_fields(d: &AtomDetails) -> Vec<(&'static str, Raw)> {
                 ));
             }
             v.push(("rationale", Raw::text(&x.rationale)));
-            list(&mut v, "alternatives", &x.alternatives);
-            list(&mut v, "consequences", &x.consequences);
-            text(&mut v, "reviewTrigger", &x.review_trigger);
+            v.list("alternatives", &x.alternatives);
+            v.list("consequences", &x.consequences);
+            v.text("reviewTrigger", &x.review_trigger);
             if let Some(e) = x.enforcement {
                 v.push(("enforcement", wire(e.as_wire())));
             }
@@ -200,28 +164,28 @@ pub fn detail_fields(d: &AtomDetails) -> Vec<(&'static str, Raw)> {
             if let Some(e) = x.enforcement {
                 v.push(("enforcement", wire(e.as_wire())));
             }
-            text(&mut v, "exceptions", &x.exceptions);
-            text(&mut v, "owner", &x.owner);
+            v.text("exceptions", &x.exceptions);
+            v.text("owner", &x.owner);
         }
         AtomDetails::Convention(x) => {
             v.push(("area", wire(x.area.as_wire())));
-            list(&mut v, "examplesGood", &x.examples_good);
-            list(&mut v, "examplesBad", &x.examples_bad);
+            v.list("examplesGood", &x.examples_good);
+            v.list("examplesBad", &x.examples_bad);
             v.push(("severity", wire(x.severity.as_wire())));
-            text(&mut v, "owner", &x.owner);
+            v.text("owner", &x.owner);
         }
         AtomDetails::BestPractice(x) => {
             v.push(("goal", Raw::text(&x.goal)));
-            text(&mut v, "applicability", &x.applicability);
-            text(&mut v, "tradeoffs", &x.tradeoffs);
+            v.text("applicability", &x.applicability);
+            v.text("tradeoffs", &x.tradeoffs);
             if let Some(q) = x.evidence_quality {
                 v.push(("evidenceQuality", wire(q.as_wire())));
             }
         }
         AtomDetails::KnowHow(x) => {
             v.push(("steps", Raw::texts(&x.steps)));
-            list(&mut v, "inputs", &x.inputs);
-            list(&mut v, "outputs", &x.outputs);
+            v.list("inputs", &x.inputs);
+            v.list("outputs", &x.outputs);
             if !x.tools_required.is_empty() {
                 v.push((
                     "toolsRequired",
@@ -233,22 +197,22 @@ pub fn detail_fields(d: &AtomDetails) -> Vec<(&'static str, Raw)> {
                     ),
                 ));
             }
-            list(&mut v, "examples", &x.examples);
-            time(&mut v, "lastTestedAt", &x.last_tested_at);
+            v.list("examples", &x.examples);
+            v.time("lastTestedAt", &x.last_tested_at);
         }
         AtomDetails::Pattern(x) => {
             v.push(("problem", Raw::text(&x.problem)));
-            text(&mut v, "patternContext", &x.pattern_context);
+            v.text("patternContext", &x.pattern_context);
             v.push(("solution", Raw::text(&x.solution)));
-            list(&mut v, "forces", &x.forces);
-            text(&mut v, "tradeoffs", &x.tradeoffs);
-            list(&mut v, "examples", &x.examples);
+            v.list("forces", &x.forces);
+            v.text("tradeoffs", &x.tradeoffs);
+            v.list("examples", &x.examples);
         }
         AtomDetails::AntiPattern(x) => {
             v.push(("symptoms", Raw::texts(&x.symptoms)));
-            text(&mut v, "whyItHappens", &x.why_it_happens);
-            list(&mut v, "consequences", &x.consequences);
-            text(&mut v, "refactoringPath", &x.refactoring_path);
+            v.text("whyItHappens", &x.why_it_happens);
+            v.list("consequences", &x.consequences);
+            v.text("refactoringPath", &x.refactoring_path);
         }
         AtomDetails::Trait(x)
         | AtomDetails::Style(x)
@@ -258,7 +222,7 @@ pub fn detail_fields(d: &AtomDetails) -> Vec<(&'static str, Raw)> {
             if let Some(s) = x.stability {
                 v.push(("stability", wire(s.as_wire())));
             }
-            list(&mut v, "observations", &x.observations);
+            v.list("observations", &x.observations);
         }
         AtomDetails::Cause(x) => {
             v.push(("causeKind", wire(x.cause_kind.as_wire())));
@@ -266,11 +230,41 @@ pub fn detail_fields(d: &AtomDetails) -> Vec<(&'static str, Raw)> {
                 Effect::Atom(a) => v.push(("effectAtom", Raw::Text(a.to_string()))),
                 Effect::Subject(s) => v.push(("effectSubject", Raw::Text(s.to_string()))),
             }
-            text(&mut v, "mechanism", &x.mechanism);
+            v.text("mechanism", &x.mechanism);
             if let Some(q) = x.evidence_quality {
                 v.push(("evidenceQuality", wire(q.as_wire())));
             }
         }
     }
-    v
+    v.0
+}
+
+/// The wire-named raw fields being written: optional ones only when present.
+#[derive(Default)]
+struct Written(Vec<(&'static str, Raw)>);
+
+impl Written {
+    fn push(&mut self, field: (&'static str, Raw)) {
+        self.0.push(field);
+    }
+    fn text(&mut self, k: &'static str, s: &Option<String>) {
+        if let Some(s) = s {
+            self.push((k, Raw::text(s)));
+        }
+    }
+    fn list(&mut self, k: &'static str, l: &[String]) {
+        if !l.is_empty() {
+            self.push((k, Raw::texts(l)));
+        }
+    }
+    fn time(&mut self, k: &'static str, t: &Option<OffsetDateTime>) {
+        if let Some(t) = t {
+            self.push((k, Raw::Text(format_time(*t))));
+        }
+    }
+    fn id(&mut self, k: &'static str, s: &Option<SubjectId>) {
+        if let Some(s) = s {
+            self.push((k, Raw::Text(s.to_string())));
+        }
+    }
 }
