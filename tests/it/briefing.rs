@@ -60,15 +60,7 @@ async fn world() -> World {
         )
         .await;
     let pid = d["projectId"].as_str().unwrap().to_string();
-    let cat = |name: &str| {
-        d["categories"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|x| x["name"] == json!(name))
-            .unwrap()["id"]
-            .clone()
-    };
+    let cat = |name: &str| crate::code::category(&d, name);
     c.ok(
         "manage_ontology",
         json!({"projectId":pid,"operation":"attach","repoPath":repo.root()}),

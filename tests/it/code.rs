@@ -187,6 +187,15 @@ impl Code {
     }
 }
 
+/// The id of category `name` in an `init_project` answer (`d`), as JSON.
+pub fn category(d: &Value, name: &str) -> Value {
+    d["categories"]
+        .as_array()
+        .and_then(|cs| cs.iter().find(|c| c["name"] == name))
+        .unwrap_or_else(|| panic!("no category {name} in {d}"))["id"]
+        .clone()
+}
+
 pub fn id(v: &Value) -> String {
     v["id"].as_str().expect("id").to_string()
 }

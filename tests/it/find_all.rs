@@ -93,20 +93,8 @@ async fn world() -> World {
         )
         .await;
     let project = d["projectId"].as_str().unwrap().to_string();
-    let cat = d["categories"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "class")
-        .unwrap()["id"]
-        .clone();
-    let domain = d["categories"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "core")
-        .unwrap()["id"]
-        .clone();
+    let cat = crate::code::category(&d, "class");
+    let domain = crate::code::category(&d, "core");
     let root = c
         .ok(
             "create_entity",

@@ -207,15 +207,7 @@ async fn exact_names_of_the_code_set_are_found_by_hybrid_and_lexical_search() {
         )
         .await;
     let pid = d["projectId"].as_str().unwrap().to_string();
-    let cat = |n: &str| {
-        d["categories"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["name"] == n)
-            .unwrap()["id"]
-            .clone()
-    };
+    let cat = |n: &str| crate::code::category(&d, n);
     // A Domain, a Namespace per module, a Unit per item: the bench's hierarchy.
     let domain = c
         .ok(

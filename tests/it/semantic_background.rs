@@ -341,13 +341,7 @@ async fn regression_first_search_after_an_import_answers_at_once_and_counts_what
         )
         .await;
     let pid = d["projectId"].as_str().unwrap().to_string();
-    let core = d["categories"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "core")
-        .unwrap()["id"]
-        .clone();
+    let core = crate::code::category(&d, "core");
     let words = [
         "ledger", "invoice", "queue", "worker", "cache", "token", "schema", "report",
     ];
@@ -462,13 +456,7 @@ async fn two_servers_embedding_one_file_in_the_background_leave_one_current_vect
         .ok("init_project", json!({"name":"Two","repoPath":repo.root()}))
         .await;
     let pid = d["projectId"].as_str().unwrap().to_string();
-    let core = d["categories"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "core")
-        .unwrap()["id"]
-        .clone();
+    let core = crate::code::category(&d, "core");
     for i in 0..N {
         // Half the writes through each server, so both schedule their background.
         let w = if i % 2 == 0 { &a } else { &b };
