@@ -36,14 +36,20 @@ use crate::store::semantic::Fts;
 const CLASSES_MAX: usize = 20;
 /// Memory atoms mentioning the task's files, at most.
 const FILE_ATOMS_MAX: usize = 50;
-/// Context Files paths whose code references are judged, at most (each costs a diff).
-/// The code part's note when the project has no repository (the caller says how to
-/// bind one).
-pub const NO_REPOSITORY: &str = "the project has no repository bound";
-/// How the code part's note starts when only the first files were read (the caller
-/// says how to read the rest).
-pub const FIRST_FILES: &str = "the first";
 
+/// Why a part has nothing, or less than it might. The caller words the ones that
+/// call for another tool.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Note {
+    /// Said as it is.
+    Text(String),
+    /// The project has no repository bound, so no code is read.
+    NoRepository,
+    /// Only the first `read` of the task's `of` files were read.
+    FirstFiles { read: usize, of: usize },
+}
+
+/// Context Files paths whose code references are judged, at most (each costs a diff).
 const CODE_PATHS_MAX: usize = 100;
 
 /// One knowledge atom covering the task's files.
@@ -79,7 +85,7 @@ pub struct Brief {
     /// The served ontology the classes are read from.
     pub ontology: Option<std::sync::Arc<Served>>,
     /// Per part, why it has nothing (or less than it might).
-    pub notes: Vec<(&'static str, String)>,
+    pub notes: Vec<(&'static str, Note)>,
 }
 
 /// The query every part is ranked by: the task's title and description (its summary
@@ -218,7 +224,7 @@ pub async fn brief(app: &App, id: &str) -> Result<Brief> {
     let sections = containers::sections_of(app, &task.id).await?;
     let query = query_of(&task);
     let qvec = semantic::embed_query(app, &query).await?.vector;
-    let mut notes: Vec<(&'static str, String)> = Vec::new();
+    let mut notes: Vec<(&'static str, Note)> = Vec::new();
 
     // Knowledge: the atoms covering the Context Files, most relevant first.
     let opts = Options {
@@ -227,7 +233,7 @@ pub async fn brief(app: &App, id: &str) -> Result<Brief> {
     };
     let tc = context::for_task(app, &task, &opts).await?;
     if let Some(n) = tc.note.clone() {
-        notes.push(("knowledge", n));
+        notes.push(("knowledge", Note::Text(n)));
     }
     let paths = tc.paths.clone();
     let mut knowledge = Vec::new();
@@ -277,7 +283,7 @@ pub async fn brief(app: &App, id: &str) -> Result<Brief> {
                 crate::store::code::repo_of(&mut c, p).await?.is_some()
             };
             if !bound {
-                notes.push(("code", NO_REPOSITORY.into()));
+                notes.push(("code", Note::NoRepository));
             } else {
                 code = code_part(app, p, snap, &paths, &query, &qvec, &mut notes).await?;
             }
@@ -292,7 +298,7 @@ pub async fn brief(app: &App, id: &str) -> Result<Brief> {
         let now = OffsetDateTime::now_utc();
         let tm = recall::for_task(app, &task, usize::MAX, now).await?;
         if let Some(n) = tm.recalled.note.clone() {
-            notes.push(("memory", n));
+            notes.push(("memory", Note::Text(n)));
         }
         subjects.extend(tm.recalled.subjects);
         let mut hits: Vec<RecallHit> = tm.recalled.hits;
@@ -398,7 +404,7 @@ async fn code_part(
     paths: &[String],
     query: &str,
     qvec: &[f32],
-    notes: &mut Vec<(&'static str, String)>,
+    notes: &mut Vec<(&'static str, Note)>,
 ) -> Result<Vec<CodeEntity>> {
     let mut refs: HashMap<String, Vec<Staleness>> = HashMap::new();
     let mut ids: Vec<String> = Vec::new();
@@ -406,10 +412,10 @@ async fn code_part(
     if files.len() > CODE_PATHS_MAX {
         notes.push((
             "code",
-            format!(
-                "{FIRST_FILES} {CODE_PATHS_MAX} of {} files were read",
-                files.len()
-            ),
+            Note::FirstFiles {
+                read: CODE_PATHS_MAX,
+                of: files.len(),
+            },
         ));
     }
     for path in files.into_iter().take(CODE_PATHS_MAX) {
@@ -420,7 +426,7 @@ async fn code_part(
             Err(Error::Validation { message, .. })
             | Err(Error::ValidationDetails { message, .. })
             | Err(Error::InvalidOperation { message, .. }) => {
-                notes.push(("code", format!("{path}: {message}")));
+                notes.push(("code", Note::Text(format!("{path}: {message}"))));
                 continue;
             }
             Err(e) => return Err(e),

@@ -338,3 +338,27 @@ async fn a_briefing_holds_every_part_ranked_within_its_budget() {
     drop(w.repo);
     w.c.stop().await;
 }
+
+/// A project with no repository bound: the briefing's code part is empty and its
+/// note names the call that binds one.
+#[tokio::test]
+async fn a_briefing_without_a_repository_says_how_to_bind_one() {
+    let c = Cairn::start().await;
+    let p = c.project("Unbound").await;
+    let t = crate::harness::id_of(
+        &c.task(json!({"title":"Tune the parser","projectId":p}))
+            .await,
+    );
+    let b = c
+        .ok(
+            "query_container",
+            json!({"operation":"get","containerType":"task","id":t,"brief":true}),
+        )
+        .await;
+    let note = b["notes"]["code"].as_str().unwrap_or_default();
+    assert!(
+        note.contains("no repository bound") && note.contains("init_project with repoPath"),
+        "{b:#}"
+    );
+    c.stop().await;
+}

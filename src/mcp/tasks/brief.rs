@@ -15,7 +15,7 @@ use serde_json::{json, Map, Value};
 use crate::mcp::budget::{fit, Shed, Summary};
 use crate::mcp::envelope::Reply;
 use crate::mcp::json;
-use crate::service::brief::{self, Brief};
+use crate::service::brief::{Brief, Note};
 
 /// The budget when the caller names none.
 pub const DEFAULT_TOKENS: usize = 4000;
@@ -196,13 +196,17 @@ pub fn reply(b: &Brief, max: Option<usize>) -> Reply {
     if !b.notes.is_empty() {
         let mut notes = Map::new();
         for (part, n) in &b.notes {
-            // The service's note, and the call that helps.
-            let n = &if n == brief::NO_REPOSITORY {
-                format!("{n} (init_project with repoPath)")
-            } else if *part == "code" && n.starts_with(brief::FIRST_FILES) {
-                format!("{n}: analyze_document for the rest")
-            } else {
-                n.clone()
+            // Notes that call for another tool name it.
+            let n = &match n {
+                Note::Text(t) => t.clone(),
+                Note::NoRepository => {
+                    "the project has no repository bound (init_project with repoPath)".into()
+                }
+                Note::FirstFiles { read, of } => {
+                    format!(
+                        "the first {read} of {of} files were read: analyze_document for the rest"
+                    )
+                }
             };
             match notes.get_mut(*part) {
                 Some(Value::String(s)) => {
