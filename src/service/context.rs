@@ -153,7 +153,7 @@ const PATCH_MAX: usize = 2000;
 /// read uses it), or one built for this read alone.
 enum Held {
     Cached(tokio::sync::OwnedMutexGuard<Option<Snapshot>>),
-    Own(Snapshot),
+    Own(Box<Snapshot>),
 }
 
 impl Held {
@@ -183,7 +183,9 @@ async fn held(app: &App, c: &mut Conn, project_id: &str) -> Result<Held> {
     if cached.is_some_and(|g| g > generation) {
         drop(guard);
         let (atoms, molecules) = graph::load_project(c, project_id).await?;
-        return Ok(Held::Own(Snapshot::build(generation, atoms, molecules)));
+        return Ok(Held::Own(Box::new(Snapshot::build(
+            generation, atoms, molecules,
+        ))));
     }
     if let Some(s) = guard.as_mut() {
         let changed = graph::atoms_since(c, project_id, s.generation).await?;

@@ -19,7 +19,7 @@ use crate::memory_stored::pg;
 
 /// The status the writer gives the task with counter `n`.
 fn status_of(n: u64) -> &'static str {
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         "NEW"
     } else {
         "ACTIVE"
