@@ -1,7 +1,7 @@
 //! Raw input values, before validation: the neutral tree (`Raw`) a caller fills from
 //! its arguments, and a small JSON text reader with line and column in its errors
 //! for the reflection's answer, the one text an agent writes that the memory parses
-//! (it reads a JSON array out of the prose around it and places each rule's errors).
+//! (a JSON array, bare or in a fenced block, each rule's errors placed in it).
 //! The store keeps atoms in a form of its own, not through this reader. Knows
 //! nothing of atoms.
 
