@@ -31,6 +31,7 @@ use crate::service::semantic::{self, Snapshot};
 use crate::service::{containers, App};
 use crate::store::memory::TENANT;
 use crate::store::semantic::Fts;
+use crate::store::Conn;
 
 /// The classes discovery is asked for, to order those the text names.
 const CLASSES_MAX: usize = 20;
@@ -215,13 +216,25 @@ fn named_classes(ix: &crate::domain::ontology_index::Index, text: &str) -> Vec<S
     out
 }
 
-/// The briefing of task `id`.
+/// The briefing of task `id`, in one read transaction: every row it answers (the
+/// task, its sections, the knowledge atoms, the code references and entities, the
+/// memory atoms and subjects, the project's repository and ontology bindings) comes
+/// from one state of the database. What only orders those rows (the ranking's
+/// indexes) or reads outside the database (git, the language server, the served
+/// ontology, each checked against its generation) runs beside it.
 pub async fn brief(app: &App, id: &str) -> Result<Brief> {
-    let task = match containers::get(app, crate::domain::ContainerType::Task, id).await? {
+    let mut tx = app.store.snapshot().await?;
+    let b = brief_in(app, &mut tx, id).await?;
+    tx.commit().await?;
+    Ok(b)
+}
+
+async fn brief_in(app: &App, c: &mut Conn, id: &str) -> Result<Brief> {
+    let task = match containers::get_in(c, crate::domain::ContainerType::Task, id).await? {
         containers::Container::Item(t) if t.kind == ItemKind::Task => t,
         _ => return Err(Error::not_found("task", id)),
     };
-    let sections = containers::sections_of(app, &task.id).await?;
+    let sections = crate::store::section::list(c, &task.id, &[], &[]).await?;
     let query = query_of(&task);
     let qvec = semantic::embed_query(app, &query).await?.vector;
     let mut notes: Vec<(&'static str, Note)> = Vec::new();
@@ -231,7 +244,7 @@ pub async fn brief(app: &App, id: &str) -> Result<Brief> {
         changelog_limit: 0,
         max_tokens: None,
     };
-    let tc = context::for_task(app, &task, &opts).await?;
+    let tc = context::for_task_in(app, c, &task, &opts).await?;
     if let Some(n) = tc.note.clone() {
         notes.push(("knowledge", Note::Text(n)));
     }
@@ -278,14 +291,20 @@ pub async fn brief(app: &App, id: &str) -> Result<Brief> {
     match (&project, &snap) {
         _ if !served(app, "code") => {}
         (Some(p), Some(snap)) => {
-            let bound = {
-                let mut c = app.store.read().await?;
-                crate::store::code::repo_of(&mut c, p).await?.is_some()
-            };
+            let bound = crate::store::code::repo_of(c, p).await?.is_some();
             if !bound {
                 notes.push(("code", Note::NoRepository));
             } else {
-                code = code_part(app, p, snap, &paths, &query, &qvec, &mut notes).await?;
+                code = code_part(
+                    app,
+                    c,
+                    p,
+                    snap,
+                    &paths,
+                    (query.as_str(), qvec.as_slice()),
+                    &mut notes,
+                )
+                .await?;
             }
         }
         _ => {}
@@ -296,7 +315,7 @@ pub async fn brief(app: &App, id: &str) -> Result<Brief> {
     let mut subjects = HashMap::new();
     if served(app, "memory") {
         let now = OffsetDateTime::now_utc();
-        let tm = recall::for_task(app, &task, usize::MAX, now).await?;
+        let tm = recall::for_task_in(c, &task, usize::MAX, now).await?;
         if let Some(n) = tm.recalled.note.clone() {
             notes.push(("memory", Note::Text(n)));
         }
@@ -309,8 +328,9 @@ pub async fn brief(app: &App, id: &str) -> Result<Brief> {
             .collect();
         if let (Some(p), false) = (&project, files.is_empty()) {
             // Words of the paths, not their meaning: an atom about a file names it.
-            let r = recall::recall(
+            let r = recall::recall_in(
                 app,
+                c,
                 RecallReq {
                     query: Some(files.join(" ")),
                     about: vec![],
@@ -355,12 +375,9 @@ pub async fn brief(app: &App, id: &str) -> Result<Brief> {
     let mut classes = Vec::new();
     let mut ontology = None;
     if let (true, Some(p)) = (served(app, "ontology"), &project) {
-        let synced = {
-            let mut c = app.store.read().await?;
-            crate::store::ontology::repo_of(&mut c, p)
-                .await?
-                .is_some_and(|r| r.synced_commit.is_some())
-        };
+        let synced = crate::store::ontology::repo_of(c, p)
+            .await?
+            .is_some_and(|r| r.synced_commit.is_some());
         if synced {
             let d = onto::discover(app, p, &query, CLASSES_MAX, None).await?;
             let named = named_classes(&d.served.index, &query);
@@ -399,11 +416,11 @@ pub async fn brief(app: &App, id: &str) -> Result<Brief> {
 /// references grouped by the entities holding them, entities in ranked order.
 async fn code_part(
     app: &App,
+    c: &mut Conn,
     project: &str,
     snap: &Snapshot,
     paths: &[String],
-    query: &str,
-    qvec: &[f32],
+    (query, qvec): (&str, &[f32]),
     notes: &mut Vec<(&'static str, Note)>,
 ) -> Result<Vec<CodeEntity>> {
     let mut refs: HashMap<String, Vec<Staleness>> = HashMap::new();
@@ -419,7 +436,7 @@ async fn code_part(
         ));
     }
     for path in files.into_iter().take(CODE_PATHS_MAX) {
-        let a = match analysis::analyze(app, project, path, false).await {
+        let a = match analysis::analyze_in(app, c, project, path, false).await {
             Ok(a) => a,
             // A path the code toolset cannot read (outside the repository, not text)
             // says so and leaves the other files their part.
@@ -440,10 +457,7 @@ async fn code_part(
             }
         }
     }
-    let entities = {
-        let mut c = app.store.read().await?;
-        crate::store::code::entities_by_ids(&mut c, &ids).await?
-    };
+    let entities = crate::store::code::entities_by_ids(c, &ids).await?;
     let mut by_id: HashMap<String, Entity> =
         entities.into_iter().map(|e| (e.id.clone(), e)).collect();
     let source = (crate::store::embedding::ENTITY.name, Fts::Entities, false);

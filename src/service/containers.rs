@@ -1,11 +1,9 @@
 //! Projects, features and tasks: create, read, update, delete, search, overview.
 
-use crate::domain::{
-    id, now, ContainerType, Item, ItemKind, Priority, Project, Section, Status, Touched,
-};
+use crate::domain::{id, now, ContainerType, Item, ItemKind, Priority, Project, Status, Touched};
 use crate::error::{Details, Error, Result};
 use crate::service::App;
-use crate::store::{dependency, item, lock, project, section, Conn};
+use crate::store::{dependency, item, lock, project, Conn};
 
 /// Fields of a new container; which apply depends on the type.
 #[derive(Debug, Default)]
@@ -336,39 +334,6 @@ pub async fn get_in(c: &mut Conn, ct: ContainerType, id: &str) -> Result<Contain
     }
 }
 
-/// The sections of a container, in order.
-pub async fn sections_of(app: &App, id: &str) -> Result<Vec<Section>> {
-    let mut c = app.store.read().await?;
-    Ok(section::list(&mut c, id, &[], &[]).await?)
-}
-
-/// Task counts by status under a project or feature.
-pub async fn task_counts(app: &App, ct: ContainerType, id: &str) -> Result<Vec<(String, i64)>> {
-    let mut c = app.store.read().await?;
-    let column = if ct == ContainerType::Project {
-        "project_id"
-    } else {
-        "feature_id"
-    };
-    Ok(item::task_counts(&mut c, column, id).await?)
-}
-
-/// [`task_counts`] of many projects or features, in one query: by id (a container
-/// without tasks is absent).
-pub async fn task_counts_of(
-    app: &App,
-    ct: ContainerType,
-    ids: &[String],
-) -> Result<std::collections::HashMap<String, Vec<(String, i64)>>> {
-    let mut c = app.store.read().await?;
-    let column = if ct == ContainerType::Project {
-        "project_id"
-    } else {
-        "feature_id"
-    };
-    Ok(item::task_counts_of(&mut c, column, ids).await?)
-}
-
 pub struct SearchQuery {
     pub query: Option<String>,
     pub statuses: Vec<Status>,
@@ -437,9 +402,16 @@ pub async fn search(app: &App, ct: ContainerType, q: &SearchQuery) -> Result<Pag
 }
 
 /// Rows by the filters alone (a query as a substring of name, summary or
-/// description), in creation order.
+/// description), in creation order. One read transaction: the page and its total
+/// agree.
 async fn filtered(app: &App, ct: ContainerType, q: &SearchQuery) -> Result<Page> {
-    let mut c = app.store.read().await?;
+    let mut tx = app.store.snapshot().await?;
+    let page = filtered_in(&mut tx, ct, q).await?;
+    tx.commit().await?;
+    Ok(page)
+}
+
+async fn filtered_in(c: &mut Conn, ct: ContainerType, q: &SearchQuery) -> Result<Page> {
     match ct.item_kind() {
         None => {
             let s = project::Search {
@@ -448,7 +420,7 @@ async fn filtered(app: &App, ct: ContainerType, q: &SearchQuery) -> Result<Page>
                 limit: q.limit,
                 offset: q.offset,
             };
-            let (rows, total) = project::search(&mut c, &s).await?;
+            let (rows, total) = project::search(c, &s).await?;
             Ok(Page::Projects(rows, total))
         }
         Some(kind) => {
@@ -461,24 +433,8 @@ async fn filtered(app: &App, ct: ContainerType, q: &SearchQuery) -> Result<Page>
                 query: q.query.as_deref(),
                 blocked: None,
             };
-            let (rows, total) = item::search(&mut c, kind, &f, q.limit, q.offset).await?;
+            let (rows, total) = item::search(c, kind, &f, q.limit, q.offset).await?;
             Ok(Page::Items(rows, total))
         }
     }
-}
-
-/// Items under a project or feature (all of them, oldest first) for an overview.
-pub async fn children(
-    app: &App,
-    kind: ItemKind,
-    project_id: Option<&str>,
-    feature_id: Option<&str>,
-) -> Result<Vec<Item>> {
-    let mut c = app.store.read().await?;
-    let f = item::Filter {
-        project_id,
-        feature_id,
-        ..Default::default()
-    };
-    Ok(item::search(&mut c, kind, &f, i64::MAX, 0).await?.0)
 }

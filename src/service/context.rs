@@ -14,7 +14,7 @@ use crate::domain::{Item, ItemKind, Status};
 use crate::error::{Error, Result};
 use crate::service::graph::Resolved;
 use crate::service::App;
-use crate::store::{code, graph, section};
+use crate::store::{code, graph, section, Conn};
 
 /// The token budget of a context answer when the caller names none: a few thousand
 /// tokens, most specific atoms first, what was left out listed.
@@ -149,50 +149,61 @@ impl GraphCache {
 /// Past this many changed atoms a full reload is cheaper than patching.
 const PATCH_MAX: usize = 2000;
 
-/// The project's snapshot, brought up to date: reused while the generation is
-/// unchanged, patched with the atoms written or deleted since, or rebuilt.
-pub async fn snapshot(
-    app: &App,
-    project_id: &str,
-) -> Result<tokio::sync::OwnedMutexGuard<Option<Snapshot>>> {
+/// A project's compiled graph for one read: the cached one (its lock held while the
+/// read uses it), or one built for this read alone.
+enum Held {
+    Cached(tokio::sync::OwnedMutexGuard<Option<Snapshot>>),
+    Own(Box<Snapshot>),
+}
+
+impl Held {
+    fn get(&self) -> Option<&Snapshot> {
+        match self {
+            Held::Cached(g) => g.as_ref(),
+            Held::Own(s) => Some(s),
+        }
+    }
+}
+
+/// The project's compiled graph as of the read `c` holds (a snapshot, `Store::snapshot`):
+/// the cached one while its generation is the read's, patched with the atoms written
+/// or deleted since, or rebuilt, from `c` itself, so what is applied is the state the
+/// rest of the read sees. When another call has already moved the cache past this
+/// read's state, the read builds its own rather than mix two states.
+async fn held(app: &App, c: &mut Conn, project_id: &str) -> Result<Held> {
     // Read before the cell exists, so a call naming no project leaves no cell behind.
-    let current = {
-        let mut c = app.store.read().await?;
-        graph::project_generation(&mut c, project_id)
-            .await?
-            .ok_or_else(|| Error::not_found("project", project_id))?
-    };
+    let generation = graph::project_generation(c, project_id)
+        .await?
+        .ok_or_else(|| Error::not_found("project", project_id))?;
     let mut guard = app.graph.cell(project_id).lock_owned().await;
     let cached = guard.as_ref().map(|s| s.generation);
-    if cached == Some(current) {
-        return Ok(guard);
+    if cached == Some(generation) {
+        return Ok(Held::Cached(guard));
     }
-    // Read in one read transaction, so what is applied matches the generation it is
-    // labelled with even while another process writes.
-    let mut tx = app.store.snapshot().await?;
-    let generation = graph::generation(&mut tx, project_id).await?;
-    match guard.as_mut() {
-        Some(s) if s.generation < generation => {
-            let changed = graph::atoms_since(&mut tx, project_id, s.generation).await?;
-            let deleted = graph::deleted_since(&mut tx, project_id, s.generation).await?;
-            if changed.len() + deleted.len() <= PATCH_MAX {
-                let molecules = graph::molecules_of(&mut tx, project_id).await?;
-                tx.commit().await?;
-                tracing::debug!(
-                    project = project_id,
-                    generation,
-                    changed = changed.len(),
-                    deleted = deleted.len(),
-                    "graph snapshot patched"
-                );
-                s.apply(generation, changed, deleted, molecules);
-                return Ok(guard);
-            }
+    if cached.is_some_and(|g| g > generation) {
+        drop(guard);
+        let (atoms, molecules) = graph::load_project(c, project_id).await?;
+        return Ok(Held::Own(Box::new(Snapshot::build(
+            generation, atoms, molecules,
+        ))));
+    }
+    if let Some(s) = guard.as_mut() {
+        let changed = graph::atoms_since(c, project_id, s.generation).await?;
+        let deleted = graph::deleted_since(c, project_id, s.generation).await?;
+        if changed.len() + deleted.len() <= PATCH_MAX {
+            let molecules = graph::molecules_of(c, project_id).await?;
+            tracing::debug!(
+                project = project_id,
+                generation,
+                changed = changed.len(),
+                deleted = deleted.len(),
+                "graph snapshot patched"
+            );
+            s.apply(generation, changed, deleted, molecules);
+            return Ok(Held::Cached(guard));
         }
-        _ => {}
     }
-    let (atoms, molecules) = graph::load_project(&mut tx, project_id).await?;
-    tx.commit().await?;
+    let (atoms, molecules) = graph::load_project(c, project_id).await?;
     tracing::debug!(
         project = project_id,
         generation,
@@ -200,7 +211,7 @@ pub async fn snapshot(
         "graph snapshot rebuilt"
     );
     *guard = Some(Snapshot::build(generation, atoms, molecules));
-    Ok(guard)
+    Ok(Held::Cached(guard))
 }
 
 pub struct Options {
@@ -293,9 +304,24 @@ fn resolve(related: &[Related], name: impl Fn(&str) -> Option<String>) -> Vec<Re
     related.iter().map(|r| (r.clone(), name(&r.id))).collect()
 }
 
-/// Matches `raw_paths` against every atom pattern of the project.
+/// Matches `raw_paths` against every atom pattern of the project, in one read
+/// transaction.
 pub async fn context(
     app: &App,
+    project_id: &str,
+    raw_paths: &[String],
+    opts: &Options,
+) -> Result<Context> {
+    let mut tx = app.store.snapshot().await?;
+    let c = context_in(app, &mut tx, project_id, raw_paths, opts).await?;
+    tx.commit().await?;
+    Ok(c)
+}
+
+/// [`context`] inside the caller's read `c` (a snapshot).
+pub async fn context_in(
+    app: &App,
+    c: &mut Conn,
     project_id: &str,
     raw_paths: &[String],
     opts: &Options,
@@ -310,8 +336,8 @@ pub async fn context(
         ));
     }
     // Answers NOT_FOUND for a missing project.
-    let guard = snapshot(app, project_id).await?;
-    let Some(snap) = guard.as_ref() else {
+    let guard = held(app, c, project_id).await?;
+    let Some(snap) = guard.get() else {
         return Err(Error::Internal(
             "graph snapshot missing after refresh".into(),
         ));
@@ -321,7 +347,9 @@ pub async fn context(
     // path inside the project's repository is made relative to it; one outside it is
     // refused with its reason. Relative paths that cannot name a file (`..`) match
     // nothing and are reported unmatched, in request order with the rest.
-    let root = repo_root(app, project_id).await?;
+    let root = code::repo_of(c, project_id)
+        .await?
+        .map(|r| PathBuf::from(r.repo_path));
     let mut paths: Vec<String> = Vec::new();
     let mut outside: Vec<String> = Vec::new();
     let mut refused: Vec<(String, String)> = Vec::new();
@@ -403,8 +431,7 @@ pub async fn context(
         .filter_map(|i| snap.atom(*i).map(|a| a.id.as_str()))
         .collect();
     let mut logs = if opts.changelog_limit > 0 {
-        let mut c = app.store.read().await?;
-        graph::recent_changelog(&mut c, NodeKind::Atom, &ids, opts.changelog_limit).await?
+        graph::recent_changelog(c, NodeKind::Atom, &ids, opts.changelog_limit).await?
     } else {
         HashMap::new()
     };
@@ -557,14 +584,6 @@ pub async fn context(
     })
 }
 
-/// The real root of the repository bound to a project, if one is.
-async fn repo_root(app: &App, project_id: &str) -> Result<Option<PathBuf>> {
-    let mut c = app.store.read().await?;
-    Ok(code::repo_of(&mut c, project_id)
-        .await?
-        .map(|r| PathBuf::from(r.repo_path)))
-}
-
 /// Places a path an agent gave in the project's repository: `Some` relative path, or
 /// `None` for a relative path that names no file inside a repository (`..`, empty);
 /// an absolute path is made relative when it lies inside the repository (as written
@@ -604,12 +623,23 @@ pub struct TaskContext {
     pub note: Option<String>,
 }
 
-/// Reads the task's "Context Files" section(s) and runs `context` on their paths.
+/// Reads the task's "Context Files" section(s) and runs `context` on their paths, in
+/// one read transaction.
 pub async fn for_task(app: &App, task: &Item, opts: &Options) -> Result<TaskContext> {
-    let sections = {
-        let mut c = app.store.read().await?;
-        section::list(&mut c, &task.id, &[], &[]).await?
-    };
+    let mut tx = app.store.snapshot().await?;
+    let tc = for_task_in(app, &mut tx, task, opts).await?;
+    tx.commit().await?;
+    Ok(tc)
+}
+
+/// [`for_task`] inside the caller's read `c` (a snapshot).
+pub async fn for_task_in(
+    app: &App,
+    c: &mut Conn,
+    task: &Item,
+    opts: &Options,
+) -> Result<TaskContext> {
+    let sections = section::list(c, &task.id, &[], &[]).await?;
     let files: Vec<_> = sections
         .iter()
         .filter(|s| s.title.trim().eq_ignore_ascii_case("context files"))
@@ -645,7 +675,7 @@ pub async fn for_task(app: &App, task: &Item, opts: &Options) -> Result<TaskCont
     let note = paths
         .is_empty()
         .then(|| "the Context Files section names no paths".to_string());
-    let context = context(app, project_id, &paths, opts).await?;
+    let context = context_in(app, c, project_id, &paths, opts).await?;
     Ok(TaskContext {
         paths,
         context: Some(context),

@@ -6,6 +6,7 @@ pub mod bm25;
 pub mod brief;
 pub mod code;
 pub mod code_graph;
+pub mod composed;
 pub mod containers;
 pub mod context;
 pub mod dependencies;

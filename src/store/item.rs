@@ -409,6 +409,27 @@ pub async fn ordered(
     fetch(conn, kind, sql, &binds, &[limit]).await
 }
 
+/// The names of the tasks and features among `ids` (a task's title), in one query
+/// per 500 ids: what a page shows for items it does not list.
+pub async fn names_of(conn: &mut Conn, ids: &[String]) -> Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    for chunk in ids.chunks(500) {
+        let list = placeholders(chunk.len());
+        let sql = format!(
+            "SELECT id, title FROM tasks WHERE id IN ({list}) \
+             UNION ALL SELECT id, name FROM features WHERE id IN ({list})"
+        );
+        let mut q = sqlx::query_as::<_, (String, String)>(AssertSqlSafe(sql));
+        for _ in 0..2 {
+            for id in chunk {
+                q = q.bind(id);
+            }
+        }
+        out.extend(q.fetch_all(conn.db()).await?);
+    }
+    Ok(out)
+}
+
 /// Status of every task of a feature.
 pub async fn task_statuses(conn: &mut Conn, feature_id: &str) -> Result<Vec<Status>> {
     let rows: Vec<String> = sqlx::query_scalar("SELECT status FROM tasks WHERE feature_id = ?")

@@ -1,8 +1,8 @@
 //! The alive memory's rows: subjects and their names, evidence references, memory
 //! atoms (never the knowledge graph's atoms: every table is `memory_*`), edges and
 //! diary entries (migration 0013). Rows go in and out as plain columns; the service
-//! turns them into the domain's values and back, and encodes the few list and
-//! field columns (tags, a type's own fields) as text this module only stores.
+//! turns them into the domain's values and back, encoding the few list and field
+//! columns (tags, a type's own fields) with [`codec`], the stored form's own.
 //!
 //! An atom's statement, value, subject and context are written by [`insert_atom`]
 //! and never again: the updates below move its life fields only, each bumping its
@@ -20,6 +20,8 @@ pub use edges::*;
 
 mod subjects;
 pub use subjects::*;
+
+pub mod codec;
 
 /// The tenant the memory's vectors and full-text rows are stored under: the memory
 /// is one per database, not one per project.

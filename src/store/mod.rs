@@ -70,11 +70,14 @@ impl Backend {
         }
     }
 
-    /// The statement beginning a read transaction that sees one snapshot.
+    /// The statement beginning a read transaction that sees one snapshot. SQLite's
+    /// deferred `BEGIN` takes its snapshot at the first read (in WAL mode, writers go
+    /// on beside it); PostgreSQL's `REPEATABLE READ` at the first statement, and
+    /// `READ ONLY` makes a write slipped into a read an error, not a surprise.
     fn snapshot_begin(self) -> &'static str {
         match self {
             Backend::Sqlite => "BEGIN",
-            Backend::Postgres { .. } => "BEGIN ISOLATION LEVEL REPEATABLE READ",
+            Backend::Postgres { .. } => "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
         }
     }
 
@@ -185,7 +188,9 @@ impl Store {
 
     /// Begins a read transaction: its reads see one snapshot of the database even
     /// while another process writes (SQLite's deferred `BEGIN`; PostgreSQL's
-    /// `REPEATABLE READ`).
+    /// `REPEATABLE READ READ ONLY`). A composed read (a get with its parts, an
+    /// overview, a briefing, a recall) runs in one, passing it (as `&mut Conn`) to
+    /// each part.
     pub async fn snapshot(&self) -> Result<Tx> {
         let tx = self.pool.begin_with(self.backend.snapshot_begin()).await?;
         Ok(Tx(Conn {

@@ -1,8 +1,9 @@
 //! Raw input values, before validation: the neutral tree (`Raw`) a caller fills from
-//! its arguments, a small JSON text reader with line and column in its errors (for
-//! the reflection's answer, the one text an agent writes that the memory parses), and
-//! the writer that encodes a value's fields as one text column for the store, read
-//! back with the same reader. Knows nothing of atoms.
+//! its arguments, and a small JSON text reader with line and column in its errors
+//! for the reflection's answer, the one text an agent writes that the memory parses
+//! (a JSON array, bare or in a fenced block, each rule's errors placed in it).
+//! The store keeps atoms in a form of its own, not through this reader. Knows
+//! nothing of atoms.
 
 use std::fmt;
 
@@ -50,69 +51,6 @@ impl Raw {
                 .collect(),
         )
     }
-}
-
-/// Writes a raw value as compact JSON text: the form the store keeps a value's
-/// fields in (one text column), read back with [`parse_json`]. A number that is not
-/// finite (never produced by validation) is written as `null`.
-pub fn to_json(v: &Raw) -> String {
-    let mut out = String::with_capacity(64);
-    write_json(v, &mut out);
-    out
-}
-
-fn write_json(v: &Raw, out: &mut String) {
-    match v {
-        Raw::Null => out.push_str("null"),
-        Raw::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Raw::Number(n) if n.is_finite() => {
-            if n.fract() == 0.0 && n.abs() < 1e15 {
-                out.push_str(&format!("{}", *n as i64));
-            } else {
-                out.push_str(&format!("{n}"));
-            }
-        }
-        Raw::Number(_) => out.push_str("null"),
-        Raw::Text(s) => write_string(s, out),
-        Raw::List(items) => {
-            out.push('[');
-            for (i, x) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_json(x, out);
-            }
-            out.push(']');
-        }
-        Raw::Map(members) => {
-            out.push('{');
-            for (i, (k, x)) in members.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_string(k, out);
-                out.push(':');
-                write_json(x, out);
-            }
-            out.push('}');
-        }
-    }
-}
-
-fn write_string(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 /// A place in a text: 1-based line and column (in characters), and byte offset.
@@ -525,24 +463,6 @@ mod tests {
             .contains("deeper"));
         assert!(parse_json("").is_err());
         assert!(parse_json("1e999").is_err());
-    }
-
-    #[test]
-    fn written_json_reads_back_as_the_same_value() {
-        let v = Raw::Map(vec![
-            (
-                "a".into(),
-                Raw::texts(&["x\"y", "tab\there", "é😀", "\u{1}"]),
-            ),
-            ("n".into(), Raw::Number(3.0)),
-            ("f".into(), Raw::Number(0.25)),
-            ("b".into(), Raw::Bool(false)),
-            ("z".into(), Raw::Null),
-            ("m".into(), Raw::Map(vec![])),
-        ]);
-        let text = to_json(&v);
-        assert_eq!(parse_json(&text).unwrap().to_raw(), v);
-        assert!(text.starts_with("{\"a\":[\"x\\\"y\""), "{text}");
     }
 
     #[test]

@@ -45,8 +45,8 @@ use super::promotion::{may_accept, EvidenceFacts, Standing};
 use super::raw::Raw;
 use super::wire::{loose_eq, parse_time, parse_uuid, UnknownValue};
 
-mod stored;
-pub use stored::*;
+mod written;
+pub use written::*;
 
 mod subject;
 pub use subject::*;

@@ -692,19 +692,13 @@ async fn curate_memory(app: &App, a: Args) -> Result<Reply> {
     }
 }
 
-/// `includeMemory` on a task get: the ACTIVE atoms relevant to the task.
-pub async fn task_memory(app: &App, task: &Item) -> Result<Value> {
-    let m = mrecall::for_task(
-        app,
-        task,
-        mrecall::TASK_MEMORY_TOKENS,
-        OffsetDateTime::now_utc(),
-    )
-    .await?;
+/// `includeMemory` on a task get: the ACTIVE atoms relevant to the task, as read by
+/// the get's one transaction (`service::composed`).
+pub fn task_memory(m: &mrecall::TaskMemory) -> Value {
     let mut v = recalled(&m.recalled);
     v["maxTokens"] = json!(mrecall::TASK_MEMORY_TOKENS);
     v["namedSubjects"] = Value::Array(m.named.iter().map(views::subject_brief).collect());
-    Ok(v)
+    v
 }
 
 /// `memoryHints` on an advance that closes a task: a diary entry to write, and the

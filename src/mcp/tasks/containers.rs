@@ -9,6 +9,7 @@ use crate::mcp::envelope::Reply;
 use crate::mcp::graph::views;
 use crate::mcp::json;
 use crate::mcp::schema::{Effect, ToolDef, Ty, P};
+use crate::service::composed::{self, Overview};
 use crate::service::containers::{self, Container, NewContainer, Page, SearchQuery};
 use crate::service::context;
 use crate::service::App;
@@ -139,78 +140,33 @@ pub async fn query(app: &App, a: Args) -> Result<Reply> {
         }
         "get" => {
             let id = a.req_id("id")?;
-            let c = containers::get(app, ct, &id).await?;
-            let mut data = json!({ ct.as_str(): container_json(&c) });
-            if a.bool("includeSections")?.unwrap_or(false) {
-                let s: Vec<Value> = containers::sections_of(app, &id)
-                    .await?
-                    .iter()
-                    .map(|s| json::section(s, true))
-                    .collect();
+            // The arguments are judged after the read, as they always were: a
+            // container that does not exist is NOT_FOUND whatever else was sent.
+            let (parts, judged) = match get_parts(app, &a, ct) {
+                Ok(w) => (w, Ok(())),
+                Err(e) => (composed::Want::default(), Err(e)),
+            };
+            let got = composed::get(app, ct, &id, &parts).await?;
+            judged?;
+            let mut data = json!({ ct.as_str(): container_json(&got.container) });
+            if let Some(sections) = &got.sections {
+                let s: Vec<Value> = sections.iter().map(|s| json::section(s, true)).collect();
                 data["sections"] = Value::Array(s);
             }
-            let graph_context = a.bool("includeGraphContext")?.unwrap_or(false);
             let mut budget = None;
-            if a.has("maxTokens") && !graph_context {
-                return Err(Error::validation(
-                    "maxTokens",
-                    "is the budget of includeGraphContext: send includeGraphContext: true with it",
-                ));
-            }
-            if graph_context {
-                let Container::Item(task) = &c else {
-                    return Err(Error::validation(
-                        "includeGraphContext",
-                        "applies to tasks only",
-                    ));
-                };
-                if ct != ContainerType::Task {
-                    return Err(Error::validation(
-                        "includeGraphContext",
-                        "applies to tasks only",
-                    ));
-                }
-                let opts = context::Options {
-                    changelog_limit: 5,
-                    // As query_graph context: a budget by default, 0 for everything.
-                    max_tokens: match a.int("maxTokens", 0, 10_000_000)? {
-                        None => Some(context::DEFAULT_TOKENS),
-                        Some(0) => None,
-                        Some(n) => Some(n),
-                    },
-                };
-                let tc = context::for_task(app, task, &opts).await?;
-                data["graphContext"] = views::task_context(&tc);
+            if let Some(tc) = &got.graph {
+                data["graphContext"] = views::task_context(tc);
                 budget = tc
                     .context
                     .as_ref()
                     .and_then(|c| c.budget.as_ref())
                     .map(|b| b.max_tokens);
             }
-            if a.bool("includeMemory")?.unwrap_or(false) {
-                match (&c, ct) {
-                    (Container::Item(task), ContainerType::Task)
-                        if app.config.toolsets.iter().any(|t| t == "memory") =>
-                    {
-                        data["memory"] = crate::mcp::memory::task_memory(app, task).await?;
-                    }
-                    (_, ContainerType::Task) => {
-                        return Err(Error::validation(
-                            "includeMemory",
-                            "needs the memory toolset, which this server does not serve",
-                        ))
-                    }
-                    _ => return Err(Error::validation("includeMemory", "applies to tasks only")),
-                }
+            if let Some(m) = &got.memory {
+                data["memory"] = crate::mcp::memory::task_memory(m);
             }
-            if let Container::Item(it) = &c {
-                if ct == ContainerType::Feature {
-                    data["taskCounts"] =
-                        json::counts(&containers::task_counts(app, ct, &it.id).await?);
-                }
-            }
-            if let Container::Project(p) = &c {
-                data["taskCounts"] = json::counts(&containers::task_counts(app, ct, &p.id).await?);
+            if let Some(counts) = &got.counts {
+                data["taskCounts"] = json::counts(counts);
             }
             let mut r = Reply::new(format!("{} {id}", ct.as_str()), data);
             if let Some(max) = budget {
@@ -267,47 +223,82 @@ pub async fn query(app: &App, a: Args) -> Result<Reply> {
     }
 }
 
-async fn overview(app: &App, a: &Args, ct: ContainerType) -> Result<Reply> {
-    let Some(id) = a.id("id")? else {
-        if ct != ContainerType::Project {
+/// The parts a get asks for, judged in the order they always were (the first wrong
+/// one is the answer).
+fn get_parts(app: &App, a: &Args, ct: ContainerType) -> Result<composed::Want> {
+    let sections = a.bool("includeSections")?.unwrap_or(false);
+    let graph_context = a.bool("includeGraphContext")?.unwrap_or(false);
+    if a.has("maxTokens") && !graph_context {
+        return Err(Error::validation(
+            "maxTokens",
+            "is the budget of includeGraphContext: send includeGraphContext: true with it",
+        ));
+    }
+    let graph = if graph_context {
+        if ct != ContainerType::Task {
             return Err(Error::validation(
-                "id",
-                "is required for a feature or task overview",
+                "includeGraphContext",
+                "applies to tasks only",
             ));
         }
-        let q = SearchQuery {
-            query: None,
-            statuses: vec![],
-            priority: None,
-            tags: vec![],
-            project_id: None,
-            feature_id: None,
-            limit: 500,
-            offset: 0,
-        };
-        let Page::Projects(ps, total) = containers::search(app, ct, &q).await? else {
-            return Err(Error::Internal("project search answered items".into()));
-        };
-        let ids: Vec<String> = ps.iter().map(|p| p.id.clone()).collect();
-        let counts = containers::task_counts_of(app, ct, &ids).await?;
-        let out: Vec<Value> = ps
-            .iter()
-            .map(|p| {
-                let mine = counts.get(&p.id).map_or(&[][..], Vec::as_slice);
-                json!({ "id": p.id, "name": p.name, "summary": p.summary, "version": p.version,
-                "taskCounts": json::counts(mine) })
-            })
-            .collect();
-        return Ok(Reply::new(
-            format!("{total} project(s)"),
-            json!({ "projects": out, "total": total }),
-        ));
+        Some(context::Options {
+            changelog_limit: 5,
+            // As query_graph context: a budget by default, 0 for everything.
+            max_tokens: match a.int("maxTokens", 0, 10_000_000)? {
+                None => Some(context::DEFAULT_TOKENS),
+                Some(0) => None,
+                Some(n) => Some(n),
+            },
+        })
+    } else {
+        None
     };
-    let c = containers::get(app, ct, &id).await?;
-    match &c {
-        Container::Project(p) => {
-            let features = containers::children(app, ItemKind::Feature, Some(&p.id), None).await?;
-            let tasks = containers::children(app, ItemKind::Task, Some(&p.id), None).await?;
+    let memory = a.bool("includeMemory")?.unwrap_or(false);
+    if memory {
+        if ct != ContainerType::Task {
+            return Err(Error::validation("includeMemory", "applies to tasks only"));
+        }
+        if !app.config.toolsets.iter().any(|t| t == "memory") {
+            return Err(Error::validation(
+                "includeMemory",
+                "needs the memory toolset, which this server does not serve",
+            ));
+        }
+    }
+    Ok(composed::Want {
+        sections,
+        graph,
+        memory,
+    })
+}
+
+async fn overview(app: &App, a: &Args, ct: ContainerType) -> Result<Reply> {
+    let id = a.id("id")?;
+    if id.is_none() && ct != ContainerType::Project {
+        return Err(Error::validation(
+            "id",
+            "is required for a feature or task overview",
+        ));
+    }
+    match composed::overview(app, ct, id.as_deref()).await? {
+        Overview::Projects(ps, total) => {
+            let out: Vec<Value> = ps
+                .iter()
+                .map(|(p, counts)| {
+                    json!({ "id": p.id, "name": p.name, "summary": p.summary, "version": p.version,
+                    "taskCounts": json::counts(counts) })
+                })
+                .collect();
+            Ok(Reply::new(
+                format!("{total} project(s)"),
+                json!({ "projects": out, "total": total }),
+            ))
+        }
+        Overview::Project {
+            project: p,
+            features,
+            tasks,
+        } => {
             let fs: Vec<Value> = features
                 .iter()
                 .map(|f| {
@@ -334,12 +325,11 @@ async fn overview(app: &App, a: &Args, ct: ContainerType) -> Result<Reply> {
                     features.len(),
                     tasks.len()
                 ),
-                json!({ "project": json::project(p), "features": fs, "tasksWithoutFeature": loose,
+                json!({ "project": json::project(&p), "features": fs, "tasksWithoutFeature": loose,
                         "taskCounts": json::counts(&count_by_status(tasks.iter())) }),
             ))
         }
-        Container::Item(it) if it.kind == ItemKind::Feature => {
-            let tasks = containers::children(app, ItemKind::Task, None, Some(&it.id)).await?;
+        Overview::Feature { feature: it, tasks } => {
             let ts: Vec<Value> = tasks
                 .iter()
                 .map(|t| {
@@ -351,18 +341,17 @@ async fn overview(app: &App, a: &Args, ct: ContainerType) -> Result<Reply> {
                 .collect();
             Ok(Reply::new(
                 format!("feature {}: {} task(s)", it.name, tasks.len()),
-                json!({ "feature": json::item(it), "tasks": ts, "taskCounts": json::counts(&count_by_status(tasks.iter())) }),
+                json!({ "feature": json::item(&it), "tasks": ts, "taskCounts": json::counts(&count_by_status(tasks.iter())) }),
             ))
         }
-        Container::Item(it) => {
-            let sections = containers::sections_of(app, &it.id).await?;
+        Overview::Task { task: it, sections } => {
             let s: Vec<Value> = sections
                 .iter()
                 .map(|s| json!({ "id": s.id, "title": s.title, "ordinal": s.ordinal }))
                 .collect();
             Ok(Reply::new(
                 format!("task {}", it.name),
-                json!({ "task": json::item(it), "sections": s }),
+                json!({ "task": json::item(&it), "sections": s }),
             ))
         }
     }

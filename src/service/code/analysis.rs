@@ -16,6 +16,7 @@ use crate::service::code::refs::pick;
 use crate::service::code::{ctx, path_error, text_of, Ctx};
 use crate::service::App;
 use crate::store::code as db;
+use crate::store::Conn;
 
 /// Reasons in the order they are reported (the first applying one wins).
 pub const REASONS: [&str; 4] = [
@@ -408,15 +409,45 @@ pub async fn analyze(
     path: &str,
     with_untracked: bool,
 ) -> Result<Analysis> {
+    let mut conn = app.store.read().await?;
+    let rows = rows_of(&mut conn, project_id, path).await?;
+    // The connection goes back to the pool before git and the language server work.
+    drop(conn);
+    analyze_rows(app, project_id, path, with_untracked, rows).await
+}
+
+/// [`analyze`] reading the document's references and their holders in the caller's
+/// read `conn` (a snapshot the rest of a composed read shares).
+pub async fn analyze_in(
+    app: &App,
+    conn: &mut Conn,
+    project_id: &str,
+    path: &str,
+    with_untracked: bool,
+) -> Result<Analysis> {
+    let rows = rows_of(conn, project_id, path).await?;
+    analyze_rows(app, project_id, path, with_untracked, rows).await
+}
+
+/// A document's references and, by reference, the entities holding them.
+type Rows = (Vec<Reference>, Vec<(String, String, String, String)>);
+
+async fn rows_of(conn: &mut Conn, project_id: &str, path: &str) -> Result<Rows> {
+    Ok((
+        db::references_in(conn, project_id, path).await?,
+        db::document_attachments(conn, project_id, path).await?,
+    ))
+}
+
+async fn analyze_rows(
+    app: &App,
+    project_id: &str,
+    path: &str,
+    with_untracked: bool,
+    (refs, att): Rows,
+) -> Result<Analysis> {
     let t0 = std::time::Instant::now();
     let c = ctx(app, project_id).await?;
-    let (refs, att) = {
-        let mut conn = app.store.read().await?;
-        (
-            db::references_in(&mut conn, project_id, path).await?,
-            db::document_attachments(&mut conn, project_id, path).await?,
-        )
-    };
     let t_db = t0.elapsed();
     let head = c.git.head().await?;
     let st = doc_state(&c, path, &refs).await?;

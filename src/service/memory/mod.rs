@@ -9,9 +9,9 @@
 //! archive, resolve, evidence, links; get and list); `subjects`; `recall` (and the
 //! memory a task gets); `curator`; `diary` (entries, the reflection prompt, ingest).
 //!
-//! Nothing here knows MCP, JSON of the wire or sqlx: field values arrive as the
-//! core's `Raw` tree, and the store keeps lists and a type's fields as text encoded
-//! by the core's writer.
+//! Nothing here knows MCP, JSON or sqlx: field values arrive as the core's `Raw`
+//! tree, and the store keeps lists and a type's fields as text in its own stored
+//! form (`store::memory::codec`), read back as written, not re-validated.
 
 pub mod atoms;
 pub mod curator;
@@ -35,13 +35,11 @@ use crate::domain::memory::model::{
     MemoryAtomType, MemoryEdge, MemoryStatus, NodeRef, RefType, Reference, ReferenceId, Subject,
     SubjectDetails, SubjectId, SubjectKind,
 };
-use crate::domain::memory::raw::{parse_json, to_json, Raw};
-use crate::domain::memory::validate::{
-    detail_fields, stored_details, stored_subject_details, subject_detail_fields,
-};
 use crate::domain::memory::wire::{format_time, parse_time};
 use crate::error::{Error, Result};
-use crate::store::memory::{self as store, AtomChange, AtomRow, EdgeRow, NameRow, SubjectRow};
+use crate::store::memory::{
+    self as store, codec, AtomChange, AtomRow, EdgeRow, NameRow, SubjectRow,
+};
 use crate::store::Conn;
 
 pub use crate::store::memory::TENANT;
@@ -118,49 +116,14 @@ fn time_col(what: &str, id: &str, s: &Option<String>) -> Result<Option<OffsetDat
         .transpose()
 }
 
-/// A list of texts as stored (JSON text written by the core).
+/// A list of texts as stored (the store's codec).
 pub(crate) fn encode_list(items: &[String]) -> String {
-    if items.is_empty() {
-        String::new()
-    } else {
-        to_json(&Raw::texts(items))
-    }
+    codec::encode_list(items)
 }
 
-pub(crate) fn decode_list(s: &str) -> Vec<String> {
-    if s.is_empty() {
-        return Vec::new();
-    }
-    match parse_json(s).map(|j| j.to_raw()) {
-        Ok(Raw::List(items)) => items
-            .into_iter()
-            .filter_map(|r| match r {
-                Raw::Text(t) => Some(t),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
-fn encode_fields(fields: Vec<(&'static str, Raw)>) -> String {
-    to_json(&Raw::Map(
-        fields
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .collect(),
-    ))
-}
-
-fn decode_fields(what: &str, id: &str, s: &str) -> Result<Vec<(String, Raw)>> {
-    if s.is_empty() {
-        return Ok(Vec::new());
-    }
-    match parse_json(s).map(|j| j.to_raw()) {
-        Ok(Raw::Map(m)) => Ok(m),
-        Ok(_) => Err(corrupt(what, id, "its fields are not an object")),
-        Err(e) => Err(corrupt(what, id, e)),
-    }
+/// A stored list, or why the row holding it cannot be read.
+pub(crate) fn decode_list(what: &str, id: &str, s: &str) -> Result<Vec<String>> {
+    codec::decode_list(s).map_err(|e| corrupt(what, id, e))
 }
 
 fn parse_atom_id(s: &str) -> Result<AtomId> {
@@ -212,8 +175,7 @@ pub(crate) fn atom_from_row(r: &AtomRow) -> Result<MemoryAtom> {
         .map(DecisionStatus::parse)
         .transpose()
         .map_err(|e| corrupt(what, &r.id, e))?;
-    let fields = decode_fields(what, &r.id, &r.details)?;
-    let details = stored_details(atom_type, about, &fields, decision_status)
+    let details = codec::decode_atom(atom_type, &r.details, decision_status)
         .map_err(|e| corrupt(what, &r.id, e))?;
     let predicate = r
         .predicate
@@ -252,7 +214,7 @@ pub(crate) fn atom_from_row(r: &AtomRow) -> Result<MemoryAtom> {
         summary: r.summary.clone(),
         notes: r.notes.clone(),
         resolution: r.resolution.clone(),
-        tags: decode_list(&r.tags),
+        tags: decode_list(what, &r.id, &r.tags)?,
         author: r.author.clone(),
         confirmation,
         valid_from: time_col(what, &r.id, &r.valid_from)?,
@@ -279,10 +241,6 @@ pub(crate) fn atom_to_row(a: &MemoryAtom, now: &str) -> AtomRow {
         .details
         .decision()
         .map(|d| d.decision_status.as_wire().to_string());
-    let fields: Vec<(&'static str, Raw)> = detail_fields(&a.details)
-        .into_iter()
-        .filter(|(k, _)| *k != "decisionStatus")
-        .collect();
     AtomRow {
         id: a.id.to_string(),
         atom_type: a.atom_type().as_wire().to_string(),
@@ -315,7 +273,7 @@ pub(crate) fn atom_to_row(a: &MemoryAtom, now: &str) -> AtomRow {
         next_review_at: a.next_review_at.map(stamp),
         review_interval_days: a.review_interval_days.map(i64::from),
         decision_status,
-        details: encode_fields(fields),
+        details: codec::encode_atom(&a.details),
         version: 1,
         updated_at: now.to_string(),
     }
@@ -325,12 +283,8 @@ pub(crate) fn atom_to_row(a: &MemoryAtom, now: &str) -> AtomRow {
 pub(crate) fn subject_from_row(r: &SubjectRow, names: &[NameRow]) -> Result<Subject> {
     let what = "subject";
     let kind = SubjectKind::parse(&r.kind).map_err(|e| corrupt(what, &r.id, e))?;
-    let fields = decode_fields(what, &r.id, &r.details)?;
-    let mut details = if fields.is_empty() {
-        SubjectDetails::None
-    } else {
-        stored_subject_details(kind, &fields).map_err(|e| corrupt(what, &r.id, e))?
-    };
+    let mut details =
+        codec::decode_subject(kind, &r.details).map_err(|e| corrupt(what, &r.id, e))?;
     // The column is the truth for the orchestrator link: it is cleared when the
     // project goes.
     if kind == SubjectKind::Project
@@ -357,7 +311,7 @@ pub(crate) fn subject_from_row(r: &SubjectRow, names: &[NameRow]) -> Result<Subj
             .collect(),
         title: r.title.clone(),
         summary: r.summary.clone(),
-        tags: decode_list(&r.tags),
+        tags: decode_list(what, &r.id, &r.tags)?,
         created_at: parse_time(&r.created_at).map_err(|e| corrupt(what, &r.id, e))?,
         updated_at: parse_time(&r.updated_at).map_err(|e| corrupt(what, &r.id, e))?,
         merged_into: r.merged_into.as_deref().map(parse_subject_id).transpose()?,
@@ -373,7 +327,6 @@ pub(crate) fn subject_to_row(s: &Subject, version: i64) -> SubjectRow {
             .map(|u| uuid::Uuid::from_u128(u).to_string()),
         _ => None,
     };
-    let fields = subject_detail_fields(&s.details);
     SubjectRow {
         id: s.id.to_string(),
         kind: s.kind.as_wire().to_string(),
@@ -381,11 +334,7 @@ pub(crate) fn subject_to_row(s: &Subject, version: i64) -> SubjectRow {
         title: s.title.clone(),
         summary: s.summary.clone(),
         tags: encode_list(&s.tags),
-        details: if fields.is_empty() {
-            String::new()
-        } else {
-            encode_fields(fields)
-        },
+        details: codec::encode_subject(&s.details),
         orchestrator_project_id: orchestrator,
         merged_into: s.merged_into.map(|m| m.to_string()),
         version,
@@ -402,7 +351,7 @@ pub(crate) fn reference_from_row(r: &store::ReferenceRow) -> Result<Reference> {
         ref_type: RefType::parse(&r.ref_type).map_err(|e| corrupt(what, &r.id, e))?,
         title: r.title.clone(),
         uri: r.uri.clone(),
-        authors: decode_list(&r.authors),
+        authors: decode_list(what, &r.id, &r.authors)?,
         published_at: time_col(what, &r.id, &r.published_at)?,
         retrieved_at: parse_time(&r.retrieved_at).map_err(|e| corrupt(what, &r.id, e))?,
         snippet: r.snippet.clone(),

@@ -123,15 +123,24 @@ fn contexts_of(a: &Asker) -> Vec<String> {
         .collect()
 }
 
-/// Recalls atoms for an asker.
+/// Recalls atoms for an asker, in one read transaction: the candidates, their
+/// evidence and the subjects named come from one state of the memory (the ranking's
+/// indexes only order them).
 pub async fn recall(app: &App, r: RecallReq) -> Result<Recalled> {
-    let mut c = app.store.read().await?;
+    let mut tx = app.store.snapshot().await?;
+    let out = recall_in(app, &mut tx, r).await?;
+    tx.commit().await?;
+    Ok(out)
+}
+
+/// [`recall`] inside the caller's read `c` (a snapshot).
+pub async fn recall_in(app: &App, c: &mut Conn, r: RecallReq) -> Result<Recalled> {
     let (asker_subject, mut note) = match &r.project {
         None => (
             None,
             Some("no projectId: only Global atoms apply".to_string()),
         ),
-        Some(p) => match asking_project(&mut c, p).await? {
+        Some(p) => match asking_project(c, p).await? {
             Some(s) => (Some(s), None),
             None => (
                 None,
@@ -142,7 +151,7 @@ pub async fn recall(app: &App, r: RecallReq) -> Result<Recalled> {
             ),
         },
     };
-    let asker = asker_of(&mut c, asker_subject.as_ref()).await?;
+    let asker = asker_of(c, asker_subject.as_ref()).await?;
     let mut about = Vec::new();
     let mut about_ids = Vec::new();
     for s in &r.about {
@@ -152,12 +161,12 @@ pub async fn recall(app: &App, r: RecallReq) -> Result<Recalled> {
                 format!("'{s}' is neither a subject id nor Kind:name (Lib:zod)"),
             )
         })?;
-        let row = resolve_ref(&mut c, &rf, false, r.now, &mut Vec::new()).await?;
+        let row = resolve_ref(c, &rf, false, r.now, &mut Vec::new()).await?;
         if let Ok(id) = SubjectId::parse(&row.id) {
             about_ids.push(id);
         }
         about.push(row.id.clone());
-        about.extend(merged_into(&mut c, &row.id).await?);
+        about.extend(merged_into(c, &row.id).await?);
     }
     let statuses: Vec<String> = if r.as_of.is_some() || r.include_history {
         vec![]
@@ -183,17 +192,15 @@ pub async fn recall(app: &App, r: RecallReq) -> Result<Recalled> {
     let mut below_min_score = 0;
     let rows = match r.query.as_deref().filter(|q| !q.trim().is_empty()) {
         None => {
-            let rows = store::candidates(&mut c, &filter, CANDIDATES_MAX + 1).await?;
+            let rows = store::candidates(c, &filter, CANDIDATES_MAX + 1).await?;
             capped = rows.len() as i64 > CANDIDATES_MAX;
             rows.into_iter().take(CANDIDATES_MAX as usize).collect()
         }
         Some(q) => {
-            drop(c);
             let narrowed = !filter.about.is_empty() || !filter.types.is_empty();
             let allowed: Option<HashSet<String>> = if narrowed {
-                let mut c = app.store.read().await?;
                 Some(
-                    store::candidates(&mut c, &filter, i64::MAX)
+                    store::candidates(c, &filter, i64::MAX)
                         .await?
                         .into_iter()
                         .map(|r| r.id)
@@ -233,14 +240,11 @@ pub async fn recall(app: &App, r: RecallReq) -> Result<Recalled> {
                 relevance.insert(h.row_id.clone(), h.fused.clamp(0.0, 1.0));
             }
             filter.ids = Some(hits.iter().map(|h| h.row_id.clone()).collect());
-            let mut c2 = app.store.read().await?;
-            let rows = store::candidates(&mut c2, &filter, SEARCH_POOL as i64).await?;
-            c = c2;
-            rows
+            store::candidates(c, &filter, SEARCH_POOL as i64).await?
         }
     };
     let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
-    let strength = strengths(&mut c, &ids).await?;
+    let strength = strengths(c, &ids).await?;
     let mut atoms = Vec::with_capacity(rows.len());
     let mut versions = Vec::with_capacity(rows.len());
     for row in &rows {
@@ -281,13 +285,13 @@ pub async fn recall(app: &App, r: RecallReq) -> Result<Recalled> {
     }
     let tokens = hits.iter().map(|h| h.tokens).sum();
     let left_out = total - hits.len();
-    let usage = super::subjects::usage_of(&mut c, &about_ids).await?;
+    let usage = super::subjects::usage_of(c, &about_ids).await?;
     let mut sids: Vec<SubjectId> = hits
         .iter()
         .flat_map(|h| h.atom.about.into_iter().chain(h.atom.context.subject()))
         .collect();
     sids.extend(about_ids.iter().copied());
-    let subjects = super::subjects::names_of(&mut c, &sids).await?;
+    let subjects = super::subjects::names_of(c, &sids).await?;
     if capped {
         note = Some(format!(
             "more than {CANDIDATES_MAX} atoms match: the {CANDIDATES_MAX} most recently validated were ranked; \
@@ -359,15 +363,27 @@ pub async fn for_task(
     max_tokens: usize,
     now: OffsetDateTime,
 ) -> Result<TaskMemory> {
-    let mut c = app.store.snapshot().await?;
+    let mut tx = app.store.snapshot().await?;
+    let m = for_task_in(&mut tx, task, max_tokens, now).await?;
+    tx.commit().await?;
+    Ok(m)
+}
+
+/// [`for_task`] inside the caller's read `c` (a snapshot).
+pub async fn for_task_in(
+    c: &mut Conn,
+    task: &Item,
+    max_tokens: usize,
+    now: OffsetDateTime,
+) -> Result<TaskMemory> {
     let project = match &task.project_id {
-        Some(p) => match store::subject_of_project(&mut c, p).await? {
-            Some(row) => Some(super::load_subject(&mut c, &row.id).await?.0),
+        Some(p) => match store::subject_of_project(c, p).await? {
+            Some(row) => Some(super::load_subject(c, &row.id).await?.0),
             None => None,
         },
         None => None,
     };
-    let asker = asker_of(&mut c, project.as_ref()).await?;
+    let asker = asker_of(c, project.as_ref()).await?;
     let text = format!(
         "{} {} {}",
         task.name,
@@ -375,12 +391,12 @@ pub async fn for_task(
         task.description.as_deref().unwrap_or("")
     );
     let norms = candidate_names(&text);
-    let named_ids = store::subjects_with_norms(&mut c, &norms).await?;
+    let named_ids = store::subjects_with_norms(c, &norms).await?;
     let named_ids: Vec<String> = named_ids
         .into_iter()
         .filter(|id| Some(id.clone()) != project.as_ref().map(|p| p.id.to_string()))
         .collect();
-    let named = super::load_subjects(&mut c, &named_ids).await?;
+    let named = super::load_subjects(c, &named_ids).await?;
     let current: Vec<String> = vec!["ACTIVE".into(), "NEEDS_REVIEW".into()];
     let mut rows = Vec::new();
     if let Some(p) = &project {
@@ -389,7 +405,7 @@ pub async fn for_task(
             contexts: vec![p.id.to_string()],
             ..Default::default()
         };
-        rows.extend(store::candidates(&mut c, &f, CANDIDATES_MAX).await?);
+        rows.extend(store::candidates(c, &f, CANDIDATES_MAX).await?);
     }
     if !named_ids.is_empty() {
         let f = AtomFilter {
@@ -399,14 +415,14 @@ pub async fn for_task(
             global: true,
             ..Default::default()
         };
-        for r in store::candidates(&mut c, &f, CANDIDATES_MAX).await? {
+        for r in store::candidates(c, &f, CANDIDATES_MAX).await? {
             if !rows.iter().any(|x: &store::AtomRow| x.id == r.id) {
                 rows.push(r);
             }
         }
     }
     let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
-    let strength = strengths(&mut c, &ids).await?;
+    let strength = strengths(c, &ids).await?;
     let mut atoms = Vec::new();
     for r in &rows {
         atoms.push(atom_from_row(r)?);
@@ -441,8 +457,7 @@ pub async fn for_task(
         .iter()
         .flat_map(|h| h.atom.about.into_iter().chain(h.atom.context.subject()))
         .collect();
-    let subjects = super::subjects::names_of(&mut c, &sids).await?;
-    c.commit().await?;
+    let subjects = super::subjects::names_of(c, &sids).await?;
     let note = match (&task.project_id, &project) {
         (None, _) => Some("the task belongs to no project: only atoms about subjects it names apply".to_string()),
         (Some(p), None) => Some(format!(

@@ -5,79 +5,30 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use crate::domain::{ContainerType, Item, ItemKind, Project, Status};
+use crate::domain::{Item, Project};
 use crate::error::Result;
-use crate::service::containers::{self, Container, Page as Rows, SearchQuery};
-use crate::service::workflow::{self, NextFilter};
+use crate::service::composed::{self, Board};
 use crate::web::html::{esc, excerpt, pager};
 use crate::web::page::{Req, PAGE};
 
 pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<String> {
-    let app = req.app;
-    let next = workflow::next_task(
-        app,
-        &NextFilter {
-            project_id: Some(project.id.clone()),
-            feature_id: None,
-            priority: None,
-        },
+    let foffset = req.offset("features");
+    let shown = foffset.max(0) as usize..(foffset.max(0) + PAGE) as usize;
+    // One read: the next task, the cards, their names and the counts agree.
+    let Board {
+        next,
+        features,
+        columns,
+        names,
+        counts: all,
+    } = composed::board(
+        req.app,
+        &project.id,
+        PAGE,
+        |s| req.offset(s.as_str()),
+        shown,
     )
     .await?;
-    // Features are few next to tasks: all of them, for the table and for naming the
-    // feature on each card.
-    let features = containers::children(app, ItemKind::Feature, Some(&project.id), None).await?;
-    let mut names: HashMap<String, String> = features
-        .iter()
-        .map(|f| (f.id.clone(), f.name.clone()))
-        .collect();
-
-    let pipeline = &app.config.pipelines.task.states;
-    let mut columns: Vec<(Status, Vec<Item>, i64, i64)> = Vec::new();
-    for s in Status::all_for(ItemKind::Task) {
-        let offset = req.offset(s.as_str());
-        let q = SearchQuery {
-            query: None,
-            statuses: vec![s],
-            priority: None,
-            tags: vec![],
-            project_id: Some(project.id.clone()),
-            feature_id: None,
-            limit: PAGE,
-            offset,
-        };
-        let Rows::Items(rows, total) = containers::search(app, ContainerType::Task, &q).await?
-        else {
-            continue;
-        };
-        if total == 0 && !pipeline.contains(&s) {
-            continue;
-        }
-        columns.push((s, rows, total, offset));
-    }
-    for (_, rows, _, _) in &columns {
-        for t in rows {
-            names.insert(t.id.clone(), t.name.clone());
-        }
-    }
-    // Blockers not on screen: looked up by id, a bounded number of them.
-    let mut missing: Vec<String> = columns
-        .iter()
-        .flat_map(|(_, rows, _, _)| rows.iter())
-        .chain(features.iter())
-        .flat_map(|i| i.blocked_by.iter())
-        .filter(|b| *b != "NO_OP" && !names.contains_key(*b))
-        .cloned()
-        .collect();
-    missing.sort();
-    missing.dedup();
-    for id in missing.into_iter().take(200) {
-        for ct in [ContainerType::Task, ContainerType::Feature] {
-            if let Ok(Container::Item(i)) = containers::get(app, ct, &id).await {
-                names.insert(id.clone(), i.name);
-                break;
-            }
-        }
-    }
 
     let mut b = String::from("<h1>Board</h1>");
     if !project.summary.is_empty() {
@@ -101,15 +52,12 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
     }
 
     if !features.is_empty() {
-        let foffset = req.offset("features");
         let shown: Vec<&Item> = features
             .iter()
             .skip(foffset as usize)
             .take(PAGE as usize)
             .collect();
         b.push_str("<h2>Features</h2><table><tr><th>Feature</th><th>Status</th><th>Priority</th><th>Tasks</th></tr>");
-        let ids: Vec<String> = shown.iter().map(|f| f.id.clone()).collect();
-        let all = containers::task_counts_of(app, ContainerType::Feature, &ids).await?;
         for f in &shown {
             let counts: Vec<String> = all
                 .get(&f.id)

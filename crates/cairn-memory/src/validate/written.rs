@@ -1,41 +1,10 @@
-//! The stored form's codec: an atom's or subject's type-specific fields written as
-//! named raw fields for the store, and read back.
+//! An atom's or subject's own fields written back in the input's form, named as
+//! [`atom`] and [`subject`] read them: what the tools answer, and what an update
+//! merges the fields it is sent into before validating the whole again. The store
+//! keeps its own form (Cairn's `store::memory::codec`), not this one.
 
 use super::*;
 use crate::wire::format_time;
-
-/// Reads back the type-specific fields of a stored atom (as [`detail_fields`] wrote
-/// them): the same checks as on input, except that the subjects and atoms they name
-/// are taken as they are (they existed when the atom was recorded; a subject merged
-/// since still resolves through its survivor). `decision_status`, which moves, is the
-/// stored column's, not the fields'.
-pub fn stored_details(
-    t: MemoryAtomType,
-    about: Option<SubjectId>,
-    fields: &[(String, Raw)],
-    decision_status: Option<DecisionStatus>,
-) -> Result<AtomDetails, ValidationErrors> {
-    let any_subject = |_: SubjectId| Some(SubjectKind::Person);
-    let any_atom = |_: AtomId| true;
-    let known = Known {
-        subject: &any_subject,
-        atom: &any_atom,
-    };
-    let mut f = Fields::new(fields, a_or_an(t));
-    // An identity atom's `about` is checked against its kind on input only.
-    let about = about.or(Some(SubjectId(0)));
-    let d = details(&mut f, t, about, &known);
-    let errors = f.finish(type_fields(t));
-    match d {
-        Some(mut d) if errors.is_empty() => {
-            if let (AtomDetails::Decision(x), Some(s)) = (&mut d, decision_status) {
-                x.decision_status = s;
-            }
-            Ok(d)
-        }
-        _ => Err(ValidationErrors(errors)),
-    }
-}
 
 /// Writes a subject's kind-specific fields as wire-named raw values, the form
 /// [`subject`] reads.
@@ -93,30 +62,8 @@ pub fn subject_detail_fields(d: &SubjectDetails) -> Vec<(&'static str, Raw)> {
     v.0
 }
 
-/// Reads back a stored subject's kind-specific fields (as [`subject_detail_fields`]
-/// wrote them), taking the subjects they name as they are.
-pub fn stored_subject_details(
-    kind: SubjectKind,
-    fields: &[(String, Raw)],
-) -> Result<SubjectDetails, ValidationErrors> {
-    let any_subject = |_: SubjectId| Some(SubjectKind::Org);
-    let any_atom = |_: AtomId| true;
-    let known = Known {
-        subject: &any_subject,
-        atom: &any_atom,
-    };
-    let mut input: Vec<(String, Raw)> = vec![
-        ("kind".into(), Raw::text(kind.as_wire())),
-        ("name".into(), Raw::text("stored")),
-    ];
-    input.extend(fields.iter().cloned());
-    let epoch = OffsetDateTime::UNIX_EPOCH;
-    subject(&input, SubjectId(0), &known, epoch).map(|s| s.details)
-}
-
 /// Writes an atom's type-specific fields back as wire-named raw values, the form
-/// [`atom`] reads: the store can keep them in one column and the tools can answer
-/// them as they were sent.
+/// [`atom`] reads: the tools answer them as they were sent.
 pub fn detail_fields(d: &AtomDetails) -> Vec<(&'static str, Raw)> {
     let mut v = Written::default();
     let wire = |s: &str| Raw::text(s);
