@@ -2,7 +2,8 @@
 //! at a time), resident memory after load and with 20,000 vectors, and cosine ranking
 //! time over 20,000 × 384 vectors; then, in a child process with both cores, texts/s on
 //! 1,000 and 10,000 short statements (6 to 20 words, as memory holds) in the batches
-//! `cairn reindex` (64) and the background (8) send. Prints a table.
+//! `cairn reindex` (64) and the background (8) send, and the two between them (the
+//! throughput curve a batch size is chosen on). Prints a table.
 //!
 //!     scripts/fetch-model.sh target/test-model   # once
 //!     cargo bench --bench embed
@@ -145,7 +146,7 @@ fn on_cores(model: &MiniLm, cores: usize) {
     for n in [1_000, 10_000] {
         let texts = statements(n);
         let words: usize = texts.iter().map(|t| t.split_whitespace().count()).sum();
-        for batch in [64, 8] {
+        for batch in [64, 32, 16, 8] {
             row(
                 &format!(
                     "{n} statements ({:.0} words), {cores} cores, batches of {batch} (texts/s)",

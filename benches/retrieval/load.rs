@@ -688,6 +688,14 @@ pub fn memory(env: &Env, set: &Set, file: &str, minutes: u64) -> Report {
                 .iter()
                 .filter_map(|i| by_atom.get(i).map(|n| n.to_string()))
                 .collect();
+            if floor.is_none() && std::env::var_os("XDBG").is_some() {
+                let pos: Vec<String> = q
+                    .relevant
+                    .iter()
+                    .map(|r| format!("{r}@{:?}", ranked.iter().position(|x| x == r)))
+                    .collect();
+                eprintln!("Q{n} {} :: {}", q.text, pos.join(" "));
+            }
             if floor.is_none() {
                 halves[n % 2].add(q, ranked.clone());
             }

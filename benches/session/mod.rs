@@ -4,9 +4,10 @@
 //! The session is fixed (a seeded script), so every run makes the same calls: a
 //! project planned into features and tasks with sections and dependencies, work
 //! picked with `get_next_task` and moved along, the knowledge graph read with
-//! `query_graph context` under a token budget and written back, code entities
-//! anchored to a real git repository and checked for staleness after edits, and
-//! hybrid search and subgraph queries. The first search pays for loading the model
+//! `query_graph context` under a token budget and written back, each task's briefing,
+//! code entities anchored to a real git repository (one by one, then a file's rest in
+//! bulk) and checked for staleness after edits, and hybrid search, `find` and
+//! subgraph queries. The first search pays for loading the model
 //! and embedding the backlog; it is reported on its own row. Also measured here:
 //! creates per second through the same client, one call at a time.
 
@@ -94,8 +95,10 @@ fn git(dir: &Path, args: &[&str]) {
     assert!(ok, "git {args:?}");
 }
 
-/// A repository of 40 Python modules (no language server: code references take line
-/// ranges) and a design document.
+/// A repository of 40 Python modules and a design document. Code references give a
+/// symbol and its lines: with a Python server on PATH (pylsp, pyright) the server
+/// resolves the symbol, without one the lines are the anchor and `track_declarations`
+/// reports the files as served by none.
 fn repository(dir: &Path) {
     git(dir, &["init", "-q", "-b", "main"]);
     for m in 0..40 {
@@ -269,6 +272,7 @@ async fn session(model: Option<&Path>) {
         "categoryIds":[cat("capability")],"parentIds":[dom],"commands":[{"command":"add","kind":"text","documentPath":"docs/design.md","startLine":5,"endLine":7}]})).await
         ["entity"]["id"].as_str().unwrap().to_string();
     let mut units = Vec::new();
+    let mut modules = Vec::new();
     for m in 0..40 {
         let ns = k.timed(&c, "create_entity", "create_entity", json!({"projectId":pid,"name":format!("mod{m}"),"description":format!("Handlers of module {m}"),
             "categoryIds":[cat("module")],"parentIds":[feat],"commands":[{"command":"add","kind":"text","documentPath":format!("src/svc{}/mod{m}.py", m % 8),"startLine":1,"endLine":48}]})).await
@@ -279,6 +283,18 @@ async fn session(model: Option<&Path>) {
                 "categoryIds":[cat("function")],"parentIds":[ns],"commands":[{"command":"add","kind":"code","documentPath":format!("src/svc{}/mod{m}.py", m % 8),"lspSymbol":format!("handler_{m}_{f}"),"startLine":1 + 4 * f,"endLine":3 + 4 * f}]})).await;
             units.push(u["entity"]["id"].as_str().unwrap().to_string());
         }
+        modules.push(ns);
+    }
+    // The rest of eight modules' handlers in bulk: one call per file.
+    for (m, ns) in modules.iter().enumerate().take(8) {
+        k.timed(
+            &c,
+            "track_declarations",
+            "track_declarations",
+            json!({"projectId":pid,"path":format!("src/svc{}/mod{m}.py", m % 8),
+            "categoryIds":[cat("function")],"parentIds":[ns]}),
+        )
+        .await;
     }
     // Work: the agent picks tasks, reads them with their context, moves them along,
     // reads the graph for the files it touches, edits code and checks staleness.
@@ -304,6 +320,13 @@ async fn session(model: Option<&Path>) {
             )
             .await;
         let v = got["task"]["version"].as_i64().unwrap();
+        k.timed(
+            &c,
+            "query_container get task brief",
+            "query_container",
+            json!({"operation":"get","containerType":"task","id":t,"brief":true}),
+        )
+        .await;
         k.timed(
             &c,
             "query_workflow_state",
@@ -376,6 +399,13 @@ async fn session(model: Option<&Path>) {
             None => first_search = Some(t0.elapsed()),
             Some(_) => k.0.entry("search".into()).or_default().push(t0.elapsed()),
         }
+        k.timed(
+            &c,
+            "find",
+            "find",
+            json!({"projectId":pid,"query":q,"limit":10}),
+        )
+        .await;
         k.timed(
             &c,
             "query",
