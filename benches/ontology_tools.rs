@@ -2,7 +2,7 @@
 //! generated ontology repository of 10,000 classes (Logseq pages in a real git
 //! repository: about three parents, one relationship and metadata per class, a
 //! definition for one class in twenty, `has part` transitive), attached and synced,
-//! then `ontology_discover`, `ontology_query`, `ontology_traverse`, `ontology_read`,
+//! then `ontology_discover`, `ontology_query`, `ontology_read` (also its subgraph),
 //! `ontology_validate` and `ontology_propose` round trips (one session, sequential
 //! calls, a fresh database). Prints a table.
 //!
@@ -461,13 +461,13 @@ fn main() {
     );
     let (v, cpu) = timed(&mut s, 100, |s, i| {
         s.call_line(
-            "ontology_traverse",
+            "ontology_read",
             json!({"projectId": p, "iri": iri(i * 97 % classes()), "depth": 2}),
         );
     });
     let (a, b) = pct(v);
     table.row(
-        "ontology_traverse, depth 2",
+        "ontology_read, subgraph of depth 2",
         a,
         b,
         format!("{cpu:.2} ms CPU"),

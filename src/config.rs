@@ -184,7 +184,7 @@ fn http_of(f: Option<&HttpFile>) -> Result<HttpSettings> {
 pub struct OntologySettings {
     /// Results `ontology_discover` answers when the call gives no `limit` (20).
     pub discovery_limit: usize,
-    /// The deepest `ontology_traverse` goes (5).
+    /// The deepest `ontology_read` with a depth goes (5).
     pub max_traverse_depth: usize,
     /// Rounds of misspelling repair a query gets (3).
     pub max_query_repair: usize,

@@ -375,8 +375,8 @@ async fn session(model: Option<&Path>) {
         std::fs::write(&file, text).unwrap();
         k.timed(
             &c,
-            "get_changed_files",
-            "get_changed_files",
+            "analyze_document, changed files",
+            "analyze_document",
             json!({"projectId":pid}),
         )
         .await;

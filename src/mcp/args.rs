@@ -98,7 +98,7 @@ fn check_type(k: &str, ty: Ty, v: &Value) -> Result<()> {
         }
     };
     match (ty, v) {
-        (Ty::Str, Value::String(s)) => sized(s, STRING_MAX),
+        (Ty::Str | Ty::Unlisted, Value::String(s)) => sized(s, STRING_MAX),
         (Ty::Bulk, Value::String(s)) => sized(s, BULK_MAX),
         (Ty::Bulk, Value::Array(_)) => sized(&v.to_string(), BULK_MAX),
         // The handler knows the configured bound; a transport's own (a stdio line,
@@ -146,7 +146,9 @@ fn check_type(k: &str, ty: Ty, v: &Value) -> Result<()> {
             _ => wrong("an object"),
         },
         (Ty::Object, _) => wrong("an object"),
-        (Ty::Str | Ty::Bulk | Ty::Doc | Ty::Id | Ty::StrOrList, _) => wrong("a string"),
+        (Ty::Str | Ty::Bulk | Ty::Doc | Ty::Id | Ty::StrOrList | Ty::Unlisted, _) => {
+            wrong("a string")
+        }
         (Ty::Json, _) => wrong("a JSON array, or a string holding one"),
         (Ty::Int, _) => wrong("an integer"),
         (Ty::Num, _) => wrong("a number"),

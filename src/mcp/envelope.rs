@@ -1,5 +1,7 @@
 //! The response envelope every tool answers with:
-//! `{success, message, data?, error?: {code, message, details?}, metadata: {timestamp, version}}`.
+//! `{success, message, data?, error?: {code, details?}, metadata: {timestamp, version}}`.
+//! A failure's text (what went wrong and what to do next) is its `message`, said
+//! once: `error` carries what a program branches on, the code and the details.
 
 use serde_json::{json, Map, Value};
 
@@ -53,7 +55,6 @@ pub fn success(r: Reply) -> Value {
 pub fn failure(e: &Error) -> Value {
     let mut err = Map::new();
     err.insert("code".into(), Value::String(e.code().into()));
-    err.insert("message".into(), Value::String(e.to_string()));
     if let Some(d) = details(e) {
         err.insert("details".into(), d);
     }

@@ -30,18 +30,17 @@ const KIND_NAMES: [&str; 7] = [
 pub const FIND: ToolDef = ToolDef {
     name: "find",
     toolset: ANY,
-    description: "Search everything at once by meaning and words: tasks and features, graph atoms and molecules, code \
-                  entities and references, memory, ontology classes, ranked together (score 0-1; why: cosine, BM25 \
-                  share). Each hit names the call that reads it in full.",
+    description:
+        "Search every kind at once, ranked together; each hit names the call that reads it.",
     params: &[
-        P("query", Ty::Str, "Words or a question"),
+        P("query", Ty::Str, ""),
         P(
             "kinds",
             Ty::StrOrList,
-            "tasks, atoms, molecules, entities, references, memory, classes (default: all served)",
+            "tasks (with features), atoms, molecules, entities, references, memory, classes",
         ),
-        P("projectId", Ty::Id, "Default: every project"),
-        P("limit", Ty::Int, "Default 20, max 100"),
+        P("projectId", Ty::Id, ""),
+        P("limit", Ty::Int, "Max 100"),
         P("maxTokens", Ty::Int, "Default 2000"),
     ],
     required: &["query"],
@@ -151,7 +150,7 @@ fn read(f: &Found) -> Value {
         HitKind::Reference => match &f.key {
             Some(holder) => ("get_entity", args(&[("entityId", holder)])),
             None => (
-                "get_document_entities",
+                "find_entities",
                 args(&[("projectId", pid), ("documentPath", &f.name)]),
             ),
         },

@@ -53,7 +53,7 @@ pub const TOOLSET_PURPOSES: &[(&str, &str)] = &[
     (
         "ontology",
         "OWL classes kept as Logseq pages in a git repository, with an EL reasoner: ontology_discover and ontology_read \
-         before naming a concept, ontology_query (Cypher) and ontology_traverse to explore, ontology_propose to add or \
+         before naming a concept, ontology_query (Cypher) and ontology_read with a depth to explore, ontology_propose to add or \
          change one (reviewed as a git branch)",
     ),
     (
@@ -62,6 +62,12 @@ pub const TOOLSET_PURPOSES: &[(&str, &str)] = &[
          claim key, review and decay, a deterministic curator, diary and reflection (query_memory recall before a task)",
     ),
 ];
+
+/// What parameters mean wherever they appear, so no tool's schema repeats it.
+pub const CONVENTIONS: &str = "Parameters: a write to an existing row names the version it read; limit and offset page a \
+     list (limit default 20, at most 500, unless the tool says); maxTokens bounds the whole answer (tokens = characters/4, \
+     default 4000 unless said); minScore is the cosine floor of hits no word matched; a list parameter takes an array \
+     or a comma-separated string, and a list filter matches any of its values.\n";
 
 /// The tools served by one server, chosen by toolset.
 pub struct Registry {
@@ -98,8 +104,10 @@ impl Registry {
     pub fn instructions(&self) -> String {
         let mut s = String::from(
             "Cairn: a task orchestrator with a persistent memory of the codebase. Every tool answers \
-             {success, message, data, error:{code, message, details}}; on CONFLICT re-read and retry with the current version.\n",
+             {success, message, data, error:{code, details}}; on CONFLICT re-read and retry with the current version.\n",
         );
+        // What every tool's parameters share, said once here rather than on each.
+        s.push_str(CONVENTIONS);
         for (name, purpose) in TOOLSET_PURPOSES {
             if self.toolsets.iter().any(|t| t == name) {
                 s.push_str(&format!("- {name}: {purpose}\n"));
@@ -120,7 +128,8 @@ fn aliases(tool: &str) -> &'static [(&'static str, &'static str)] {
     match tool {
         "get_entity" | "update_entity" | "delete_entity" => &[("id", "entityId")],
         // One name for the entity an ontology tool is about, as `ontology_read` has.
-        "ontology_traverse" => &[("startIri", "iri")],
+        // `startIri` was the subgraph's (once `ontology_traverse`) name for it.
+        "ontology_read" => &[("startIri", "iri")],
         "ontology_propose" => &[("targetIri", "iri")],
         _ => &[],
     }

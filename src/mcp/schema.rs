@@ -35,6 +35,10 @@ pub enum Ty {
     /// One JSON object (a map of lists, a context, a memory atom's fields), or a string
     /// holding one; its fields are checked by its handler.
     Object,
+    /// A string accepted but not published: the clock of a call (`now`, ISO 8601),
+    /// for simulations and tests (docs/memory.md). No agent needs it, so no agent
+    /// pays for it in every tools/list.
+    Unlisted,
 }
 
 /// One shape of the command objects an `Objects` parameter takes: the `command` values
@@ -101,6 +105,7 @@ fn properties(params: &[P]) -> Map<String, Value> {
     let mut props = Map::new();
     for P(name, ty, desc) in params {
         let mut p = match ty {
+            Ty::Unlisted => continue,
             Ty::Str | Ty::Bulk | Ty::Doc => json!({ "type": "string" }),
             // A list (of patterns, links, rules), or a string holding its JSON.
             Ty::Json => json!({ "type": ["array", "string"] }),
@@ -119,8 +124,11 @@ fn properties(params: &[P]) -> Map<String, Value> {
             }
             // A list, or a string holding one (JSON or comma-separated, as the port
             // publishes it): one schema with two types costs 19 characters less than
-            // an `anyOf` of two, on each of 30 parameters.
-            Ty::StrOrList => json!({ "type": ["array", "string"], "items": { "type": "string" } }),
+            // an `anyOf` of two, on each of 30 parameters. Its items go unsaid (25
+            // characters each time): they are strings wherever a list is, the server's
+            // instructions say how lists are given, and a non-string item is refused
+            // naming the parameter.
+            Ty::StrOrList => json!({ "type": ["array", "string"] }),
         };
         if !desc.is_empty() {
             p["description"] = Value::String((*desc).to_string());
@@ -141,8 +149,9 @@ fn shape(sh: &Shape) -> Value {
     let mut required = vec!["command"];
     required.extend(sh.required.iter().copied());
     s.insert("required".into(), json!(required));
-    s.insert("additionalProperties".into(), json!(false));
-    // `"type": "object"` is said once, on the array's items.
+    // No `"additionalProperties": false`: 29 characters a shape, and the handler
+    // refuses an unknown field by name. `"type": "object"` is said once, on the
+    // array's items.
     s.remove("type");
     Value::Object(s)
 }

@@ -307,7 +307,7 @@ async fn code_references_take_their_range_from_clangd_and_symbols_are_validated(
     assert_eq!(env["success"], false);
     assert_eq!(env["error"]["code"], "INVALID_OPERATION");
     assert!(
-        env["error"]["message"]
+        env["message"]
             .as_str()
             .unwrap()
             .contains("Symbol 'nope' not found in src/calc.c"),
@@ -382,9 +382,7 @@ async fn staleness_reasons_at_line_level_with_suggested_ranges() {
     let clean = k.analyze("src/calc.c").await;
     assert_eq!(clean["summary"]["staleCount"], 0);
     assert!(clean["diffHunks"].as_array().unwrap().is_empty());
-    let changed =
-        k.c.ok("get_changed_files", json!({"projectId":k.pid}))
-            .await;
+    let changed = k.c.ok("analyze_document", json!({"projectId":k.pid})).await;
     assert_eq!(changed["files"], json!([]));
 
     // Committed edit inside f2; uncommitted edits: two lines above f1 (shift
@@ -432,24 +430,18 @@ async fn staleness_reasons_at_line_level_with_suggested_ranges() {
         .unwrap()
         .iter()
         .any(|s| s["name"] == "f3_renamed"));
-    let changed =
-        k.c.ok("get_changed_files", json!({"projectId":k.pid}))
-            .await;
+    let changed = k.c.ok("analyze_document", json!({"projectId":k.pid})).await;
     assert_eq!(changed["files"][0]["documentPath"], "src/calc.c");
     // f2 (edited) and f3 (its first line renamed) by lines; symbols need analyze_document.
     assert_eq!(changed["files"][0]["staleCount"], 2);
     // Asked again with nothing changed, it answers the same from the diffs it knows;
     // after another edit (f3's name back), from the new text.
-    let again =
-        k.c.ok("get_changed_files", json!({"projectId":k.pid}))
-            .await;
+    let again = k.c.ok("analyze_document", json!({"projectId":k.pid})).await;
     assert_eq!(again["files"], changed["files"]);
     let renamed = k.repo.read("src/calc.c");
     k.repo
         .write("src/calc.c", &renamed.replace("int f3_renamed(", "int f3("));
-    let after =
-        k.c.ok("get_changed_files", json!({"projectId":k.pid}))
-            .await;
+    let after = k.c.ok("analyze_document", json!({"projectId":k.pid})).await;
     assert_eq!(after["files"][0]["staleCount"], 1, "{after}");
     k.repo.write("src/calc.c", &renamed);
 
@@ -517,9 +509,7 @@ async fn staleness_reasons_at_line_level_with_suggested_ranges() {
     let a = k.analyze("docs/design.md").await;
     assert_eq!(tracked_any(&a)["staleReason"], "document_missing");
     assert!(tracked_any(&a).get("renamedTo").is_none());
-    let changed =
-        k.c.ok("get_changed_files", json!({"projectId":k.pid}))
-            .await;
+    let changed = k.c.ok("analyze_document", json!({"projectId":k.pid})).await;
     let doc = changed["files"]
         .as_array()
         .unwrap()
@@ -641,7 +631,7 @@ async fn commands_run_in_order_and_stop_at_the_first_failure() {
         .call("update_entity", json!({"entityId":id(&a),"version":2,"commands":[{"command":"unattach","referenceId":ra}]}))
         .await;
     assert_eq!(env["error"]["code"], "INVALID_OPERATION");
-    assert!(env["error"]["message"].as_str().unwrap().contains("last"));
+    assert!(env["message"].as_str().unwrap().contains("last"));
     // Nothing took effect, so nothing was written: the version to retry with is still 2.
     let same = k.c.ok("get_entity", json!({"entityId":id(&a)})).await;
     assert_eq!(same["entity"]["version"], 2);
@@ -729,12 +719,21 @@ async fn queries_overview_validation_and_project_delete() {
     );
     let de =
         k.c.ok(
-            "get_document_entities",
+            "find_entities",
             json!({"projectId":k.pid,"documentPath":"src/calc.c"}),
         )
         .await;
-    assert_eq!(de["entities"].as_array().unwrap().len(), 3);
-    assert_eq!(de["entities"][0]["name"], "calc", "Namespace before Units");
+    assert_eq!(de["items"].as_array().unwrap().len(), 3);
+    assert_eq!(de["items"][0]["name"], "calc", "Namespace before Units");
+    // Each with its references in that document.
+    for e in de["items"].as_array().unwrap() {
+        let refs = e["references"].as_array().unwrap();
+        assert!(!refs.is_empty(), "{e:#}");
+        assert!(
+            refs.iter().all(|r| r["documentPath"] == "src/calc.c"),
+            "{e:#}"
+        );
+    }
     // Overview with a markdown file written inside the repository only.
     let o =
         k.c.ok(
@@ -765,7 +764,7 @@ async fn queries_overview_validation_and_project_delete() {
         .await;
     assert_eq!(e["details"]["parameter"], "outputPath");
     k.c.err(
-        "get_document_entities",
+        "find_entities",
         json!({"projectId":k.pid,"documentPath":"/abs"}),
         "VALIDATION_ERROR",
     )

@@ -95,7 +95,7 @@ async fn python_symbols_by_name_path_and_ambiguous_names_refused() {
         k.c.call("create_entity", add(&k, &ns, "send", code("send")))
             .await;
     assert_eq!(e["error"]["code"], "VALIDATION_ERROR", "{e:#}");
-    let msg = e["error"]["message"].as_str().unwrap();
+    let msg = e["message"].as_str().unwrap();
     assert!(
         msg.contains("BaseAdapter/send") && msg.contains("HTTPAdapter/send"),
         "{msg}"
@@ -380,7 +380,7 @@ fn line_of(text: &str, prefix: &str) -> i64 {
 }
 
 /// A reference follows its code: lines added or removed above it move it (served at
-/// its new lines by analyze_document, get_changed_files and query, not stale); an
+/// its new lines by analyze_document (with and without a document) and query, not stale); an
 /// edit inside stales it; with the server, a method moved elsewhere with its body
 /// unchanged follows too.
 #[tokio::test]
@@ -426,9 +426,7 @@ async fn python_references_follow_code_that_moves_and_go_stale_when_it_changes()
     assert_eq!(at(&a, "BaseAdapter/close"), (18, 19));
     assert_eq!(a["summary"]["staleCount"], 0);
     assert_eq!(a["summary"]["movedCount"], 4, "{a:#}");
-    let ch =
-        k.c.ok("get_changed_files", json!({"projectId":k.pid}))
-            .await;
+    let ch = k.c.ok("analyze_document", json!({"projectId":k.pid})).await;
     assert_eq!(ch["files"][0]["staleCount"], 0, "{ch:#}");
     assert_eq!(ch["files"][0]["movedCount"], 4);
     let q =

@@ -258,10 +258,7 @@ async fn every_validation_rule_is_checked_before_anything_is_written() {
     // A missing file and a range past the end are clear errors, not crashes.
     let env = k.c.call("create_entity", create("x", json!([k.cat("function")]), json!([ns]), json!([{"command":"add","kind":"code","documentPath":"src/gone.c","lspSymbol":"x"}]))).await;
     assert_eq!(env["error"]["code"], "NOT_FOUND");
-    assert!(env["error"]["message"]
-        .as_str()
-        .unwrap()
-        .contains("src/gone.c"));
+    assert!(env["message"].as_str().unwrap().contains("src/gone.c"));
     let env = k.c.call("create_entity", create("x", json!([k.cat("capability")]), json!([dom]), json!([{"command":"add","kind":"text","documentPath":"docs/design.md","startLine":1,"endLine":999}]))).await;
     assert_eq!(env["error"]["code"], "VALIDATION_ERROR");
     assert_eq!(env["error"]["details"]["parameter"], "endLine");

@@ -223,12 +223,7 @@ async fn skills_are_served_as_prompts_and_name_real_tools_and_parameters() {
         ("cairn-planning", &["create_entity"][..]),
         (
             "cairn-execution",
-            &[
-                "get_changed_files",
-                "analyze_document",
-                "alter_references",
-                "update_entity",
-            ][..],
+            &["analyze_document", "alter_references", "update_entity"][..],
         ),
         // And each step's part of the ontology toolset.
         (

@@ -393,7 +393,8 @@ impl Cairn {
         env["data"].clone()
     }
 
-    /// Calls a tool that must fail with `code`; returns the `error` object.
+    /// Calls a tool that must fail with `code`; returns the `error` object, with the
+    /// envelope's `message` added to it (the wire carries the text there alone).
     pub async fn err(&self, tool: &str, args: Value, code: &str) -> Value {
         let env = self.call(tool, args.clone()).await;
         assert_eq!(
@@ -402,8 +403,13 @@ impl Cairn {
             "{tool} {args} should fail with {code}: {env:#}"
         );
         assert_eq!(env["error"]["code"], json!(code), "{tool} {args}: {env:#}");
-        assert!(!env["error"]["message"].as_str().unwrap_or("").is_empty());
-        env["error"].clone()
+        // The text is said once, in the envelope's `message`.
+        assert!(!env["message"].as_str().unwrap_or("").is_empty(), "{env:#}");
+        assert!(env["error"].get("message").is_none(), "{env:#}");
+        // The error with the envelope's text beside its code, for the assertions.
+        let mut e = env["error"].clone();
+        e["message"] = env["message"].clone();
+        e
     }
 
     // Shorthands for the fixtures most tests need.

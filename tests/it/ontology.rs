@@ -644,7 +644,7 @@ async fn discover_read_and_traverse_serve_the_reasoners_view() {
     );
 
     let t = o
-        .ok("ontology_traverse", json!({"startIri": "bc:Blockchain", "depth": 2, "relationshipTypes": ["HAS_PART"], "direction": "outgoing"}))
+        .ok("ontology_read", json!({"startIri": "bc:Blockchain", "depth": 2, "relationshipTypes": ["HAS_PART"], "direction": "outgoing"}))
         .await;
     let mut nodes: Vec<(String, u64)> = t["nodes"]
         .as_array()
@@ -670,7 +670,7 @@ async fn discover_read_and_traverse_serve_the_reasoners_view() {
     assert_eq!(t["edges"].as_array().unwrap().len(), 3);
     let t = o
         .ok(
-            "ontology_traverse",
+            "ontology_read",
             json!({"startIri": "bc:Blockchain", "relationshipTypes": "has_prt"}),
         )
         .await;
@@ -680,7 +680,7 @@ async fn discover_read_and_traverse_serve_the_reasoners_view() {
     );
     let e = o
         .err(
-            "ontology_traverse",
+            "ontology_read",
             json!({"startIri": "bc:Blockchain", "depth": 6}),
             "VALIDATION_ERROR",
         )
@@ -688,7 +688,7 @@ async fn discover_read_and_traverse_serve_the_reasoners_view() {
     assert_eq!(e["details"]["parameter"], json!("depth"));
     let e = o
         .err(
-            "ontology_traverse",
+            "ontology_read",
             json!({"startIri": "bc:Blockchain", "relationshipTypes": ["OWNS_A_YACHT"]}),
             "VALIDATION_ERROR",
         )

@@ -152,7 +152,9 @@ async fn a_proposal_is_one_commit_on_its_own_branch_and_leaves_the_user_alone() 
     r.write("scratch.txt", "untracked\n");
     let before = user_state(r);
     let main = r.git(&["rev-parse", "main"]).trim().to_string();
-    let p = o.ok("ontology_propose", swin()).await;
+    let mut asked = swin();
+    asked["includePage"] = json!(true);
+    let p = o.ok("ontology_propose", asked).await;
     assert_eq!(
         user_state(r),
         before,
@@ -220,6 +222,12 @@ async fn a_proposal_is_one_commit_on_its_own_branch_and_leaves_the_user_alone() 
     other["isSubclassOf"] = json!(["ai:Transformer"]);
     let q = o.ok("ontology_propose", other).await;
     assert_eq!(q["termId"], json!("AI-0032"));
+    // The diff shows the page; the page itself only when asked for.
+    assert!(q.get("markdown").is_none(), "{q:#}");
+    assert!(q["diff"]
+        .as_str()
+        .unwrap()
+        .contains("+++ b/pages/Perceiver.md"));
     // The human merges the first and deletes the second.
     r.git(&["reset", "-q", "--hard"]);
     r.git(&["clean", "-q", "-fd"]);
@@ -287,7 +295,7 @@ async fn amendments_change_only_their_lines_and_refusals_say_why() {
             "ontology_propose",
             json!({"operation": "amend", "agentContext": agent(), "targetIri": "ai:Transformer",
                    "addRelationships": {"requires": ["GPU Accelerator"]}, "removeRelationships": {"has-part": ["Positional Encoding"]},
-                   "altTerms": ["Attention model"], "customFields": {"example": "BERT"}}),
+                   "altTerms": ["Attention model"], "customFields": {"example": "BERT"}, "includePage": true}),
         )
         .await;
     let diff = a["diff"].as_str().unwrap();
@@ -574,7 +582,9 @@ async fn with_github_configured_a_proposal_becomes_a_pull_request() {
         json!({"operation": "attach", "repoPath": o.repo.root(), "githubOwner": "acme", "githubName": "onto", "version": v}),
     )
     .await;
-    let p = o.ok("ontology_propose", swin()).await;
+    let mut asked = swin();
+    asked["includePage"] = json!(true);
+    let p = o.ok("ontology_propose", asked).await;
     assert_eq!(p["state"], json!("pushed"), "{p:#}");
     assert_eq!(
         p["pullRequest"],

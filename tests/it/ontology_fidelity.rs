@@ -441,7 +441,7 @@ async fn the_ontology_tools_name_their_entity_iri_and_take_the_old_names() {
     b.repo.commit("breads");
     b.sync().await;
     let tools = b.c.tools().await;
-    for t in ["ontology_read", "ontology_traverse", "ontology_propose"] {
+    for t in ["ontology_read", "ontology_propose"] {
         let schema =
             serde_json::to_value(&tools.iter().find(|x| x.name == t).unwrap().input_schema)
                 .unwrap();
@@ -451,14 +451,11 @@ async fn the_ontology_tools_name_their_entity_iri_and_take_the_old_names() {
         }
     }
     let new = b
-        .ok(
-            "ontology_traverse",
-            json!({"iri": "k:RyeBread", "depth": 1}),
-        )
+        .ok("ontology_read", json!({"iri": "k:RyeBread", "depth": 1}))
         .await;
     let old = b
         .ok(
-            "ontology_traverse",
+            "ontology_read",
             json!({"startIri": "k:RyeBread", "depth": 1}),
         )
         .await;
@@ -466,7 +463,7 @@ async fn the_ontology_tools_name_their_entity_iri_and_take_the_old_names() {
     assert!(new.to_string().contains("k:Bread"), "{new:#}");
     let e = b
         .err(
-            "ontology_traverse",
+            "ontology_read",
             json!({"iri": "k:RyeBread", "startIri": "k:Bread"}),
             "VALIDATION_ERROR",
         )

@@ -757,7 +757,7 @@ async fn no_hook_and_no_user_config_runs(t: Transport) {
         json!("lines_changed"),
         "{a:#}"
     );
-    let ch = o.ok("get_changed_files", json!({})).await;
+    let ch = o.ok("analyze_document", json!({})).await;
     assert_eq!(ch["files"].as_array().unwrap().len(), 1, "{ch:#}");
     o.ok("validate_graph", json!({})).await;
     o.ok("manage_ontology", json!({"operation": "sync"})).await;

@@ -297,7 +297,10 @@ async fn fill(c: &crate::harness::Cairn) -> (serde_json::Value, usize) {
             )
             .await;
         if env["success"] != json!(true) {
-            return (env["error"].clone(), n);
+            // The error, with the envelope's text beside it (the wire says it once).
+            let mut e = env["error"].clone();
+            e["message"] = env["message"].clone();
+            return (e, n);
         }
     }
     panic!("the store never filled up");

@@ -136,7 +136,6 @@ async fn every_tool_has_unique_name_description_and_annotations() {
                         "ontology_discover",
                         "ontology_read",
                         "ontology_query",
-                        "ontology_traverse",
                         "ontology_validate"
                     ]
                     .contains(&t.name.as_ref()),
@@ -158,33 +157,61 @@ async fn tool_schemas_snapshot() {
     c.stop().await;
 }
 
-/// The compact JSON of a toolset's tools as served.
+/// A toolset's tools/list as a client receives it: the number of tools, and the
+/// characters of the answer's `result` (the compact JSON the server wrote, whatever
+/// a client library would drop or add), read off the raw stdio line.
 async fn served_chars(toolsets: &str) -> (usize, usize) {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
     let dir = crate::harness::TempDir::new();
-    let c = Cairn::on(&dir.path().join("t.db"), &["--toolsets", toolsets]).await;
-    let tools: Vec<Value> = c
-        .tools()
-        .await
-        .iter()
-        .map(|t| serde_json::to_value(t).unwrap())
-        .collect();
-    c.stop().await;
-    (tools.len(), serde_json::to_string(&tools).unwrap().len())
+    let mut child = crate::harness::serve_command(&dir.path().join("t.db"))
+        .args(["--toolsets", toolsets])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    for l in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bill","version":"0"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    ] {
+        stdin.write_all(format!("{l}\n").as_bytes()).await.unwrap();
+    }
+    let answer = loop {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(30), lines.next_line())
+            .await
+            .expect("tools/list within 30 s")
+            .unwrap()
+            .expect("an answer line");
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if v["id"] == json!(2) {
+            break v;
+        }
+    };
+    child.kill().await.unwrap();
+    let result = &answer["result"];
+    assert!(result["nextCursor"].is_null(), "one page: {answer}");
+    (
+        result["tools"].as_array().unwrap().len(),
+        serde_json::to_string(result).unwrap().chars().count(),
+    )
 }
 
+/// Per toolset, and with every toolset: tools/list is read by the agent on every
+/// turn, so its size is a budget.
 #[tokio::test]
-async fn the_ontology_toolset_fits_its_budget_and_all_toolsets_theirs() {
+async fn tools_list_fits_its_budget_per_toolset_and_with_every_toolset() {
     let (n, chars) = served_chars("ontology").await;
-    // The ontology's seven tools and `find`, served with any toolset.
-    assert_eq!(n, 8);
+    // The ontology's six tools and `find`, served with any toolset.
+    assert_eq!(n, 7);
     assert!(
-        chars <= 8_000,
+        chars <= 5_000,
         "the ontology toolset's tools/list is {chars} characters"
     );
     let (_, all) = served_chars("all").await;
     assert!(
-        // `find`, served with every toolset, adds its 810 characters; track_declarations 800.
-        all <= 38_200,
+        all <= 30_000,
         "tools/list with every toolset is {all} characters"
     );
 }
@@ -465,13 +492,7 @@ async fn an_ended_session_leaves_the_database_without_a_wal() {
 async fn the_memory_toolset_fits_its_budget() {
     let dir = crate::harness::TempDir::new();
     let c = Cairn::on(&dir.path().join("m.db"), &["--toolsets", "memory"]).await;
-    let tools: Vec<Value> = c
-        .tools()
-        .await
-        .iter()
-        .map(|t| serde_json::to_value(t).unwrap())
-        .collect();
-    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    let names: Vec<String> = c.tools().await.iter().map(|t| t.name.to_string()).collect();
     assert_eq!(
         names,
         [
@@ -483,10 +504,10 @@ async fn the_memory_toolset_fits_its_budget() {
             "find"
         ]
     );
-    let chars = serde_json::to_string(&tools).unwrap().len();
+    c.stop().await;
+    let (_, chars) = served_chars("memory").await;
     assert!(
-        chars <= 8_000,
+        chars <= 5_500,
         "the memory toolset's tools/list is {chars} characters"
     );
-    c.stop().await;
 }

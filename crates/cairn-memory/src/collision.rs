@@ -34,14 +34,11 @@ use super::wire::format_time;
 #[macro_export]
 macro_rules! memory_collision_rule {
     () => {
-        "One ACTIVE atom per claim key (type, predicate, about, context). \
-A new atom on a held key: the same value (ignoring case and spaces) adds its references to the \
-existing atom as SUPPORTS. A different value: stronger evidence wins (ADR, policy, PR, commit, \
-release notes, meeting note > doc, url, ticket > chat, diary > none; an atom's strongest \
-reference counts), then the later validFrom (none is earliest), then the higher confidence at \
-last validation (to 0.01); the winner SUPERSEDES the loser, new or old, now SUPERSEDED. All equal: both \
-CONTESTED and CONTRADICTS-linked until an accepted Decision on that predicate, subject and \
-context, or resolve, supersedes one."
+        "One ACTIVE atom per claim key (type, predicate, about, context). On a held key the same \
+value (ignoring case and spaces) SUPPORTS the atom; a different one wins on stronger evidence (ADR, \
+policy, PR, commit, release notes, meeting note > doc, url, ticket > chat, diary > none), then later \
+validFrom, then higher confidence, the loser SUPERSEDED; a tie: both CONTESTED (CONTRADICTS) \
+until a Decision or resolve."
     };
 }
 

@@ -27,39 +27,32 @@ const ADD: &[P] = &[
     P(
         "lspSymbol",
         Ty::Str,
-        "code: name path (Class/method); without a language server, a label in the lines",
+        "code: name path (Class/method), or a label within the lines",
     ),
-    P("startLine", Ty::Int, "text; code without a language server"),
+    P("startLine", Ty::Int, "text; code without lspSymbol"),
     P("endLine", Ty::Int, ""),
     P("anchor", Ty::Str, "text: a markdown heading"),
     P("description", Ty::Str, ""),
 ];
 const REF_ID: &[P] = &[P("command", Ty::Str, ""), P("referenceId", Ty::Id, "")];
-const RELATE: &[P] = &[
+/// The edge commands share one shape (a schema per verb would repeat `entityId`);
+/// what applies to one verb only is checked by its handler.
+const EDGE: &[P] = &[
     P("command", Ty::Str, ""),
     P("entityId", Ty::Id, ""),
-    P("note", Ty::Str, ""),
+    P("note", Ty::Str, "relate"),
+    P("linkType", LINK, "link, unlink: required"),
 ];
-const UNRELATE: &[P] = &[P("command", Ty::Str, ""), P("entityId", Ty::Id, "")];
-const LINKS: &[P] = &[
-    P("command", Ty::Str, ""),
-    P("entityId", Ty::Id, ""),
-    P("linkType", LINK, ""),
-];
-const UPDATE: &[P] = &[
+/// `update` and `delete` share one shape; delete takes no more than its two fields.
+const REFERENCE: &[P] = &[
     P("command", Ty::Str, ""),
     P("referenceId", Ty::Id, ""),
     P("version", Ty::Int, ""),
-    P("startLine", Ty::Int, ""),
+    P("startLine", Ty::Int, "update"),
     P("endLine", Ty::Int, ""),
     P("anchor", Ty::Str, ""),
     P("lspSymbol", Ty::Str, ""),
     P("description", Ty::Str, ""),
-];
-const DELETE: &[P] = &[
-    P("command", Ty::Str, ""),
-    P("referenceId", Ty::Id, ""),
-    P("version", Ty::Int, ""),
 ];
 
 /// The command objects of `create_entity` and `update_entity`, as their schema
@@ -76,35 +69,18 @@ pub const ENTITY_SHAPES: &[Shape] = &[
         required: &["referenceId"],
     },
     Shape {
-        commands: &["relate"],
-        fields: RELATE,
+        commands: &["relate", "unrelate", "link", "unlink"],
+        fields: EDGE,
         required: &["entityId"],
-    },
-    Shape {
-        commands: &["unrelate"],
-        fields: UNRELATE,
-        required: &["entityId"],
-    },
-    Shape {
-        commands: &["link", "unlink"],
-        fields: LINKS,
-        required: &["entityId", "linkType"],
     },
 ];
 
 /// The command objects of `alter_references`.
-pub const REFERENCE_SHAPES: &[Shape] = &[
-    Shape {
-        commands: &["update"],
-        fields: UPDATE,
-        required: &["referenceId", "version"],
-    },
-    Shape {
-        commands: &["delete"],
-        fields: DELETE,
-        required: &["referenceId", "version"],
-    },
-];
+pub const REFERENCE_SHAPES: &[Shape] = &[Shape {
+    commands: &["update", "delete"],
+    fields: REFERENCE,
+    required: &["referenceId", "version"],
+}];
 
 /// Re-names a validation error's parameter as `commands[i].<parameter>`.
 fn at(i: usize, e: Error) -> Error {
@@ -238,11 +214,16 @@ pub fn entity_commands(raw: Vec<Map<String, Value>>) -> Result<Vec<Command>> {
             let params = match v {
                 "add" => ADD,
                 "attach" | "unattach" => REF_ID,
-                "relate" => RELATE,
-                "unrelate" => UNRELATE,
-                _ => LINKS,
+                _ => EDGE,
             };
             let a = Args::new(Some(m), params).map_err(|e| at(i, e))?;
+            let only = match v {
+                "relate" => &["linkType"][..],
+                "unrelate" => &["note", "linkType"][..],
+                "link" | "unlink" => &["note"][..],
+                _ => &[][..],
+            };
+            a.forbid(only, &format!("to {v}")).map_err(|e| at(i, e))?;
             let c = match v {
                 "add" => Command::Add(new_ref(&a).map_err(|e| at(i, e))?),
                 "attach" => Command::Attach {
@@ -280,8 +261,14 @@ pub fn reference_commands(raw: Vec<Map<String, Value>>) -> Result<Vec<RefCommand
             let v = verb(i, &m, &["update", "delete"])?;
             // `id` is the older name of `referenceId`, as `attach` and `unattach` call it.
             crate::mcp::args::unalias(&mut m, &[("id", "referenceId")]).map_err(|e| at(i, e))?;
-            let a = Args::new(Some(m), if v == "update" { UPDATE } else { DELETE })
+            let a = Args::new(Some(m), REFERENCE).map_err(|e| at(i, e))?;
+            if v == "delete" {
+                a.forbid(
+                    &["startLine", "endLine", "anchor", "lspSymbol", "description"],
+                    "to delete",
+                )
                 .map_err(|e| at(i, e))?;
+            }
             let parse = || -> Result<RefCommand> {
                 let id = a.req_id("referenceId")?;
                 let version = a.req_version("for every reference command")?;

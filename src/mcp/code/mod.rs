@@ -19,7 +19,7 @@ use crate::service::App;
 
 const SCOPE: Ty = Ty::Enum(Scope::NAMES);
 const PROJECT: P = P("projectId", Ty::Id, "");
-const COMMANDS_DOC: &str = "In order; the first failure stops, what ran stays";
+const COMMANDS_DOC: &str = "In order, up to the first failure";
 
 /// A repository-relative path from parameter `k`, checked as text (`repo_fs::relative`).
 pub(crate) fn repo_path(k: &str, raw: &str) -> Result<String> {
@@ -29,13 +29,12 @@ pub(crate) fn repo_path(k: &str, raw: &str) -> Result<String> {
 pub const INIT_PROJECT: ToolDef = ToolDef {
     name: "init_project",
     toolset: "code",
-    description: "Attach a git repository to a project (created from name, or projectId) and seed the default \
-                  categories of the five scopes. Once per project.",
+    description: "Attach a git repository to a project (projectId, or a new one named name), once, with default categories.",
     params: &[
-        P("name", Ty::Str, "Without projectId"),
-        P("repoPath", Ty::Str, "Absolute path of the git work tree"),
+        P("name", Ty::Str, ""),
+        P("repoPath", Ty::Str, "Absolute"),
         P("description", Ty::Str, ""),
-        P("projectId", Ty::Id, "Existing project"),
+        P("projectId", Ty::Id, ""),
     ],
     required: &["repoPath"],
     effect: Effect::Additive,
@@ -45,11 +44,11 @@ pub const INIT_PROJECT: ToolDef = ToolDef {
 pub const PROJECT_OVERVIEW: ToolDef = ToolDef {
     name: "project_overview",
     toolset: "code",
-    description: "Start here: categories, Domain/Feature/Namespace entities, counts; outputPath writes it as markdown in the repository.",
+    description: "Start here: categories, Domain, Feature and Namespace entities, counts.",
     params: &[
         PROJECT,
-        P("outputPath", Ty::Str, "Markdown file in the repository"),
-        P("overwrite", Ty::Bool, "Replace a file Cairn did not write"),
+        P("outputPath", Ty::Str, "Also as markdown there"),
+        P("overwrite", Ty::Bool, "A file not Cairn's"),
         P("includeDescriptions", Ty::Bool, ""),
     ],
     required: &["projectId"],
@@ -60,7 +59,7 @@ pub const PROJECT_OVERVIEW: ToolDef = ToolDef {
 pub const CREATE_CATEGORY: ToolDef = ToolDef {
     name: "create_category",
     toolset: "code",
-    description: "Add a category at a scope (defaults exist per scope; see project_overview).",
+    description: "Add a category at a scope (each scope has defaults).",
     params: &[
         PROJECT,
         P("name", Ty::Str, ""),
@@ -75,13 +74,13 @@ pub const CREATE_CATEGORY: ToolDef = ToolDef {
 pub const CREATE_ENTITY: ToolDef = ToolDef {
     name: "create_entity",
     toolset: "code",
-    description: "Create an entity at its categories' scope, under higher-scope parentIds (none only for Domain), with an add first: text for Domain/Feature, code for Component/Unit, either for Namespace.",
+    description: "Create an entity at its categories' scope, under higher-scope parentIds (none: Domain only); commands start with an add: text for Domain/Feature, code for Component/Unit, either for Namespace.",
     params: &[
         PROJECT,
         P("name", Ty::Str, ""),
-        P("description", Ty::Str, "What it is and why it matters"),
+        P("description", Ty::Str, "What it is, why it matters"),
         P("categoryIds", Ty::StrOrList, "Ids or names"),
-        P("parentIds", Ty::StrOrList, "BELONGS_TO"),
+        P("parentIds", Ty::StrOrList, ""),
         P("commands", Ty::Objects(commands::ENTITY_SHAPES), COMMANDS_DOC),
     ],
     required: &["projectId", "name", "description", "categoryIds", "commands"],
@@ -92,15 +91,15 @@ pub const CREATE_ENTITY: ToolDef = ToolDef {
 pub const UPDATE_ENTITY: ToolDef = ToolDef {
     name: "update_entity",
     toolset: "code",
-    description: "Change an entity and run create_entity's commands. categoryIds/parentIds replace. The last reference can be unattached only after an add.",
+    description: "Change an entity (lists replace) and run create_entity's commands; its last reference goes only after an add.",
     params: &[
         P("entityId", Ty::Id, ""),
         P("version", Ty::Int, ""),
         P("name", Ty::Str, ""),
         P("description", Ty::Str, ""),
-        P("categoryIds", Ty::StrOrList, "Ids or names"),
+        P("categoryIds", Ty::StrOrList, ""),
         P("parentIds", Ty::StrOrList, ""),
-        P("commands", Ty::Objects(&[]), "As create_entity's"),
+        P("commands", Ty::Objects(&[]), ""),
     ],
     required: &["entityId", "version"],
     effect: Effect::Destructive,
@@ -110,8 +109,7 @@ pub const UPDATE_ENTITY: ToolDef = ToolDef {
 pub const DELETE_ENTITY: ToolDef = ToolDef {
     name: "delete_entity",
     toolset: "code",
-    description:
-        "Delete an entity without children, its edges, and references no other entity holds.",
+    description: "Delete a childless entity, its edges, and references only it holds.",
     params: &[P("entityId", Ty::Id, ""), P("version", Ty::Int, "")],
     required: &["entityId", "version"],
     effect: Effect::Destructive,
@@ -121,8 +119,7 @@ pub const DELETE_ENTITY: ToolDef = ToolDef {
 pub const ALTER_REFERENCES: ToolDef = ToolDef {
     name: "alter_references",
     toolset: "code",
-    description: "Fix or remove references, stopping at the first failure: update re-anchors at HEAD and the current \
-                  file; delete refuses while attached.",
+    description: "Fix or remove references, stopping at the first failure: update re-anchors at HEAD; delete refuses while attached.",
     params: &[PROJECT, P("commands", Ty::Objects(commands::REFERENCE_SHAPES), "")],
     required: &["projectId", "commands"],
     effect: Effect::Destructive,
@@ -132,7 +129,7 @@ pub const ALTER_REFERENCES: ToolDef = ToolDef {
 pub const GET_ENTITY: ToolDef = ToolDef {
     name: "get_entity",
     toolset: "code",
-    description: "One entity with categories, references, parents, children and relations/links.",
+    description: "One entity in full, with its edges.",
     params: &[P("entityId", Ty::Id, "")],
     required: &["entityId"],
     effect: Effect::ReadOnly,
@@ -143,7 +140,7 @@ pub const FIND_ENTITIES: ToolDef = ToolDef {
     name: "find_entities",
     toolset: "code",
     description:
-        "List entities by scope, category, parent (direct children), document or name, paged.",
+        "Entities by the filters (parentId: its children); by documentPath, with their references there.",
     params: &[
         PROJECT,
         P("scope", SCOPE, ""),
@@ -151,29 +148,9 @@ pub const FIND_ENTITIES: ToolDef = ToolDef {
         P("parentId", Ty::Id, ""),
         P("documentPath", Ty::Str, ""),
         P("name", Ty::Str, "Part of the name"),
-        P("limit", Ty::Int, "Default 50, max 500"),
+        P("limit", Ty::Int, "Default 50"),
         P("offset", Ty::Int, ""),
     ],
-    required: &["projectId"],
-    effect: Effect::ReadOnly,
-    idempotent: true,
-};
-
-pub const GET_DOCUMENT_ENTITIES: ToolDef = ToolDef {
-    name: "get_document_entities",
-    toolset: "code",
-    description: "Entities with references in one document, with those references.",
-    params: &[PROJECT, P("documentPath", Ty::Str, "")],
-    required: &["projectId", "documentPath"],
-    effect: Effect::ReadOnly,
-    idempotent: true,
-};
-
-pub const GET_CHANGED_FILES: ToolDef = ToolDef {
-    name: "get_changed_files",
-    toolset: "code",
-    description: "Documents whose references changed since recorded (uncommitted edits too), with stale counts.",
-    params: &[PROJECT],
     required: &["projectId"],
     effect: Effect::ReadOnly,
     idempotent: true,
@@ -182,16 +159,16 @@ pub const GET_CHANGED_FILES: ToolDef = ToolDef {
 pub const ANALYZE_DOCUMENT: ToolDef = ToolDef {
     name: "analyze_document",
     toolset: "code",
-    description: "A document's references at their current lines: isStale/staleReason, affectedHunks, suggestedRange; untracked symbols; entities; diff hunks. Fix with alter_references.",
+    description: "The documents whose references changed since recorded (uncommitted too); or documentPath's references at their current lines, stale ones with a fix, and untracked symbols.",
     params: &[
         PROJECT,
         P("documentPath", Ty::Str, ""),
         P("includeTracked", Ty::Bool, ""),
         P("includeUntracked", Ty::Bool, ""),
         P("includeDiffs", Ty::Bool, ""),
-        P("maxTokens", Ty::Int, "Default 4000"),
+        P("maxTokens", Ty::Int, ""),
     ],
-    required: &["projectId", "documentPath"],
+    required: &["projectId"],
     effect: Effect::ReadOnly,
     idempotent: true,
 };
@@ -199,12 +176,14 @@ pub const ANALYZE_DOCUMENT: ToolDef = ToolDef {
 pub const VALIDATE_GRAPH: ToolDef = ToolDef {
     name: "validate_graph",
     toolset: "code",
-    description: "Integrity checks of the entity graph (references, classification, parents, scopes, cycles, commits), paged. fix=true deletes orphans.",
+    description: "Integrity checks of the entity graph; fix deletes orphans.",
     params: &[
         PROJECT,
         P("fix", Ty::Bool, ""),
-        P("issueType", Ty::Enum(validate::CHECKS), ""),
-        P("limit", Ty::Int, "Default 50, max 500"),
+        // The eleven check names are in every answer (`summary.checks`); the schema
+        // need not list them again.
+        P("issueType", Ty::Str, "Only this check"),
+        P("limit", Ty::Int, "Default 50"),
         P("offset", Ty::Int, ""),
     ],
     required: &["projectId"],
@@ -223,8 +202,6 @@ pub const TOOLS: &[&ToolDef] = &[
     &ALTER_REFERENCES,
     &GET_ENTITY,
     &FIND_ENTITIES,
-    &GET_DOCUMENT_ENTITIES,
-    &GET_CHANGED_FILES,
     &ANALYZE_DOCUMENT,
     &VALIDATE_GRAPH,
     &semantic::SEARCH,
@@ -243,8 +220,6 @@ pub async fn call(app: &App, name: &str, a: Args) -> Option<Result<Reply>> {
         "alter_references" => alter_references(app, a).await,
         "get_entity" => get_entity(app, a).await,
         "find_entities" => find_entities(app, a).await,
-        "get_document_entities" => document_entities(app, a).await,
-        "get_changed_files" => changed_files(app, a).await,
         "analyze_document" => analyze_document(app, a).await,
         "track_declarations" => track::track_declarations(app, a).await,
         "validate_graph" => validate_graph(app, a).await,
@@ -643,6 +618,12 @@ async fn find_entities(app: &App, a: Args) -> Result<Reply> {
         offset,
     };
     let (items, total) = svc::find_entities(app, &f).await?;
+    // Entities found by their document come with their references there: one tool
+    // answers both "what is in this file" and "where in it".
+    let refs = match &doc {
+        Some(path) => svc::document_entities(app, &pid, path).await?,
+        None => Vec::new(),
+    };
     let n = items.len() as i64;
     let items: Vec<Value> = items
         .iter()
@@ -650,31 +631,15 @@ async fn find_entities(app: &App, a: Args) -> Result<Reply> {
             let mut v = view::summary(e, false);
             v["version"] = json!(e.version);
             v["categories"] = json!(cats.iter().map(|c| c.name.clone()).collect::<Vec<_>>());
+            if let Some((_, mine)) = refs.iter().find(|(x, _)| x.id == e.id) {
+                v["references"] = json!(mine.iter().map(view::reference).collect::<Vec<_>>());
+            }
             v
         })
         .collect();
     Ok(Reply::new(
         format!("{n} of {total} entit(ies)"),
         json!({ "items": items, "total": total, "limit": limit, "offset": offset, "hasMore": offset + n < total }),
-    ))
-}
-
-async fn document_entities(app: &App, a: Args) -> Result<Reply> {
-    let pid = a.req_id("projectId")?;
-    let path = path_arg(&a, "documentPath")?;
-    let list = svc::document_entities(app, &pid, &path).await?;
-    let items: Vec<Value> = list
-        .iter()
-        .map(|(e, refs)| {
-            let mut v = view::summary(e, false);
-            v["version"] = json!(e.version);
-            v["references"] = json!(refs.iter().map(view::reference).collect::<Vec<_>>());
-            v
-        })
-        .collect();
-    Ok(Reply::new(
-        format!("{} entit(ies) in {path}", items.len()),
-        json!({ "documentPath": path, "entities": items }),
     ))
 }
 
@@ -701,6 +666,19 @@ async fn changed_files(app: &App, a: Args) -> Result<Reply> {
 }
 
 async fn analyze_document(app: &App, a: Args) -> Result<Reply> {
+    // Which documents to analyze, then one of them: one tool, as an agent uses them.
+    if !a.has("documentPath") {
+        a.forbid(
+            &[
+                "includeTracked",
+                "includeUntracked",
+                "includeDiffs",
+                "maxTokens",
+            ],
+            "without documentPath (they shape one document's analysis)",
+        )?;
+        return changed_files(app, a).await;
+    }
     let pid = a.req_id("projectId")?;
     let path = path_arg(&a, "documentPath")?;
     let tracked = a.bool("includeTracked")?.unwrap_or(true);

@@ -16,14 +16,15 @@ use crate::service::App;
 pub const SEARCH: ToolDef = ToolDef {
     name: "search",
     toolset: "code",
-    description: "Rank entities and/or references by meaning and words. score 0-1 (1: the name is the query), vectorScore (cosine), lexicalScore (BM25).",
+    description:
+        "Rank entities and references by meaning and words (score 1: the name is the query).",
     params: &[
         P("projectId", Ty::Id, ""),
-        P("query", Ty::Str, "Words or identifiers, ≤ 1 KB"),
-        P("target", Ty::Enum(Target::NAMES), "Default all"),
-        P("limit", Ty::Int, "Per target, default 20"),
-        P("minScore", Ty::Num, "Cosine floor for hits no word matched (0.3)"),
-        P("scope", Ty::Enum(Scope::NAMES), "Entities only"),
+        P("query", Ty::Str, ""),
+        P("target", Ty::Enum(Target::NAMES), ""),
+        P("limit", Ty::Int, "Per target, max 100"),
+        P("minScore", Ty::Num, "Default 0.3"),
+        P("scope", Ty::Enum(Scope::NAMES), ""),
         P("mode", Ty::Enum(Mode::NAMES), "Default hybrid"),
     ],
     required: &["projectId", "query"],
@@ -34,17 +35,21 @@ pub const SEARCH: ToolDef = ToolDef {
 pub const QUERY: ToolDef = ToolDef {
     name: "query",
     toolset: "code",
-    description: "Relevant subgraph around an entity within a token budget: start at entityId or the best match of \
-                  semanticQuery; nodes (with references) by relevance, edges, stats.",
+    description:
+        "The subgraph relevant around entityId, or the best match of semanticQuery, ranked.",
     params: &[
-        P("entityId", Ty::Id, "Start here"),
-        P("semanticQuery", Ty::Str, "Relevance target; alone, also picks the start"),
-        P("projectId", Ty::Id, "Required with semanticQuery alone"),
+        P("entityId", Ty::Id, ""),
+        P("semanticQuery", Ty::Str, ""),
+        P("projectId", Ty::Id, "With semanticQuery alone"),
         P("maxNodes", Ty::Int, "Default 50"),
-        P("maxTokens", Ty::Int, "Default 4000"),
+        P("maxTokens", Ty::Int, ""),
         P("minRelevance", Ty::Num, "Default 0.3"),
-        P("scoringStrategy", Ty::Enum(Strategy::NAMES), "Default global"),
-        P("relationshipTypes", Ty::StrOrList, "Default all"),
+        P(
+            "scoringStrategy",
+            Ty::Enum(Strategy::NAMES),
+            "Default global",
+        ),
+        P("relationshipTypes", Ty::StrOrList, "Only these"),
     ],
     required: &[],
     effect: Effect::ReadOnly,

@@ -29,8 +29,8 @@ use manage_diary::*;
 mod manage_subject;
 use manage_subject::*;
 
-/// The clock of one call (ISO 8601), for simulations and tests; the name says enough.
-const NOW: P = P("now", Ty::Str, "");
+/// The clock of one call (ISO 8601), for simulations and tests: accepted, unpublished.
+const NOW: P = P("now", Ty::Unlisted, "");
 
 pub const MANAGE_MEMORY: ToolDef = ToolDef {
     name: "manage_memory",
@@ -39,17 +39,16 @@ pub const MANAGE_MEMORY: ToolDef = ToolDef {
         "Write memory atoms (typed statements about subjects); a change is a new atom. ",
         cairn_memory::memory_collision_rule!(),
         " ",
-        "DRAFT > PROPOSED (a source) > ACTIVE (a doc-grade source, 3 sources or confirmedBy; a Decision: ADR, policy, PR, \
-         meeting note or confirmedBy). validate: NEEDS_REVIEW > ACTIVE. resolve: a CONTESTED atom \
-         wins. evidence: add sources. Changes need version."
+        "DRAFT > PROPOSED (a source) > ACTIVE (a doc-grade source, 3 sources or confirmedBy). validate: NEEDS_REVIEW > \
+         ACTIVE. resolve: a CONTESTED one wins."
     ),
     params: &[
         P("operation", Ty::Enum(&["remember", "validate", "deprecate", "archive", "resolve", "evidence", "link", "unlink"]), ""),
         P("atom", Ty::Object, "{type, statement, predicate, value|valueSubject, about, context|global, confidence, \
-          validFrom, validTo, notes, tags, type fields}; needed: Fact factKind, Assumption validationMethod, Decision \
+          validFrom, validTo, notes, tags}, and Fact factKind, Assumption validationMethod, Decision \
           decidedAt+rationale, Rule severity, Convention area, Best-practice goal, Know-how steps, Pattern \
           problem+solution, AntiPattern symptoms, Trait/Style/Strength/Preference polarity, Cause \
-          causeKind+effectAtom|effectSubject. Subjects: id or Kind:name, made if new"),
+          causeKind+effectAtom|effectSubject; subjects by id or Kind:name"),
         P("sources", Ty::Objects(&[]), "[{refType, uri|title, snippet, publishedAt}] or [{id}]"),
         P("supersedes", Ty::Id, ""),
         P("id", Ty::Id, ""),
@@ -70,7 +69,7 @@ pub const MANAGE_MEMORY: ToolDef = ToolDef {
 pub const QUERY_MEMORY: ToolDef = ToolDef {
     name: "query_memory",
     toolset: "memory",
-    description: "Read memory atoms. recall: what projectId (none: Global only) should know, by relevance, ACTIVE first, Project > Stack > Org > Global; asOf, validAt. get: an atom with evidence, edges, history. list: by filters.",
+    description: "Read memory atoms. recall: what projectId (none: Global only) should know, ACTIVE first, Project > Stack > Org > Global. get: one. list: by the filters.",
     params: &[
         P("operation", Ty::Enum(&["recall", "get", "list"]), ""),
         P("id", Ty::Id, ""),
@@ -85,7 +84,7 @@ pub const QUERY_MEMORY: ToolDef = ToolDef {
         P("validAt", Ty::Str, ""),
         P("includeHistory", Ty::Bool, ""),
         P("maxTokens", Ty::Int, ""),
-        P("minScore", Ty::Num, "Cosine floor for atoms no word matched (0.25)"),
+        P("minScore", Ty::Num, "Default 0.25"),
         P("limit", Ty::Int, ""),
         P("offset", Ty::Int, ""),
         NOW,
@@ -98,7 +97,7 @@ pub const QUERY_MEMORY: ToolDef = ToolDef {
 pub const MANAGE_SUBJECT: ToolDef = ToolDef {
     name: "manage_subject",
     toolset: "memory",
-    description: "Subjects (Org, Project, Person, Tool, Lib, Stack, Template, Service, Model, Dataset), shared by all projects, named by id or Kind:name. create (an existing name answers it), update, alias, merge (version); uses/unuse; get; list.",
+    description: "Subjects (Org, Project, Person, Tool, Lib, Stack, Template, Service, Model, Dataset), shared by all projects, named by id or Kind:name; create answers an existing one.",
     params: &[
         P("operation", Ty::Enum(&["create", "update", "alias", "merge", "uses", "unuse", "get", "list"]), ""),
         P("id", Ty::Str, ""),
@@ -122,12 +121,12 @@ pub const MANAGE_SUBJECT: ToolDef = ToolDef {
 pub const CURATE_MEMORY: ToolDef = ToolDef {
     name: "curate_memory",
     toolset: "memory",
-    description: "The deterministic curator (merges, claim keys, promotion, reviews, decay). plan: a dry run with a fingerprint. run: that plan (refused if it changed). queue: atoms needing attention within withinDays.",
+    description: "The deterministic curator (merges, claim keys, promotion, reviews, decay). plan: a dry run. run: that plan's fingerprint, refused if it changed. queue: atoms due.",
     params: &[
         P("operation", Ty::Enum(&["plan", "run", "queue"]), ""),
         P("fingerprint", Ty::Str, ""),
         P("withinDays", Ty::Int, ""),
-        P("limit", Ty::Int, ""),
+        P("limit", Ty::Int, "Default 50"),
         P("offset", Ty::Int, ""),
         NOW,
     ],
@@ -139,7 +138,7 @@ pub const CURATE_MEMORY: ToolDef = ToolDef {
 pub const MANAGE_DIARY: ToolDef = ToolDef {
     name: "manage_diary",
     toolset: "memory",
-    description: "Diary and reflection. write: an entry (session, taskId or projectId). list: by those or since. reflect: the reflection prompt. ingest: its JSON answer as rules citing diaryEntryIds (duplicates add evidence, the rest are DRAFT).",
+    description: "Diary and reflection. write: an entry. list. reflect: the reflection prompt. ingest: its answer, as DRAFT rules (duplicates add evidence).",
     params: &[
         P("operation", Ty::Enum(&["write", "list", "reflect", "ingest"]), ""),
         P("session", Ty::Str, ""),
@@ -151,7 +150,7 @@ pub const MANAGE_DIARY: ToolDef = ToolDef {
         P("learnings", Ty::StrOrList, ""),
         P("ids", Ty::StrOrList, ""),
         P("since", Ty::Str, ""),
-        P("rules", Ty::Json, "ingest: the reflection prompt's answer (its JSON array, or text holding it)"),
+        P("rules", Ty::Json, "The prompt's JSON array, or text holding it"),
         P("limit", Ty::Int, ""),
         P("offset", Ty::Int, ""),
         NOW,

@@ -41,12 +41,12 @@ const MANAGE_OPS: &[&str] = &[
 pub const DISCOVER: ToolDef = ToolDef {
     name: "ontology_discover",
     toolset: "ontology",
-    description: "Find classes before naming a concept: by terms (or meaning when no term matches), expanded along the taxonomy and relationships, scored by keyword, quality, authority, recency.",
+    description: "Find classes before naming a concept: by terms (else meaning), expanded along taxonomy and relationships.",
     params: &[
         PROJECT,
-        P("query", Ty::Str, "≤ 1 KB"),
-        P("limit", Ty::Int, "Default 20"),
-        P("domain", Ty::Str, "Only this domain (ai, bc, mv)"),
+        P("query", Ty::Str, ""),
+        P("limit", Ty::Int, "Max 200"),
+        P("domain", Ty::Str, "Only this one (ai, bc, mv)"),
     ],
     required: &["projectId", "query"],
     effect: Effect::ReadOnly,
@@ -56,9 +56,15 @@ pub const DISCOVER: ToolDef = ToolDef {
 pub const READ: ToolDef = ToolDef {
     name: "ontology_read",
     toolset: "ontology",
-    description: "One class, property or individual in full: page, metadata, asserted and inferred axioms (each with \
-                  its reasons), related notes both ways, a schema context for ontology_query.",
-    params: &[PROJECT, P("iri", Ty::Str, "IRI, term id or preferred term")],
+    description: "A class, property or individual (iri: an IRI, term id or preferred term) in full, with inferred \
+                  axioms and their reasons; given depth, relationshipTypes or direction: the subgraph around it.",
+    params: &[
+        PROJECT,
+        P("iri", Ty::Str, ""),
+        P("depth", Ty::Int, "Default 2, max 5"),
+        P("relationshipTypes", Ty::StrOrList, "e.g. HAS_PART"),
+        P("direction", Ty::Enum(DIRECTIONS), "Default both"),
+    ],
     required: &["projectId", "iri"],
     effect: Effect::ReadOnly,
     idempotent: true,
@@ -67,26 +73,9 @@ pub const READ: ToolDef = ToolDef {
 pub const QUERY: ToolDef = ToolDef {
     name: "ontology_query",
     toolset: "ontology",
-    description: "Read-only Cypher over :OwlClass nodes (labelled with their superclasses' IRIs or unambiguous terms), SUBCLASS_OF, INSTANCE_OF (inferred flag) and one type per property (HAS_PART): MATCH, WHERE, WITH, RETURN, aggregates, ORDER BY, SKIP, LIMIT, *1..3.",
-    params: &[PROJECT, P("cypher", Ty::Str, "≤ 1 KB")],
+    description: "Read-only Cypher (MATCH, WHERE, WITH, RETURN, aggregates, ORDER BY, SKIP, LIMIT, *1..3) over :OwlClass nodes labelled with superclasses' IRIs or terms, SUBCLASS_OF, INSTANCE_OF, one type per property (HAS_PART).",
+    params: &[PROJECT, P("cypher", Ty::Str, "")],
     required: &["projectId", "cypher"],
-    effect: Effect::ReadOnly,
-    idempotent: true,
-};
-
-pub const TRAVERSE: ToolDef = ToolDef {
-    name: "ontology_traverse",
-    toolset: "ontology",
-    description: "The subgraph within depth hops of an entity, optionally along some relationship types only (at most 200 \
-                  nodes).",
-    params: &[
-        PROJECT,
-        P("iri", Ty::Str, "IRI, term id or preferred term"),
-        P("depth", Ty::Int, "Default 2, max 5"),
-        P("relationshipTypes", Ty::StrOrList, "e.g. [HAS_PART, SUBCLASS_OF]; default all"),
-        P("direction", Ty::Enum(DIRECTIONS), "Default both"),
-    ],
-    required: &["projectId", "iri"],
     effect: Effect::ReadOnly,
     idempotent: true,
 };
@@ -94,25 +83,26 @@ pub const TRAVERSE: ToolDef = ToolDef {
 pub const PROPOSE: ToolDef = ToolDef {
     name: "ontology_propose",
     toolset: "ontology",
-    description: "Propose a new class (create) or a page change (amend), after discover. Refused with the clashing axioms on a contradiction, or with what is missing below the quality bar. Staged on branch ontology/{agentType}-{id}.",
+    description: "After discover, propose a class (create: preferredTerm, definition, domain, …) or a page change (amend: iri, …) as a branch; a contradiction or low quality is refused, saying why.",
     params: &[
         PROJECT,
         P("operation", Ty::Enum(PROPOSE_OPS), ""),
         AGENT,
-        P("preferredTerm", Ty::Str, "create"),
+        P("preferredTerm", Ty::Str, ""),
         P("definition", Ty::Str, ""),
-        P("domain", Ty::Str, "create"),
-        P("owlClass", Ty::Str, "create"),
-        P("physicality", Ty::Str, "create"),
-        P("role", Ty::Str, "create"),
-        P("isSubclassOf", Ty::StrOrList, "create: parents"),
-        P("relationships", Ty::Object, "create: {has-part|requires|enables|bridges-to|relates-to|disjointWith: [IRIs]}"),
+        P("domain", Ty::Str, ""),
+        P("owlClass", Ty::Str, ""),
+        P("physicality", Ty::Str, ""),
+        P("role", Ty::Str, ""),
+        P("isSubclassOf", Ty::StrOrList, ""),
+        P("relationships", Ty::Object, "{has-part|requires|enables|bridges-to|relates-to|disjointWith: [IRIs]}"),
         P("altTerms", Ty::StrOrList, ""),
-        P("iri", Ty::Str, "amend: the entity"),
-        P("addRelationships", Ty::Object, "amend"),
-        P("removeRelationships", Ty::Object, "amend"),
-        P("qualityScore", Ty::Num, "amend"),
-        P("customFields", Ty::Object, "amend: {key: value}; \"\" removes"),
+        P("iri", Ty::Str, ""),
+        P("addRelationships", Ty::Object, ""),
+        P("removeRelationships", Ty::Object, ""),
+        P("qualityScore", Ty::Num, ""),
+        P("customFields", Ty::Object, "{key: value}; \"\" removes"),
+        P("includePage", Ty::Bool, "Answer the page too"),
     ],
     required: &["projectId", "operation", "agentContext"],
     effect: Effect::Additive,
@@ -122,8 +112,7 @@ pub const PROPOSE: ToolDef = ToolDef {
 pub const VALIDATE: ToolDef = ToolDef {
     name: "ontology_validate",
     toolset: "ontology",
-    description: "Check hypothetical axioms without changing anything: consistency, classes made unsatisfiable (with the \
-                  axioms that cause it), subsumptions gained (explained) and lost.",
+    description: "What hypothetical axioms would do, changing nothing.",
     params: &[
         PROJECT,
         P(
@@ -148,24 +137,24 @@ const AXIOMS_ACCEPTED: &str = "an axiom is {axiomType, subject, object}: SubClas
 pub const MANAGE: ToolDef = ToolDef {
     name: "manage_ontology",
     toolset: "ontology",
-    description: "The ontology's git repository. attach (repoPath, pagesDir, baseBranch, githubOwner+githubName); sync (the base branch's pages, proposals settled); status; export OFN to a file; import OFN as a proposal; proposals; push.",
+    description: "The ontology's git repository: attach (repoPath), sync (read the base branch), status, OFN export (to a file) and import (a proposal), proposals, push.",
     params: &[
         PROJECT,
         P("operation", Ty::Enum(MANAGE_OPS), ""),
-        P("repoPath", Ty::Str, "attach: absolute path"),
+        P("repoPath", Ty::Str, "Absolute"),
         P("pagesDir", Ty::Str, ""),
         P("baseBranch", Ty::Str, ""),
         P("githubOwner", Ty::Str, ""),
         P("githubName", Ty::Str, ""),
-        P("version", Ty::Int, "attach: the binding's, to change it"),
-        P("ofn", Ty::Doc, "import: the document"),
-        P("path", Ty::Str, "import, export: repository-relative OFN file"),
-        P("inline", Ty::Bool, "export: the document too, within maxTokens (default 4000)"),
+        P("version", Ty::Int, ""),
+        P("ofn", Ty::Doc, ""),
+        P("path", Ty::Str, "Repository OFN file: import reads, export writes"),
+        P("inline", Ty::Bool, "export: the document too, within maxTokens"),
         P("maxTokens", Ty::Int, ""),
-        AGENT,
-        P("state", Ty::Enum(ProposalState::NAMES), "proposals"),
-        P("proposalId", Ty::Id, "push"),
-        P("limit", Ty::Int, ""),
+        P("agentContext", Ty::Object, ""),
+        P("state", Ty::Enum(ProposalState::NAMES), ""),
+        P("proposalId", Ty::Id, ""),
+        P("limit", Ty::Int, "Default 50"),
         P("offset", Ty::Int, ""),
     ],
     required: &["projectId", "operation"],
@@ -173,17 +162,23 @@ pub const MANAGE: ToolDef = ToolDef {
     idempotent: false,
 };
 
-pub const TOOLS: &[&ToolDef] = &[
-    &DISCOVER, &READ, &QUERY, &TRAVERSE, &PROPOSE, &VALIDATE, &MANAGE,
-];
+pub const TOOLS: &[&ToolDef] = &[&DISCOVER, &READ, &QUERY, &PROPOSE, &VALIDATE, &MANAGE];
 
 /// Runs one tool of this toolset; `None` when the name is not one of its tools.
 pub async fn call(app: &App, name: &str, a: Args) -> Option<Result<Reply>> {
     Some(match name {
         "ontology_discover" => discover(app, a).await,
+        // One entity, or the subgraph around it: one tool reads the ontology from a
+        // class outwards.
+        "ontology_read"
+            if ["depth", "relationshipTypes", "direction"]
+                .iter()
+                .any(|k| a.has(k)) =>
+        {
+            traverse(app, a).await
+        }
         "ontology_read" => read_note(app, a).await,
         "ontology_query" => query(app, a).await,
-        "ontology_traverse" => traverse(app, a).await,
         "ontology_propose" => propose_tool(app, a).await,
         "ontology_validate" => validate(app, a).await,
         "manage_ontology" => manage(app, a).await,
@@ -476,7 +471,10 @@ async fn propose_tool(app: &App, a: Args) -> Result<Reply> {
         p.proposal.branch,
         pull_request(&p.proposal)
     );
-    Ok(Reply::new(msg, view::proposed(&p)))
+    Ok(Reply::new(
+        msg,
+        view::proposed(&p, a.bool("includePage")?.unwrap_or(false)),
+    ))
 }
 
 async fn validate(app: &App, a: Args) -> Result<Reply> {
@@ -720,10 +718,7 @@ async fn manage(app: &App, a: Args) -> Result<Reply> {
             };
             let parameter = if a.has("path") { "path" } else { "ofn" };
             let im = interop::import(app, &pid, text, (&file, parameter), ctx).await?;
-            let mut data = view::proposed(&im.proposed);
-            data["skipped"] = Value::Array(im.skipped.iter().map(view::problem).collect());
-            data["newPages"] = json!(im.new_pages);
-            data["updatedPages"] = json!(im.updated_pages);
+            let data = view::imported(&im);
             Ok(Reply::new(
                 format!(
                     "{file} proposed as {} new and {} updated page(s) on branch {}; {} construct(s) skipped",

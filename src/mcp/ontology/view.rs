@@ -12,6 +12,7 @@ use crate::domain::ontology_query::{NameProblem, Position, QueryError, Repair};
 use crate::domain::ontology_query::{NodeId, Value as QValue};
 use crate::error::Clash;
 use crate::mcp::envelope::round2;
+use crate::service::ontology::interop::Imported;
 use crate::service::ontology::propose::{Checked, Proposed, Validated};
 use crate::service::ontology::read::{Answered, Note, Traversal};
 use crate::service::ontology::sync::{Attached, Changes, Status, SyncReport};
@@ -330,25 +331,54 @@ pub fn traversal(t: &Traversal) -> Value {
     json!({ "start": t.start, "nodes": nodes, "edges": edges, "truncated": t.subgraph.truncated, "notes": t.subgraph.notes })
 }
 
-fn pairs(v: &[(String, String)], n: usize) -> Vec<Value> {
-    v.iter()
-        .take(n)
-        .map(|(a, b)| json!({ "sub": a, "sup": b }))
-        .collect()
-}
-
-fn consistency(c: &Checked) -> Value {
+/// A check's outcome, each of its lists cut to `n` items (the rest counted in
+/// `omitted` under the list's name).
+fn consistency(c: &Checked, n: usize, omitted: &mut Map<String, Value>) -> Value {
     let mut v = json!({
         "consistent": c.consistent,
         "consistentBefore": c.consistent_before,
         "newSubsumptions": c.gained.len(),
-        "gained": pairs(&c.gained, 50),
-        "lost": pairs(&c.lost, 50),
-        "newlyUnsatisfiable": c.newly_unsatisfiable,
+        "gained": first(&c.gained, n, "gained", omitted, pair),
+        "lost": first(&c.lost, n, "lost", omitted, pair),
+        "newlyUnsatisfiable": first(&c.newly_unsatisfiable, n, "newlyUnsatisfiable", omitted, |s| json!(s)),
         "checkMs": round2(c.elapsed.as_secs_f32() * 1000.0),
     });
     if let Some(cl) = &c.clash {
         v["clash"] = clash(cl);
+    }
+    v
+}
+
+fn pair((a, b): &(String, String)) -> Value {
+    json!({ "sub": a, "sup": b })
+}
+
+/// Items a bulk answer (an import, a sync, a status) shows of each of its lists: an
+/// agent reads the counts and the first problems, never a list a whole ontology long
+/// (a 100,000-class import once answered 35 MB). What is left out is counted.
+pub const SHOWN: usize = 10;
+
+/// Subsumptions a single proposal's answer lists, gained and lost.
+const PAIRS_SHOWN: usize = 50;
+
+/// The first `n` of `items` as JSON; how many were left out goes in `omitted[key]`.
+fn first<T>(
+    items: &[T],
+    n: usize,
+    key: &str,
+    omitted: &mut Map<String, Value>,
+    view: impl Fn(&T) -> Value,
+) -> Value {
+    if items.len() > n {
+        omitted.insert(key.to_string(), json!(items.len() - n));
+    }
+    Value::Array(items.iter().take(n).map(view).collect())
+}
+
+/// `omitted` on `v` when something was left out: per list, how many.
+fn with_omitted(mut v: Value, omitted: Map<String, Value>) -> Value {
+    if !omitted.is_empty() {
+        v["omitted"] = Value::Object(omitted);
     }
     v
 }
@@ -386,20 +416,43 @@ pub fn proposal(p: &ProposalRecord) -> Value {
     v
 }
 
-/// What `ontology_propose` answers.
-pub fn proposed(p: &Proposed) -> Value {
-    let mut v = proposal(&p.proposal);
-    v["files"] = Value::Array(
-        p.files
-            .iter()
-            .map(|f| json!({ "path": f.path, "blob": f.blob_sha }))
-            .collect(),
-    );
-    if let [one] = p.files.as_slice() {
+/// What `ontology_propose` answers: the proposal, its files and its diff; the
+/// page as written (`markdown`) only when `page` is asked for, since the diff
+/// already shows every line that changed.
+pub fn proposed(p: &Proposed, page: bool) -> Value {
+    let mut omitted = Map::new();
+    let mut v = staged(p, PAIRS_SHOWN, &mut omitted);
+    if let ([one], true) = (p.files.as_slice(), page) {
         v["markdown"] = json!(one.content);
     }
     v["diff"] = json!(p.proposal.diff);
-    v["consistency"] = consistency(&p.checked);
+    with_omitted(v, omitted)
+}
+
+/// What an OFN import answers: the proposal, how many pages it writes, the first
+/// files and skipped constructs, and what was left out counted; never the diff of
+/// every page (it is the proposal's commit against its `baseCommit`).
+pub fn imported(im: &Imported) -> Value {
+    let mut omitted = Map::new();
+    let mut v = staged(&im.proposed, SHOWN, &mut omitted);
+    v["newPages"] = json!(im.new_pages);
+    v["updatedPages"] = json!(im.updated_pages);
+    v["skippedCount"] = json!(im.skipped.len());
+    v["skipped"] = first(&im.skipped, SHOWN, "skipped", &mut omitted, problem);
+    with_omitted(v, omitted)
+}
+
+/// A staged proposal's record, files, check and quality, lists cut to `n`.
+fn staged(p: &Proposed, n: usize, omitted: &mut Map<String, Value>) -> Value {
+    let mut v = proposal(&p.proposal);
+    v["files"] = first(
+        &p.files,
+        n,
+        "files",
+        omitted,
+        |f| json!({ "path": f.path, "blob": f.blob_sha }),
+    );
+    v["consistency"] = consistency(&p.checked, n, omitted);
     if let Some(q) = &p.quality {
         v["quality"] = quality(q);
     }
@@ -410,7 +463,8 @@ pub fn proposed(p: &Proposed) -> Value {
 }
 
 pub fn validated(v: &Validated) -> Value {
-    let mut out = consistency(&v.checked);
+    let mut omitted = Map::new();
+    let mut out = consistency(&v.checked, PAIRS_SHOWN, &mut omitted);
     out["explained"] = Value::Array(
         v.explained
             .iter()
@@ -423,7 +477,7 @@ pub fn validated(v: &Validated) -> Value {
             .map(|s| json!(crate::domain::ontology::ofn::write_axiom(&s.axiom)))
             .collect(),
     );
-    out
+    with_omitted(out, omitted)
 }
 
 pub fn attached(a: &Attached) -> Value {
@@ -445,13 +499,12 @@ fn changes(c: &Changes) -> Value {
     json!({ "added": c.added, "changed": c.changed, "removed": c.removed, "unchanged": c.unchanged })
 }
 
-/// Problems shown at most in an answer (the count says how many there are).
-const PROBLEMS_SHOWN: usize = 100;
-
+/// What a sync answers: counts, and the first [`SHOWN`] of each list.
 pub fn synced(r: &SyncReport) -> Value {
     let ix = &r.served.index;
     let c = &ix.classification;
-    json!({
+    let mut omitted = Map::new();
+    let v = json!({
         "commit": r.commit,
         "previousCommit": r.previous,
         "pages": changes(&r.pages),
@@ -461,17 +514,19 @@ pub fn synced(r: &SyncReport) -> Value {
         "plainPages": r.plain_pages,
         "classes": ix.ontology.iris(crate::domain::ontology::EntityKind::Class).count(),
         "consistent": c.is_consistent(),
-        "unsatisfiable": c.unsatisfiable(),
+        "unsatisfiable": first(&c.unsatisfiable(), SHOWN, "unsatisfiable", &mut omitted, |s| json!(s)),
         "problemCount": r.problems.len(),
-        "problems": r.problems.iter().take(PROBLEMS_SHOWN).map(problem).collect::<Vec<_>>(),
-        "proposals": r.decided.iter().map(|(id, s)| json!({ "proposalId": id, "state": s.as_str() })).collect::<Vec<_>>(),
-        "unreachable": r.unreachable.iter().map(|(id, why)| json!({ "proposalId": id, "reason": why })).collect::<Vec<_>>(),
-    })
+        "problems": first(&r.problems, SHOWN, "problems", &mut omitted, problem),
+        "proposals": first(&r.decided, SHOWN, "proposals", &mut omitted, |(id, s)| json!({ "proposalId": id, "state": s.as_str() })),
+        "unreachable": first(&r.unreachable, SHOWN, "unreachable", &mut omitted, |(id, why)| json!({ "proposalId": id, "reason": why })),
+    });
+    with_omitted(v, omitted)
 }
 
 pub fn status(s: &Status) -> Value {
     let r = &s.repo;
-    json!({
+    let mut omitted = Map::new();
+    let v = json!({
         "repoPath": r.repo_path,
         "pagesDir": r.pages_dir,
         "baseBranch": r.base_branch,
@@ -483,8 +538,9 @@ pub fn status(s: &Status) -> Value {
         "entities": s.kinds,
         "axioms": s.axioms,
         "problemCount": s.problems.len(),
-        "problems": s.problems.iter().take(PROBLEMS_SHOWN).map(|p| json!({ "file": p.file, "line": p.line, "column": p.column, "message": p.message })).collect::<Vec<_>>(),
+        "problems": first(&s.problems, SHOWN, "problems", &mut omitted, |p| json!({ "file": p.file, "line": p.line, "column": p.column, "message": p.message })),
         "proposals": s.proposals,
         "version": r.version,
-    })
+    });
+    with_omitted(v, omitted)
 }

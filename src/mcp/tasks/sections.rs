@@ -18,8 +18,7 @@ const BULK_MAX: usize = 100;
 pub const QUERY_SECTIONS: ToolDef = ToolDef {
     name: "query_sections",
     toolset: "tasks",
-    description: "List a container's sections in order. includeContent=false returns titles only; tags or sectionIds \
-                  (comma-separated) narrow the list.",
+    description: "A container's sections in order; includeContent=false: titles only.",
     params: &[
         P("entityType", ENTITY, ""),
         P("entityId", Ty::Id, ""),
@@ -35,7 +34,7 @@ pub const QUERY_SECTIONS: ToolDef = ToolDef {
 pub const MANAGE_SECTIONS: ToolDef = ToolDef {
     name: "manage_sections",
     toolset: "tasks",
-    description: "Write sections. add (entityType, entityId, title, content); update/updateText (sectionId, version); delete (sectionId); reorder (orderedIds, every id once); bulkCreate (sections); bulkDelete (sectionIds), all or nothing.",
+    description: "Write sections, all or nothing. add: entityType, entityId, title, content. update, updateText, delete: sectionId. reorder: orderedIds. bulkCreate, bulkDelete.",
     params: &[
         P("operation", Ty::Enum(&["add", "update", "updateText", "delete", "reorder", "bulkCreate", "bulkDelete"]), ""),
         P("entityType", ENTITY, ""),
@@ -49,7 +48,7 @@ pub const MANAGE_SECTIONS: ToolDef = ToolDef {
         P("ordinal", Ty::Int, ""),
         P("version", Ty::Int, ""),
         P("orderedIds", Ty::StrOrList, ""),
-        P("sections", Ty::Bulk, "JSON array"),
+        P("sections", Ty::Bulk, "JSON array of add's fields"),
         P("sectionIds", Ty::StrOrList, ""),
     ],
     required: &["operation"],

@@ -17,9 +17,9 @@ const TARGETS: [&str; 3] = ["PROJECT", "FEATURE", "TASK"];
 pub const QUERY_TEMPLATES: ToolDef = ToolDef {
     name: "query_templates",
     toolset: "tasks",
-    description: "Section blueprints. get: one by id (includeSections). list (default): by targetEntityType, isBuiltIn, isEnabled, tags.",
+    description: "Section blueprints. get: one by id. list (default): by the filters.",
     params: &[
-        P("operation", Ty::Enum(&["get", "list"]), "Default list"),
+        P("operation", Ty::Enum(&["get", "list"]), ""),
         P("id", Ty::Id, ""),
         P("includeSections", Ty::Bool, ""),
         P("targetEntityType", Ty::Str, ""),
@@ -37,14 +37,14 @@ pub const QUERY_TEMPLATES: ToolDef = ToolDef {
 pub const MANAGE_TEMPLATE: ToolDef = ToolDef {
     name: "manage_template",
     toolset: "tasks",
-    description: "create (name, targetEntityType), update, delete, enable, disable (id), addSection (id, title, usageDescription, contentSample, contentFormat, isRequired, ordinal). Built-in templates can only be disabled.",
+    description: "Templates: create (name, targetEntityType), update, delete, enable, disable (a built-in one: disable only), addSection (title, …).",
     params: &[
         P("operation", Ty::Enum(&["create", "update", "delete", "enable", "disable", "addSection"]), ""),
         P("id", Ty::Id, ""),
         P("name", Ty::Str, ""),
         P("description", Ty::Str, ""),
         P("targetEntityType", Ty::Str, ""),
-        P("isBuiltIn", Ty::Bool, "Read-only; only false accepted"),
+        P("isBuiltIn", Ty::Bool, "Only false"),
         P("isProtected", Ty::Bool, ""),
         P("createdBy", Ty::Str, ""),
         P("tags", Ty::StrOrList, ""),
@@ -54,7 +54,7 @@ pub const MANAGE_TEMPLATE: ToolDef = ToolDef {
         P("contentFormat", Ty::Str, ""),
         P("isRequired", Ty::Bool, ""),
         P("ordinal", Ty::Int, ""),
-        P("version", Ty::Int, "Checked when given"),
+        P("version", Ty::Int, "Optional"),
     ],
     required: &["operation"],
     effect: Effect::Destructive,
@@ -64,8 +64,12 @@ pub const MANAGE_TEMPLATE: ToolDef = ToolDef {
 pub const APPLY_TEMPLATE: ToolDef = ToolDef {
     name: "apply_template",
     toolset: "tasks",
-    description: "Add an enabled template's sections to a container of its type; titles it already has are skipped.",
-    params: &[P("templateId", Ty::Id, ""), P("entityType", Ty::Enum(&TARGETS), ""), P("entityId", Ty::Id, "")],
+    description: "Add an enabled template's sections to a container, but titles it has.",
+    params: &[
+        P("templateId", Ty::Id, ""),
+        P("entityType", Ty::Enum(&TARGETS), ""),
+        P("entityId", Ty::Id, ""),
+    ],
     required: &["templateId", "entityType", "entityId"],
     effect: Effect::Additive,
     idempotent: true,
@@ -74,7 +78,8 @@ pub const APPLY_TEMPLATE: ToolDef = ToolDef {
 pub const LIST_TAGS: ToolDef = ToolDef {
     name: "list_tags",
     toolset: "tasks",
-    description: "Every tag in use with counts per entity type; entityType (PROJECT, FEATURE, TASK, SECTION, TEMPLATE) narrows it.",
+    description:
+        "Tags in use, counted per entity type (PROJECT, FEATURE, TASK, SECTION, TEMPLATE).",
     params: &[P("entityType", Ty::Str, "")],
     required: &[],
     effect: Effect::ReadOnly,
@@ -84,7 +89,7 @@ pub const LIST_TAGS: ToolDef = ToolDef {
 pub const GET_TAG_USAGE: ToolDef = ToolDef {
     name: "get_tag_usage",
     toolset: "tasks",
-    description: "Entities carrying a tag, with their type and name.",
+    description: "Every item carrying a tag.",
     params: &[P("tag", Ty::Str, "")],
     required: &["tag"],
     effect: Effect::ReadOnly,
@@ -94,8 +99,12 @@ pub const GET_TAG_USAGE: ToolDef = ToolDef {
 pub const RENAME_TAG: ToolDef = ToolDef {
     name: "rename_tag",
     toolset: "tasks",
-    description: "Rename a tag everywhere (merging where an entity has both). dryRun lists what would change.",
-    params: &[P("oldTag", Ty::Str, ""), P("newTag", Ty::Str, ""), P("dryRun", Ty::Bool, "")],
+    description: "Rename a tag everywhere, merging where both are held.",
+    params: &[
+        P("oldTag", Ty::Str, ""),
+        P("newTag", Ty::Str, ""),
+        P("dryRun", Ty::Bool, ""),
+    ],
     required: &["oldTag", "newTag"],
     effect: Effect::Destructive,
     idempotent: true,

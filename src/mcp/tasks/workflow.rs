@@ -41,8 +41,13 @@ const REQ_BLOCK: &[&str] = &["containerType", "id", "version", "blockedBy"];
 pub const GET_NEXT_TASK: ToolDef = ToolDef {
     name: "get_next_task",
     toolset: "tasks",
-    description: "The task to start next: NEW and unblocked, by priority (HIGH first), lower complexity, then age.",
-    params: &[P("projectId", Ty::Id, ""), P("featureId", Ty::Id, ""), P("priority", Ty::Str, "")],
+    description:
+        "The task to start next: NEW, unblocked, by priority (HIGH first), lower complexity, age.",
+    params: &[
+        P("projectId", Ty::Id, ""),
+        P("featureId", Ty::Id, ""),
+        P("priority", Ty::Str, ""),
+    ],
     required: &[],
     effect: Effect::ReadOnly,
     idempotent: true,
@@ -51,7 +56,7 @@ pub const GET_NEXT_TASK: ToolDef = ToolDef {
 pub const GET_BLOCKED_TASKS: ToolDef = ToolDef {
     name: "get_blocked_tasks",
     toolset: "tasks",
-    description: "Open tasks that are blocked, each with its open blockers.",
+    description: "Blocked open tasks, with blockers.",
     params: &[P("projectId", Ty::Id, ""), P("featureId", Ty::Id, "")],
     required: &[],
     effect: Effect::ReadOnly,
@@ -61,7 +66,7 @@ pub const GET_BLOCKED_TASKS: ToolDef = ToolDef {
 pub const GET_NEXT_FEATURE: ToolDef = ToolDef {
     name: "get_next_feature",
     toolset: "tasks",
-    description: "The feature to work on next: unblocked ACTIVE features first, then NEW, by priority then age.",
+    description: "The feature to work on next: unblocked, ACTIVE before NEW, by priority, age.",
     params: &[P("projectId", Ty::Id, ""), P("priority", Ty::Str, "")],
     required: &[],
     effect: Effect::ReadOnly,
@@ -71,7 +76,7 @@ pub const GET_NEXT_FEATURE: ToolDef = ToolDef {
 pub const GET_BLOCKED_FEATURES: ToolDef = ToolDef {
     name: "get_blocked_features",
     toolset: "tasks",
-    description: "Open features that are blocked, each with its open blockers.",
+    description: "Blocked open features, with blockers.",
     params: &[P("projectId", Ty::Id, "")],
     required: &[],
     effect: Effect::ReadOnly,
@@ -81,8 +86,8 @@ pub const GET_BLOCKED_FEATURES: ToolDef = ToolDef {
 pub const QUERY_WORKFLOW_STATE: ToolDef = ToolDef {
     name: "query_workflow_state",
     toolset: "tasks",
-    description: "Where an item stands: status, pipeline, next and previous states, blockers, and why advance or revert \
-                  would be refused.",
+    description:
+        "Where an item stands in its pipeline, and why advance or revert would be refused.",
     params: &[P("containerType", KIND, ""), P("id", Ty::Id, "")],
     required: &["containerType", "id"],
     effect: Effect::ReadOnly,
@@ -92,8 +97,16 @@ pub const QUERY_WORKFLOW_STATE: ToolDef = ToolDef {
 pub const QUERY_DEPENDENCIES: ToolDef = ToolDef {
     name: "query_dependencies",
     toolset: "tasks",
-    description: "An item's edges: dependencies (edges into it: its blockers) and dependents (edges out of it).",
-    params: &[P("id", Ty::Id, ""), P("containerType", KIND, ""), P("direction", Ty::Enum(&["dependencies", "dependents", "both"]), "Default both")],
+    description: "An item's dependencies (its blockers) and dependents.",
+    params: &[
+        P("id", Ty::Id, ""),
+        P("containerType", KIND, ""),
+        P(
+            "direction",
+            Ty::Enum(&["dependencies", "dependents", "both"]),
+            "",
+        ),
+    ],
     required: &["id", "containerType"],
     effect: Effect::ReadOnly,
     idempotent: true,
@@ -102,7 +115,7 @@ pub const QUERY_DEPENDENCIES: ToolDef = ToolDef {
 pub const MANAGE_DEPENDENCY: ToolDef = ToolDef {
     name: "manage_dependency",
     toolset: "tasks",
-    description: "create: fromId BLOCKS (default) or RELATES_TO toId, same containerType; cycles refused. delete: by id, or fromId, toId and type.",
+    description: "create: fromId BLOCKS (default) or RELATES_TO toId, no cycle. delete: id, or fromId, toId, type.",
     params: &[
         P("operation", Ty::Enum(&["create", "delete"]), ""),
         P("id", Ty::Id, ""),
@@ -124,8 +137,8 @@ const TRANSITION_PARAMS: &[P] = &[
 
 pub const ADVANCE: ToolDef = transition(
     "advance",
-    "Move an item one step along its pipeline (default NEW → ACTIVE → CLOSED). Refused when blocked or terminal. \
-     Closing releases what it blocked; a task's first start activates its feature; the last task finishing closes it.",
+    "One step along the pipeline (default NEW → ACTIVE → CLOSED); refused when blocked or terminal. A feature follows \
+     its tasks.",
     TRANSITION_PARAMS,
     REQ,
     Effect::Destructive,
@@ -133,7 +146,7 @@ pub const ADVANCE: ToolDef = transition(
 
 pub const REVERT: ToolDef = transition(
     "revert",
-    "Move an item one step back. Refused at NEW, when blocked, or when terminal.",
+    "One step back; refused at NEW, when blocked or terminal.",
     TRANSITION_PARAMS,
     REQ,
     Effect::Destructive,
@@ -141,20 +154,25 @@ pub const REVERT: ToolDef = transition(
 
 pub const TERMINATE: ToolDef = transition(
     "terminate",
-    "End an item as WILL_NOT_IMPLEMENT, with a reason. What it blocked stays blocked (listed in the answer).",
-    &[P("containerType", KIND, ""), P("id", Ty::Id, ""), P("version", Ty::Int, ""), P("reason", Ty::Str, "")],
+    "End an item as WILL_NOT_IMPLEMENT; what it blocked stays blocked.",
+    &[
+        P("containerType", KIND, ""),
+        P("id", Ty::Id, ""),
+        P("version", Ty::Int, ""),
+        P("reason", Ty::Str, ""),
+    ],
     REQ,
     Effect::Destructive,
 );
 
 pub const BLOCK: ToolDef = transition(
     "block",
-    "Mark an item blocked by items of its type (ids), or by NO_OP (something outside Cairn; blockedReason required).",
+    "Blocked by items of its type, or by NO_OP (outside Cairn; blockedReason required).",
     &[
         P("containerType", KIND, ""),
         P("id", Ty::Id, ""),
         P("version", Ty::Int, ""),
-        P("blockedBy", Ty::StrOrList, "Ids, or \"NO_OP\""),
+        P("blockedBy", Ty::StrOrList, "Ids or NO_OP"),
         P("blockedReason", Ty::Str, ""),
     ],
     REQ_BLOCK,
@@ -163,12 +181,12 @@ pub const BLOCK: ToolDef = transition(
 
 pub const UNBLOCK: ToolDef = transition(
     "unblock",
-    "Remove blockers (ids or NO_OP) from an item.",
+    "Remove blockers from an item.",
     &[
         P("containerType", KIND, ""),
         P("id", Ty::Id, ""),
         P("version", Ty::Int, ""),
-        P("blockedBy", Ty::StrOrList, "Ids, or \"NO_OP\""),
+        P("blockedBy", Ty::StrOrList, "Ids or NO_OP"),
     ],
     REQ_BLOCK,
     Effect::Destructive,
@@ -177,8 +195,7 @@ pub const UNBLOCK: ToolDef = transition(
 pub const SYNC: ToolDef = ToolDef {
     name: "sync",
     toolset: "tasks",
-    description: "Apply the workflow pipelines from the config file. Refused when rows sit in a dropped state, unless \
-                  override=true moves them to the nearest earlier state.",
+    description: "Apply the config file's pipelines; rows in a dropped state refuse it, or override moves them back.",
     params: &[P("override", Ty::Bool, "")],
     required: &[],
     effect: Effect::Destructive,

@@ -88,7 +88,7 @@ pub async fn doc_state(c: &Ctx, path: &str, refs: &[Reference]) -> Result<DocSta
 
 /// As [`doc_state`], given the file's blob id when the caller already hashed it:
 /// then a file whose diffs against its baselines are cached costs no git process
-/// (`get_changed_files` over a tree with many edited files, called again and again).
+/// (`analyze_document` without a document, over a tree with many edited files, called again and again).
 pub async fn doc_state_at(
     c: &Ctx,
     path: &str,

@@ -459,7 +459,7 @@ pub async fn query(app: &App, project_id: &str, text: &str) -> Result<Answered> 
     }
 }
 
-/// `ontology_traverse`'s answer.
+/// The subgraph `ontology_read` answers given a depth.
 pub struct Traversal {
     pub served: Arc<Served>,
     pub start: String,
@@ -469,7 +469,7 @@ pub struct Traversal {
 /// Nodes a traversal answers at most.
 pub const TRAVERSE_MAX_NODES: usize = 200;
 
-/// `ontology_traverse`: the subgraph within `depth` hops of `start`.
+/// `ontology_read` with a depth: the subgraph within `depth` hops of `start`.
 pub async fn traverse(
     app: &App,
     project_id: &str,
