@@ -11,6 +11,7 @@ use std::collections::{HashMap, HashSet};
 
 use time::OffsetDateTime;
 
+use crate::domain::field::Field;
 use crate::domain::memory::model::{
     AtomId, DiaryEntry, DiaryEntryId, EdgeKind, MemoryAtomType, MemoryEdge, NodeRef, RefType,
     ReferenceId, SubjectId,
@@ -234,8 +235,11 @@ pub async fn ingest(
             if p.scope == ReflectionScope::Workspace && project.is_none() {
                 return Err(Error::validation(
                     &format!("rules[{i}].scope"),
-                    "is workspace, which needs projectId (the project the rule holds in): send projectId, \
-                     or scope global for a rule that holds everywhere",
+                    format!(
+                        "is workspace, which needs {p} (the project the rule holds in): send {p}, \
+                         or scope global for a rule that holds everywhere",
+                        p = Field::ProjectId
+                    ),
                 ));
             }
             proposals.push(p.clone());

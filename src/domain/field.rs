@@ -1,0 +1,155 @@
+//! What a message names of the caller's side: the input field a value was given in
+//! ([`Field`]) and the tool to call next ([`Tool`]), as typed ids.
+//!
+//! The domain and the services say *which* field is wrong and *what* call would help;
+//! how the caller spells them is the interface's business. Their `Display` (the
+//! parameter's and the tool's name on the wire) lives in `mcp::names`, the one map
+//! from id to name: a service formats `Field::ProjectId` into its message and the
+//! agent reads the parameter it sends, and a renamed parameter changes in one place.
+//! ARCHITECTURE.md ("Errors") says how this fits the layers.
+
+/// An input field, named for what it holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Field {
+    // The orchestrator's.
+    Id,
+    ProjectId,
+    FeatureId,
+    TaskId,
+    EntityId,
+    RelatedTo,
+    FromId,
+    ToId,
+    BlockedBy,
+    BlockedReason,
+    OrderedIds,
+    TargetEntityType,
+    SemanticQuery,
+    Depth,
+    // The knowledge graph's.
+    CreatedByTaskId,
+    LastTaskId,
+    RelatedAtoms,
+    RelatedMolecules,
+    // The code toolset's.
+    RepoPath,
+    DocumentPath,
+    OutputPath,
+    CategoryIds,
+    ParentIds,
+    Commands,
+    StartLine,
+    EndLine,
+    LspSymbol,
+    // The ontology's.
+    PagesDir,
+    BaseBranch,
+    GithubOwner,
+    GithubName,
+    Proposal,
+    AgentContext,
+    PreferredTerm,
+    AltTerms,
+    OwlClass,
+    IsSubclassOf,
+    QualityScore,
+    CustomFields,
+    AddRelationships,
+    RemoveRelationships,
+    RelationshipTypes,
+}
+
+impl Field {
+    /// Every field, for the test that each has a name on the wire.
+    pub const ALL: &'static [Field] = &[
+        Field::Id,
+        Field::ProjectId,
+        Field::FeatureId,
+        Field::TaskId,
+        Field::EntityId,
+        Field::RelatedTo,
+        Field::FromId,
+        Field::ToId,
+        Field::BlockedBy,
+        Field::BlockedReason,
+        Field::OrderedIds,
+        Field::TargetEntityType,
+        Field::SemanticQuery,
+        Field::Depth,
+        Field::CreatedByTaskId,
+        Field::LastTaskId,
+        Field::RelatedAtoms,
+        Field::RelatedMolecules,
+        Field::RepoPath,
+        Field::DocumentPath,
+        Field::OutputPath,
+        Field::CategoryIds,
+        Field::ParentIds,
+        Field::Commands,
+        Field::StartLine,
+        Field::EndLine,
+        Field::LspSymbol,
+        Field::PagesDir,
+        Field::BaseBranch,
+        Field::GithubOwner,
+        Field::GithubName,
+        Field::Proposal,
+        Field::AgentContext,
+        Field::PreferredTerm,
+        Field::AltTerms,
+        Field::OwlClass,
+        Field::IsSubclassOf,
+        Field::QualityScore,
+        Field::CustomFields,
+        Field::AddRelationships,
+        Field::RemoveRelationships,
+        Field::RelationshipTypes,
+    ];
+}
+
+/// A tool a message tells the caller to call, named for what it does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Tool {
+    /// Binds a repository to a project.
+    InitProject,
+    /// Reads a document's symbols and references.
+    AnalyzeDocument,
+    /// Writes the project's overview file.
+    ProjectOverview,
+    /// Creates an entity with its first references.
+    CreateEntity,
+    /// Changes an entity's fields, parents and references.
+    UpdateEntity,
+    /// Changes references themselves (re-anchors them).
+    AlterReferences,
+    /// Adds, edits and orders sections.
+    ManageSections,
+    /// Lists an item's dependencies.
+    QueryDependencies,
+    /// Reads memory atoms.
+    QueryMemory,
+    /// Writes memory subjects and their links.
+    ManageSubject,
+    /// Attaches and syncs the ontology.
+    ManageOntology,
+    /// Finds ontology classes.
+    OntologyDiscover,
+}
+
+impl Tool {
+    /// Every tool a message may name, for the test that each is served.
+    pub const ALL: &'static [Tool] = &[
+        Tool::InitProject,
+        Tool::AnalyzeDocument,
+        Tool::ProjectOverview,
+        Tool::CreateEntity,
+        Tool::UpdateEntity,
+        Tool::AlterReferences,
+        Tool::ManageSections,
+        Tool::QueryDependencies,
+        Tool::QueryMemory,
+        Tool::ManageSubject,
+        Tool::ManageOntology,
+        Tool::OntologyDiscover,
+    ];
+}
