@@ -46,6 +46,7 @@ pub enum Field {
     BaseBranch,
     GithubOwner,
     GithubName,
+    /// The proposal as a whole (its page), when no one field is at fault.
     Proposal,
     AgentContext,
     PreferredTerm,
