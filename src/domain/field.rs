@@ -34,6 +34,8 @@ pub enum Field {
     // The code toolset's.
     RepoPath,
     DocumentPath,
+    /// A file or folder of the repository.
+    Path,
     OutputPath,
     CategoryIds,
     ParentIds,
@@ -83,6 +85,7 @@ impl Field {
         Field::RelatedMolecules,
         Field::RepoPath,
         Field::DocumentPath,
+        Field::Path,
         Field::OutputPath,
         Field::CategoryIds,
         Field::ParentIds,

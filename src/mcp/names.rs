@@ -30,6 +30,7 @@ pub fn field(f: Field) -> &'static str {
         Field::RelatedMolecules => "relatedMolecules",
         Field::RepoPath => "repoPath",
         Field::DocumentPath => "documentPath",
+        Field::Path => "path",
         Field::OutputPath => "outputPath",
         Field::CategoryIds => "categoryIds",
         Field::ParentIds => "parentIds",

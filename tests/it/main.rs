@@ -10,6 +10,7 @@ mod briefing;
 mod budget;
 mod cli;
 mod code;
+mod code_bulk;
 mod code_lang;
 mod code_validation;
 mod concurrency;

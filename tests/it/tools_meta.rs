@@ -183,8 +183,8 @@ async fn the_ontology_toolset_fits_its_budget_and_all_toolsets_theirs() {
     );
     let (_, all) = served_chars("all").await;
     assert!(
-        // `find`, served with every toolset, adds its 810 characters.
-        all <= 37_810,
+        // `find`, served with every toolset, adds its 810 characters; track_declarations 800.
+        all <= 38_200,
         "tools/list with every toolset is {all} characters"
     );
 }

@@ -4,6 +4,7 @@
 
 pub mod commands;
 pub mod semantic;
+pub mod track;
 pub mod view;
 
 use serde_json::{json, Value};
@@ -216,6 +217,7 @@ pub const TOOLS: &[&ToolDef] = &[
     &PROJECT_OVERVIEW,
     &CREATE_CATEGORY,
     &CREATE_ENTITY,
+    &track::TRACK_DECLARATIONS,
     &UPDATE_ENTITY,
     &DELETE_ENTITY,
     &ALTER_REFERENCES,
@@ -244,6 +246,7 @@ pub async fn call(app: &App, name: &str, a: Args) -> Option<Result<Reply>> {
         "get_document_entities" => document_entities(app, a).await,
         "get_changed_files" => changed_files(app, a).await,
         "analyze_document" => analyze_document(app, a).await,
+        "track_declarations" => track::track_declarations(app, a).await,
         "validate_graph" => validate_graph(app, a).await,
         "search" => semantic::search(app, a).await,
         "query" => semantic::query_tool(app, a).await,

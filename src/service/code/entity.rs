@@ -71,7 +71,7 @@ fn rule(param: impl std::fmt::Display, msg: impl Into<String>) -> Error {
 }
 
 /// The one scope of a set of categories of `project_id`.
-async fn scope_of_categories(
+pub(crate) async fn scope_of_categories(
     conn: &mut Conn,
     project_id: &str,
     ids: &[String],
@@ -152,7 +152,7 @@ async fn resolve_categories(
 }
 
 /// Parents exist in the project and sit above `scope`; none only for Domain.
-async fn check_parents(
+pub(crate) async fn check_parents(
     conn: &mut Conn,
     project_id: &str,
     scope: Scope,

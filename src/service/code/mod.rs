@@ -10,6 +10,7 @@ pub mod analysis;
 pub mod entity;
 pub mod overview;
 pub mod refs;
+pub mod track;
 pub mod validate;
 
 use std::path::PathBuf;
