@@ -5,8 +5,8 @@
 //! names is skipped; one that fails is reported and the rest go on. The language
 //! server decides what a declaration is: without one a file is reported, not guessed.
 
-use crate::domain::field::Field;
 use crate::domain::code::{Entity, RefKind, Reference};
+use crate::domain::field::Field;
 use crate::error::{Error, Result};
 use crate::lsp::{matches, name_path, Symbol};
 use crate::service::code::entity::{self, Command, NewEntity};
