@@ -26,11 +26,20 @@ pub enum Field {
     TargetEntityType,
     SemanticQuery,
     Depth,
+    Complexity,
+    // The memory's.
+    About,
+    Kind,
+    Rules,
+    Subject,
+    Aliases,
     // The knowledge graph's.
     CreatedByTaskId,
     LastTaskId,
     RelatedAtoms,
     RelatedMolecules,
+    Paths,
+    Knowledge,
     // The code toolset's.
     RepoPath,
     DocumentPath,
@@ -68,6 +77,7 @@ pub enum Field {
     AddRelationships,
     RemoveRelationships,
     RelationshipTypes,
+    Cypher,
 }
 
 impl Field {
@@ -87,10 +97,18 @@ impl Field {
         Field::TargetEntityType,
         Field::SemanticQuery,
         Field::Depth,
+        Field::Complexity,
+        Field::About,
+        Field::Kind,
+        Field::Rules,
+        Field::Subject,
+        Field::Aliases,
         Field::CreatedByTaskId,
         Field::LastTaskId,
         Field::RelatedAtoms,
         Field::RelatedMolecules,
+        Field::Paths,
+        Field::Knowledge,
         Field::RepoPath,
         Field::DocumentPath,
         Field::Path,
@@ -123,6 +141,7 @@ impl Field {
         Field::AddRelationships,
         Field::RemoveRelationships,
         Field::RelationshipTypes,
+        Field::Cypher,
     ];
 }
 

@@ -246,7 +246,7 @@ pub async fn update(
             if let Some(c) = p.complexity {
                 if kind == ItemKind::Feature {
                     return Err(Error::validation(
-                        "complexity",
+                        Field::Complexity,
                         "complexity applies to tasks only",
                     ));
                 }

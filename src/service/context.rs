@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use crate::domain::field::Tool;
+use crate::domain::field::{Field, Tool};
 use crate::domain::glob::{self, Glob, Index, Origin};
 use crate::domain::graph::{context_paths, Atom, ChangelogEntry, Molecule, NodeKind, Related};
 use crate::domain::{Item, ItemKind, Status};
@@ -303,7 +303,7 @@ pub async fn context(
 ) -> Result<Context> {
     if raw_paths.len() > PATHS_MAX {
         return Err(Error::validation(
-            "paths",
+            Field::Paths,
             format!(
                 "{} paths given, at most {PATHS_MAX} per call",
                 raw_paths.len()

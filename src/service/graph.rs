@@ -57,7 +57,7 @@ pub fn check_paths(paths: &[String]) -> Result<Vec<String>> {
     }
     if paths.len() > MAX_PATTERNS {
         return Err(Error::validation(
-            "paths",
+            Field::Paths,
             format!(
                 "{} patterns given, at most {MAX_PATTERNS} allowed",
                 paths.len()
@@ -66,7 +66,7 @@ pub fn check_paths(paths: &[String]) -> Result<Vec<String>> {
     }
     let mut out: Vec<String> = Vec::with_capacity(paths.len());
     for p in paths {
-        let g = Glob::parse(p).map_err(|e| Error::validation("paths", e))?;
+        let g = Glob::parse(p).map_err(|e| Error::validation(Field::Paths, e))?;
         if !out.contains(&g.text) {
             out.push(g.text);
         }
@@ -196,7 +196,7 @@ pub async fn create(app: &App, kind: NodeKind, n: NewNode) -> Result<Node> {
         (NodeKind::Atom, Some(p)) => check_paths(p)?,
         (NodeKind::Atom, None) => {
             return Err(Error::validation(
-                "paths",
+                Field::Paths,
                 "is required to create an atom: a JSON array of glob patterns, e.g. [\"src/payments/**\"]",
             ))
         }
@@ -281,7 +281,7 @@ fn new_knowledge(old: &str, p: &Patch, ts: &str) -> Result<Option<String>> {
     };
     if next.len() > KNOWLEDGE_MAX {
         return Err(Error::validation(
-            "knowledge",
+            Field::Knowledge,
             format!(
                 "appending makes the knowledge {} bytes, at most {KNOWLEDGE_MAX} allowed: overwrite it with a condensed version",
                 next.len()

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use time::OffsetDateTime;
 
-use crate::domain::field::Tool;
+use crate::domain::field::{Field, Tool};
 use crate::domain::memory::change::{Action, ActionKind, Change};
 use crate::domain::memory::claim::ClaimKey;
 use crate::domain::memory::collision::{
@@ -727,7 +727,7 @@ pub async fn link(
 ) -> Result<(bool, Vec<Action>)> {
     if !LINKABLE.contains(&kind) {
         return Err(Error::validation(
-            "kind",
+            Field::Kind,
             format!(
                 "{kind} is not linked by hand: SUPERSEDES comes from remember (supersedes) and resolve, USES from {}",
                 Tool::ManageSubject

@@ -222,7 +222,7 @@ pub async fn ingest(
 ) -> Result<Ingest> {
     let parsed = parse_rules(text).map_err(|e| {
         Error::validation(
-            "rules",
+            Field::Rules,
             format!("is not a JSON array of rules at {}: {} (send the array the reflection prompt asks for)", e.at, e.message),
         )
     })?;
@@ -234,7 +234,7 @@ pub async fn ingest(
             // would hold in every project.
             if p.scope == ReflectionScope::Workspace && project.is_none() {
                 return Err(Error::validation(
-                    &format!("rules[{i}].scope"),
+                    format!("{}[{i}].scope", Field::Rules),
                     format!(
                         "is workspace, which needs {p} (the project the rule holds in): send {p}, \
                          or scope global for a rule that holds everywhere",

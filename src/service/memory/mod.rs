@@ -584,7 +584,7 @@ impl SubjectRef {
                 return None;
             }
         }
-        id::parse("subject", t).ok().map(SubjectRef::Id)
+        id::parse(Field::Subject, t).ok().map(SubjectRef::Id)
     }
 }
 

@@ -150,7 +150,7 @@ pub async fn recall(app: &App, r: RecallReq) -> Result<Recalled> {
     for s in &r.about {
         let rf = SubjectRef::parse(s).ok_or_else(|| {
             Error::validation(
-                "about",
+                Field::About,
                 format!("'{s}' is neither a subject id nor Kind:name (Lib:zod)"),
             )
         })?;

@@ -329,7 +329,7 @@ pub async fn create(
         || !domain.starts_with(|c: char| c.is_ascii_alphabetic())
     {
         return Err(Error::validation(
-            "domain",
+            Field::Domain,
             "must be a short prefix of letters and digits, like ai",
         ));
     }
@@ -394,7 +394,7 @@ pub async fn create(
     for (k, ts) in &p.relationships {
         let key = rel_key(k, false).ok_or_else(|| {
             Error::validation(
-                "relationships",
+                Field::Relationships,
                 format!("'{k}' is not one of has-part, requires, enables, bridges-to, relates-to"),
             )
         })?;
@@ -483,7 +483,7 @@ pub async fn create(
 fn page_axioms(ix: &Index, path: &str, page: &Page) -> Result<Vec<Sourced>> {
     let entry = read_entry(page).map_err(|e| {
         problems_error(
-            "proposal",
+            Field::Proposal,
             vec![Problem {
                 file: path.into(),
                 line: e.line,
@@ -518,7 +518,7 @@ fn round_trip(
     };
     if key(&again) != key(checked) {
         return Err(Error::validation(
-            "proposal",
+            Field::Proposal,
             format!("{path} does not read back to the axioms that were checked"),
         ));
     }

@@ -424,7 +424,7 @@ pub fn query_refused(e: QueryError, set: &OntologySettings) -> Error {
     }
     Error::ValidationDetails {
         message,
-        parameter: "cypher".into(),
+        parameter: Field::Cypher.to_string(),
         details: Details::Query(Box::new(e), limit),
     }
 }
@@ -490,7 +490,7 @@ pub async fn traverse(
     let max = app.config.ontology.max_traverse_depth;
     if depth > max {
         return Err(Error::validation(
-            "depth",
+            Field::Depth,
             format!("{depth} is deeper than max_traverse_depth ({max})"),
         ));
     }
