@@ -132,6 +132,12 @@ fn drop_databases_of(base: &str, dir: &Path) {
     .join();
 }
 
+/// The data directory (`$XDG_DATA_HOME`) of the servers on `db`: beside it, so no
+/// test writes to the home of the user running the suite.
+pub fn data_home(db: &Path) -> PathBuf {
+    db.parent().unwrap_or(Path::new(".")).join("xdg-data")
+}
+
 /// `cairn serve` on `db`, its stdio left to the caller: for tests that speak raw
 /// lines. No user config leaks in.
 pub fn serve_command(db: &Path) -> tokio::process::Command {
@@ -141,6 +147,7 @@ pub fn serve_command(db: &Path) -> tokio::process::Command {
         .arg("serve")
         .env_remove("CAIRN_CONFIG")
         .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+        .env("XDG_DATA_HOME", data_home(db))
         .env_remove("CAIRN_DB")
         .kill_on_drop(true);
     c
@@ -171,6 +178,7 @@ pub fn cli(db: &Path, args: &[&str]) -> std::process::Output {
     std::process::Command::new(BIN)
         .env_remove("CAIRN_CONFIG")
         .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+        .env("XDG_DATA_HOME", data_home(db))
         .env_remove("CAIRN_DB")
         .arg("--db")
         .arg(db_arg(db))
@@ -236,6 +244,7 @@ pub fn transport_env(db: &Path, extra: &[&str], env: &[(&str, &str)]) -> TokioCh
         // No user config leaks into tests.
         c.env_remove("CAIRN_CONFIG")
             .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+            .env("XDG_DATA_HOME", data_home(&db_owned))
             .env_remove("CAIRN_DB")
             .env("CAIRN_MODEL_DIR", model_dir());
         for (k, v) in &env {
@@ -535,6 +544,7 @@ impl HttpServer {
             .env_remove("CAIRN_CONFIG")
             .env_remove("CAIRN_TOKEN")
             .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+            .env("XDG_DATA_HOME", data_home(db))
             .env_remove("CAIRN_DB")
             .env("CAIRN_MODEL_DIR", model_dir())
             .stdin(Stdio::null())

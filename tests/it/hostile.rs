@@ -331,7 +331,10 @@ async fn hundreds_of_hostile_inputs_get_envelopes(t: Transport) {
     let mut rng = fastrand::Rng::with_seed(0x4057_11E5);
     let mut next = |n: usize| rng.usize(..n.max(1));
     let export = o
-        .ok("manage_ontology", json!({"operation": "export"}))
+        .ok(
+            "manage_ontology",
+            json!({"operation": "export", "inline": true, "maxTokens": 10_000_000}),
+        )
         .await["ofn"]
         .as_str()
         .unwrap()

@@ -33,6 +33,7 @@ mod memory_surface;
 mod ontology;
 mod ontology_changes;
 mod ontology_fidelity;
+mod ontology_roundtrip;
 mod page;
 mod page_escaping;
 mod pg_url;

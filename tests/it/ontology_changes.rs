@@ -707,7 +707,10 @@ async fn ofn_exports_load_in_horned_owl_and_imports_become_a_proposal() {
     use horned_owl::ontology::set::SetOntology;
     let o = Onto::new().await;
     let e = o
-        .ok("manage_ontology", json!({"operation": "export"}))
+        .ok(
+            "manage_ontology",
+            json!({"operation": "export", "inline": true, "maxTokens": 10_000_000}),
+        )
         .await;
     let text = e["ofn"].as_str().unwrap();
     let mut r = std::io::BufReader::new(text.as_bytes());

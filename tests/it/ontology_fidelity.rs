@@ -13,7 +13,7 @@ pub(crate) struct Blank {
     pub c: Cairn,
     pub repo: Repo,
     pub project: String,
-    _dir: TempDir,
+    pub dir: TempDir,
 }
 
 impl Blank {
@@ -28,7 +28,7 @@ impl Blank {
             c,
             repo,
             project,
-            _dir: dir,
+            dir,
         };
         b.ok(
             "manage_ontology",
@@ -177,7 +177,10 @@ async fn the_universal_and_the_empty_property_classify_as_owl_says() {
     let files = b.repo.git(&["ls-files", "pages"]);
     assert!(!files.to_lowercase().contains("objectproperty"), "{files}");
     let e = b
-        .ok("manage_ontology", json!({"operation": "export"}))
+        .ok(
+            "manage_ontology",
+            json!({"operation": "export", "inline": true, "maxTokens": 10_000_000}),
+        )
         .await;
     let text = e["ofn"].as_str().unwrap();
     assert!(

@@ -45,6 +45,8 @@ pub struct ClassDraft {
     pub relationships: Vec<(String, Vec<String>)>,
     /// Other names.
     pub alt_terms: Vec<String>,
+    /// Classes it is disjoint with, as page names or IRIs (written as wiki links).
+    pub disjoint_with: Vec<String>,
 }
 
 /// `[[a]], [[b]]`.
@@ -60,7 +62,7 @@ impl ClassDraft {
     /// The page, in the page template order (docs/ontology.md): `ontology:: true`,
     /// identification, the OWL fields, `is-subclass-of`, scores, relationships in
     /// that order, alternative
-    /// terms. `quality-score` is computed from the page itself ([`quality::assess`]).
+    /// terms, disjoint classes. `quality-score` is computed from the page itself ([`quality::assess`]).
     pub fn to_page(&self) -> Page {
         let mut p = Page::new(self.preferred_term.trim());
         let mut push = |k: &str, v: String| {
@@ -92,6 +94,7 @@ impl ClassDraft {
             push(key, links(&targets));
         }
         push(keys::ALT_TERMS, self.alt_terms.join(", "));
+        push(keys::DISJOINT_WITH, links(&self.disjoint_with));
         let q = quality::assess(&p);
         p.set(keys::QUALITY_SCORE, &format!("{:.2}", q.score), &key_rank);
         p
@@ -223,6 +226,7 @@ mod tests {
                 ("requires".into(), vec!["GPU Accelerator".into()]),
             ],
             alt_terms: vec!["ViT".into()],
+            disjoint_with: Vec::new(),
         }
     }
 

@@ -436,6 +436,11 @@ pub fn read_entry(page: &Page) -> Result<Entry, PageError> {
         if key == ONTOLOGY && p.value == "true" {
             continue;
         }
+        // A prefix line belongs to the repository's prefix map (`prefixes`), not to
+        // the entity.
+        if key == super::prefixes::KEY {
+            continue;
+        }
         if !is_logical(key) {
             meta.props.push((p.key.clone(), p.value.clone()));
             continue;

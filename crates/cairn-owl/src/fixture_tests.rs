@@ -363,6 +363,7 @@ fn a_proposed_page_is_resolved_and_checked_against_the_ontology() {
             vec!["Patch Embedding".into(), "Shifted Window".into()],
         )],
         alt_terms: vec!["Swin".into()],
+        disjoint_with: Vec::new(),
     };
     let page = draft.to_page();
     let entry = super::entity::read_entry(&page).unwrap();

@@ -5,7 +5,8 @@
 //!
 //! Reading order: [`page`] (the document), [`expr`] (Manchester-style class
 //! expressions), [`entity`] (what a block's properties mean), [`axiom`] and [`model`]
-//! (the [`Ontology`] value, built from pages and written back as pages), [`ofn`],
+//! (the [`Ontology`] value, built from pages and written back as pages),
+//! [`prefixes`], [`ofn`],
 //! [`reasoner`], [`quality`], [`draft`] (pages for proposals), [`diff`]; [`records`]
 //! holds what the store keeps of a synced ontology and its proposals.
 //!
@@ -21,6 +22,14 @@
 //! The block names one entity: `owl:class:: ai:VisionTransformer`,
 //! `owl:objectProperty:: core:hasPart` or `owl:individual:: ai:GPT4`. IRIs are
 //! written `prefix:LocalName` (the prefix is the page's domain), or `<full IRI>`.
+//!
+//! The prefix map ([`prefixes`]): a line `prefix:: ex: <http://example.org/bakery#>`
+//! in any page's block declares what `ex:` stands for (`prefix:: : <...>` the empty
+//! prefix); an import writes the prefixes of its document on the page `Prefixes`,
+//! a page naming no entity. The first declaration of a prefix (by file, then line)
+//! wins; one giving it another namespace, or `owl:` and the other standard prefixes
+//! another than theirs, is a problem with its line. A prefix nothing declares stands
+//! for `urn:cairn:<prefix>:`.
 //!
 //! Class pages carry their metadata (docs/ontology.md; `term-id`, `preferred-term`,
 //! `source-domain`, `status`, `public-access`, `last-updated`, `definition`,
@@ -88,8 +97,10 @@
 //! [`ofn::read_ofn`] then [`Ontology::to_pages`] imports a document; the metadata
 //! maps to `rdfs:label` (preferred term), `skos:altLabel`, `skos:definition`,
 //! `rdfs:comment`, and `cairn:pageProperty "key:: value"` for the rest.
-//! [`ofn::write_ofn`] exports. Constructs outside the subset are reported with their
-//! line. A prefix without a declared namespace gets `urn:cairn:<prefix>:`.
+//! [`ofn::write_ofn`] exports, with the prefix map. Constructs outside the subset are
+//! reported with their line. [`ofn::read_ofn_in`] reads a document against a
+//! repository's map: its names keep the map's prefixes, and a prefix the document
+//! gives another namespace is not used (its IRIs are written in full).
 //!
 //! # The crate
 //! `cairn-owl` is one of Cairn's three pure cores (with `cairn-cypher` and
@@ -116,6 +127,7 @@ mod fuzz_tests;
 pub mod model;
 pub mod ofn;
 pub mod page;
+pub mod prefixes;
 pub mod quality;
 pub mod reasoner;
 pub mod records;

@@ -12,6 +12,7 @@ use super::entity::{
 };
 use super::expr::{is_builtin_property, looks_like_iri, write_expr, ClassExpr, Name, NameRole};
 use super::page::{file_name, title_from_file, Page};
+use super::prefixes;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
@@ -54,21 +55,7 @@ impl fmt::Display for Problem {
     }
 }
 
-/// Well-known prefixes every ontology understands.
-pub const STANDARD_PREFIXES: [(&str, &str); 6] = [
-    ("owl", "http://www.w3.org/2002/07/owl#"),
-    ("rdf", "http://www.w3.org/1999/02/22-rdf-syntax-ns#"),
-    ("rdfs", "http://www.w3.org/2000/01/rdf-schema#"),
-    ("xsd", "http://www.w3.org/2001/XMLSchema#"),
-    ("xml", "http://www.w3.org/XML/1998/namespace"),
-    ("skos", "http://www.w3.org/2004/02/skos/core#"),
-];
-
-/// The namespace a prefix gets when nothing declares it: `urn:cairn:ai:` for `ai`, a
-/// name no one else owns (callers may declare real namespaces in `prefixes`).
-pub fn default_namespace(prefix: &str) -> String {
-    format!("urn:cairn:{prefix}:")
-}
+pub use super::prefixes::{default_namespace, STANDARD_PREFIXES};
 
 /// A set of entities and axioms.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -93,7 +80,8 @@ pub struct Loaded {
     pub pages: Vec<LoadedPage>,
     /// Pages or statements that were skipped, with file and line.
     pub problems: Vec<Problem>,
-    /// Files without an `### OntologyBlock` (ordinary Logseq pages), skipped quietly.
+    /// Files that name no entity, skipped quietly: ordinary Logseq pages (without an
+    /// `### OntologyBlock`) and pages holding only prefix lines (`prefixes`).
     pub skipped: Vec<String>,
 }
 
@@ -116,6 +104,7 @@ pub fn load_pages<'a>(sources: impl IntoIterator<Item = (&'a str, &'a str)>) -> 
     let mut skipped = Vec::new();
     let mut pages = Vec::new();
     let mut entries = Vec::new();
+    let mut decls = Vec::new();
     for (file, text) in sources {
         let page = match Page::parse(text) {
             Ok(p) => p,
@@ -133,6 +122,19 @@ pub fn load_pages<'a>(sources: impl IntoIterator<Item = (&'a str, &'a str)>) -> 
                 continue;
             }
         };
+        decls.extend(prefixes::declared(&page).map(|(l, v)| (file.to_string(), l, v.to_string())));
+        let names = [
+            keys::OWL_CLASS,
+            keys::OWL_OBJECT_PROPERTY,
+            keys::OWL_INDIVIDUAL,
+        ];
+        if !page.props.iter().any(|p| names.contains(&p.key.as_str()))
+            && prefixes::declared(&page).next().is_some()
+        {
+            // The prefix map's page: it names no entity, and is no error.
+            skipped.push(file.to_string());
+            continue;
+        }
         let iri = match read_entry(&page) {
             Ok(entry) => {
                 let iri = entry.iri.clone();
@@ -155,7 +157,10 @@ pub fn load_pages<'a>(sources: impl IntoIterator<Item = (&'a str, &'a str)>) -> 
             iri,
         });
     }
-    let (ontology, more) = Ontology::resolve(entries);
+    let (mut ontology, more) = Ontology::resolve(entries);
+    problems.extend(more);
+    let (map, more) = prefixes::collect(decls);
+    ontology.prefixes = map;
     problems.extend(more);
     Loaded {
         ontology,
@@ -261,28 +266,6 @@ impl Ontology {
             v
         }
         ents(self) == ents(o) && axs(self) == axs(o)
-    }
-
-    /// The namespace of a prefix: declared, standard, or [`default_namespace`].
-    pub fn namespace(&self, prefix: &str) -> String {
-        if let Some((_, ns)) = self.prefixes.iter().find(|(p, _)| p == prefix) {
-            return ns.clone();
-        }
-        if let Some((_, ns)) = STANDARD_PREFIXES.iter().find(|(p, _)| *p == prefix) {
-            return ns.to_string();
-        }
-        default_namespace(prefix)
-    }
-
-    /// The full IRI of `prefix:Local` or `<full>`.
-    pub fn expand(&self, iri: &str) -> String {
-        if let Some(full) = iri.strip_prefix('<').and_then(|s| s.strip_suffix('>')) {
-            return full.to_string();
-        }
-        match iri.split_once(':') {
-            Some((p, local)) => format!("{}{local}", self.namespace(p)),
-            None => iri.to_string(),
-        }
     }
 
     /// Resolves the entries read from pages (`(file, entry)`) into an ontology. Names

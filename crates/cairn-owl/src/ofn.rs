@@ -24,8 +24,9 @@
 
 use super::axiom::{Axiom, EntityKind, Origin};
 use super::entity::keys;
-use super::expr::{is_builtin_property, looks_like_iri, ClassExpr, NOTHING, THING};
+use super::expr::{is_builtin_property, ClassExpr, NOTHING, THING};
 use super::model::{Ontology, Problem, STANDARD_PREFIXES};
+use super::prefixes::iri_excluded;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
@@ -258,11 +259,6 @@ fn tokenize(text: &str) -> Result<Vec<Token>, Err1> {
     Ok(out)
 }
 
-/// Characters no IRI may hold (RFC 3987): whitespace, controls, `<>"{}|\^` and `` ` ``.
-fn iri_excluded(c: char) -> bool {
-    c.is_whitespace() || c.is_control() || "<>\"{}|\\^`".contains(c)
-}
-
 /// Reads the tokens into trees: `Word ( ... )` is a list, anything else an atom.
 /// Lists nest at most [`MAX_NESTING`] deep.
 fn trees(toks: &[Token]) -> Result<Vec<Node>, Err1> {
@@ -314,6 +310,9 @@ fn trees(toks: &[Token]) -> Result<Vec<Node>, Err1> {
 struct Reader<'a> {
     file: &'a str,
     prefixes: Vec<(String, String)>,
+    /// The prefixes names are written with: the caller's, then the document's whose
+    /// names the caller's do not hold.
+    names: Vec<(String, String)>,
     o: Ontology,
     problems: Vec<Problem>,
     /// Annotations met: (subject IRI, property, value, line), applied at the end.
@@ -373,27 +372,9 @@ impl Reader<'_> {
         }
     }
 
-    /// An IRI in Cairn's form: `prefix:Local` with the longest declared (or standard)
-    /// namespace that leaves a plain local name, else `<full>`.
+    /// An IRI in Cairn's form: `prefix:Local` under the names in force, else `<full>`.
     fn short(&self, full: &str) -> String {
-        let mut best: Option<(&str, &str)> = None;
-        let all = self
-            .prefixes
-            .iter()
-            .map(|(p, n)| (p.as_str(), n.as_str()))
-            .chain(STANDARD_PREFIXES.iter().copied());
-        for (p, ns) in all {
-            if let Some(local) = full.strip_prefix(ns) {
-                let candidate = format!("{p}:{local}");
-                if looks_like_iri(&candidate) && best.is_none_or(|(_, n)| ns.len() > n.len()) {
-                    best = Some((p, ns));
-                }
-            }
-        }
-        match best {
-            Some((p, ns)) => format!("{p}:{}", &full[ns.len()..]),
-            None => format!("<{full}>"),
-        }
+        super::prefixes::shorten(full, &self.names)
     }
 
     fn name(&self, n: &Node) -> Result<String, Err1> {
@@ -726,9 +707,18 @@ impl Reader<'_> {
 /// Reads an OFN document (`file` names it in origins and problems). What cannot be
 /// read is reported with its line; everything else is imported.
 pub fn read_ofn(text: &str, file: &str) -> OfnImport {
+    read_ofn_in(text, file, &[])
+}
+
+/// [`read_ofn`] for an ontology whose prefix map is `known`: names are written with
+/// its prefixes, and a document's prefix of the same name but another namespace is
+/// not used (its IRIs are written under another prefix, or in full). The ontology
+/// read holds `known` and the document's other prefixes.
+pub fn read_ofn_in(text: &str, file: &str, known: &[(String, String)]) -> OfnImport {
     let mut r = Reader {
         file,
         prefixes: Vec::new(),
+        names: known.to_vec(),
         o: Ontology::new(),
         problems: Vec::new(),
         notes: Vec::new(),
@@ -753,7 +743,11 @@ pub fn read_ofn(text: &str, file: &str) -> OfnImport {
                 })] if p.ends_with(':') => {
                     let p = p.trim_end_matches(':').to_string();
                     r.prefixes.retain(|(q, _)| *q != p);
-                    r.prefixes.push((p, ns.clone()));
+                    r.prefixes.push((p.clone(), ns.clone()));
+                    if !known.iter().any(|(q, _)| *q == p) {
+                        r.names.retain(|(q, _)| *q != p);
+                        r.names.push((p, ns.clone()));
+                    }
                 }
                 _ => r.problem(*l, *c, "a Prefix reads `Prefix(name:=<namespace>)`".into()),
             },
@@ -794,7 +788,7 @@ pub fn read_ofn(text: &str, file: &str) -> OfnImport {
         }
     }
     r.apply_notes();
-    r.o.prefixes = r.prefixes.clone();
+    r.o.prefixes = r.names.clone();
     OfnImport {
         ontology: r.o,
         problems: r.problems,

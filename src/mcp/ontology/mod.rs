@@ -13,7 +13,8 @@ use crate::domain::ontology::records::ProposalState;
 use crate::domain::ontology_query::TraverseDirection;
 use crate::error::{Error, Result};
 use crate::mcp::args::{Args, NAME_MAX, QUERY_MAX, SUMMARY_MAX, TEXT_MAX};
-use crate::mcp::envelope::Reply;
+use crate::mcp::budget;
+use crate::mcp::envelope::{self, Reply};
 use crate::mcp::schema::{Effect, ToolDef, Ty, P};
 use crate::service::ontology::propose::{self, AgentContext, Amendment, AxiomInput, NoteProposal};
 use crate::service::ontology::{interop, read, sync};
@@ -105,7 +106,7 @@ pub const PROPOSE: ToolDef = ToolDef {
         P("physicality", Ty::Str, "create"),
         P("role", Ty::Str, "create"),
         P("isSubclassOf", Ty::StrOrList, "create: parents"),
-        P("relationships", Ty::Object, "create: {has-part|requires|enables|bridges-to|relates-to: [IRIs]}"),
+        P("relationships", Ty::Object, "create: {has-part|requires|enables|bridges-to|relates-to|disjointWith: [IRIs]}"),
         P("altTerms", Ty::StrOrList, ""),
         P("iri", Ty::Str, "amend: the entity"),
         P("addRelationships", Ty::Object, "amend"),
@@ -128,8 +129,8 @@ pub const VALIDATE: ToolDef = ToolDef {
         P(
             "axioms",
             Ty::Objects(&[]),
-            "[{axiomType: SubClassOf|EquivalentClasses|DisjointClasses|SubObjectPropertyOf|ClassAssertion|has-part|\
-             requires|enables|bridges-to|relates-to, subject, object}]; IRIs, terms or expressions",
+            "[{axiomType: SubClassOf|EquivalentClasses|DisjointClasses|ClassAssertion|ObjectPropertyAssertion|\
+             has-part|… (a refusal lists all), subject, object, property?}]; IRIs, terms or expressions",
         ),
     ],
     required: &["projectId", "axioms"],
@@ -137,10 +138,17 @@ pub const VALIDATE: ToolDef = ToolDef {
     idempotent: true,
 };
 
+/// What `ontology_validate` takes, in its refusals (the schema stays short).
+const AXIOMS_ACCEPTED: &str = "an axiom is {axiomType, subject, object}: SubClassOf, EquivalentClasses, DisjointClasses \
+    (class expressions), SubObjectPropertyOf (subject a property or a chain `p o q`), ObjectPropertyDomain, \
+    ObjectPropertyRange, ClassAssertion (subject an individual), a relationship key (has-part, requires, enables, \
+    bridges-to, relates-to; subject a class or an individual); {axiomType, subject} for TransitiveObjectProperty, \
+    ReflexiveObjectProperty; {axiomType: ObjectPropertyAssertion, subject, property, object}";
+
 pub const MANAGE: ToolDef = ToolDef {
     name: "manage_ontology",
     toolset: "ontology",
-    description: "The ontology's git repository. attach (repoPath, pagesDir, baseBranch, githubOwner+githubName); sync (the base branch's pages, proposals settled); status; export/import OFN (import: a proposal); proposals; push.",
+    description: "The ontology's git repository. attach (repoPath, pagesDir, baseBranch, githubOwner+githubName); sync (the base branch's pages, proposals settled); status; export OFN to a file; import OFN as a proposal; proposals; push.",
     params: &[
         PROJECT,
         P("operation", Ty::Enum(MANAGE_OPS), ""),
@@ -151,7 +159,9 @@ pub const MANAGE: ToolDef = ToolDef {
         P("githubName", Ty::Str, ""),
         P("version", Ty::Int, "attach: the binding's, to change it"),
         P("ofn", Ty::Doc, "import: the document"),
-        P("path", Ty::Str, "import: repository-relative OFN file"),
+        P("path", Ty::Str, "import, export: repository-relative OFN file"),
+        P("inline", Ty::Bool, "export: the document too, within maxTokens (default 4000)"),
+        P("maxTokens", Ty::Int, ""),
         AGENT,
         P("state", Ty::Enum(ProposalState::NAMES), "proposals"),
         P("proposalId", Ty::Id, "push"),
@@ -480,10 +490,11 @@ async fn validate(app: &App, a: Args) -> Result<Reply> {
     }
     let mut input = Vec::new();
     for (i, m) in raw.iter().enumerate() {
-        let get = |k: &str| -> Result<String> {
+        let get = |k: &str| -> Result<Option<String>> {
             match m.get(k) {
+                None | Some(Value::Null) => Ok(None),
                 Some(Value::String(s)) if !s.trim().is_empty() && s.len() <= QUERY_MAX => {
-                    Ok(s.trim().to_string())
+                    Ok(Some(s.trim().to_string()))
                 }
                 Some(Value::String(s)) if s.len() > QUERY_MAX => Err(Error::validation(
                     &format!("axioms[{i}].{k}"),
@@ -491,22 +502,59 @@ async fn validate(app: &App, a: Args) -> Result<Reply> {
                 )),
                 _ => Err(Error::validation(
                     &format!("axioms[{i}].{k}"),
-                    "is required: a non-empty string",
+                    "must be a non-empty string",
                 )),
             }
         };
-        for k in m.keys() {
-            if !["axiomType", "subject", "object"].contains(&k.as_str()) {
+        if let Some(k) = m
+            .keys()
+            .find(|k| !["axiomType", "subject", "object", "property"].contains(&k.as_str()))
+        {
+            return Err(Error::validation(
+                &format!("axioms[{i}].{k}"),
+                format!("unknown field; {AXIOMS_ACCEPTED}"),
+            ));
+        }
+        let t = get("axiomType")?.unwrap_or_default();
+        let known = propose::AXIOM_TYPES
+            .iter()
+            .find(|(n, ..)| n.eq_ignore_ascii_case(&t))
+            .map(|(n, ..)| *n);
+        let shape = match known {
+            Some("TransitiveObjectProperty" | "ReflexiveObjectProperty") => "s",
+            Some("ObjectPropertyAssertion") => "spo",
+            Some(_) => "so",
+            None if propose::rel_key(&t, false).is_some() => "so",
+            None => {
+                return Err(Error::validation(
+                    &format!("axioms[{i}].axiomType"),
+                    format!("'{t}' is not accepted; {AXIOMS_ACCEPTED}"),
+                ))
+            }
+        };
+        let (subject, object, property) = (get("subject")?, get("object")?, get("property")?);
+        for (k, given, wanted) in [
+            ("subject", subject.is_some(), true),
+            ("object", object.is_some(), shape.contains('o')),
+            ("property", property.is_some(), shape.contains('p')),
+        ] {
+            if given != wanted {
+                let what = if wanted {
+                    "is required"
+                } else {
+                    "is not taken"
+                };
                 return Err(Error::validation(
                     &format!("axioms[{i}].{k}"),
-                    "unknown field; an axiom is {axiomType, subject, object}",
+                    format!("{what} by {t}; {AXIOMS_ACCEPTED}"),
                 ));
             }
         }
         input.push(AxiomInput {
-            axiom_type: get("axiomType")?,
-            subject: get("subject")?,
-            object: get("object")?,
+            axiom_type: t,
+            subject: subject.unwrap_or_default(),
+            object,
+            property,
         });
     }
     let v = propose::validate(app, &pid, input).await?;
@@ -536,6 +584,8 @@ async fn manage(app: &App, a: Args) -> Result<Reply> {
             "proposalId",
             "limit",
             "offset",
+            "inline",
+            "maxTokens",
         ];
         let not: Vec<&str> = all
             .iter()
@@ -598,15 +648,27 @@ async fn manage(app: &App, a: Args) -> Result<Reply> {
             ))
         }
         "export" => {
-            only(&[])?;
-            let e = interop::export(app, &pid).await?;
-            Ok(Reply::new(
-                format!(
-                    "{} classes, {} properties, {} individuals, {} axioms",
-                    e.classes, e.properties, e.individuals, e.axioms
-                ),
-                json!({ "ofn": e.ofn, "classes": e.classes, "properties": e.properties, "individuals": e.individuals, "axioms": e.axioms }),
-            ))
+            only(&["path", "inline", "maxTokens"])?;
+            let to = a.str("path", 4096)?.map(|p| (p, "path"));
+            let e = interop::export(app, &pid, to).await?;
+            let max = a.int("maxTokens", 1, 10_000_000)?.unwrap_or(4000) as usize;
+            let msg = format!(
+                "{} classes, {} properties, {} individuals, {} axioms written to {} ({} bytes)",
+                e.classes, e.properties, e.individuals, e.axioms, e.path, e.bytes
+            );
+            let mut data = json!({ "path": e.path, "bytes": e.bytes, "tokens": budget::tokens(e.ofn.chars().count()), "classes": e.classes, "properties": e.properties, "individuals": e.individuals, "axioms": e.axioms });
+            if a.bool("inline")?.unwrap_or(false) {
+                let mut with = data.clone();
+                with["ofn"] = json!(e.ofn);
+                let size =
+                    budget::tokens_of(&envelope::success(Reply::new(msg.clone(), with.clone())));
+                if size <= max {
+                    data = with;
+                } else {
+                    data["inline"] = json!(format!("left out: {size} tokens with the document, over maxTokens {max}; read the file"));
+                }
+            }
+            Ok(Reply::new(msg, data))
         }
         "import" => {
             only(&["ofn", "path", "agentContext"])?;

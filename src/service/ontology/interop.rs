@@ -11,6 +11,7 @@
 //! reaches the base branch, and the next sync after the merge imports its rows.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use super::propose::{compare, problems_error, AgentContext, Change, Checked, Proposed};
@@ -19,28 +20,98 @@ use super::{served, Served};
 use crate::domain::ontology::draft;
 use crate::domain::ontology::entity::{key_rank, keys, read_entry};
 use crate::domain::ontology::model::load_pages;
-use crate::domain::ontology::ofn::{read_ofn, write_ofn};
-use crate::domain::ontology::page::title_from_file;
+use crate::domain::ontology::model::STANDARD_PREFIXES;
+use crate::domain::ontology::ofn::{read_ofn_in, write_ofn};
+use crate::domain::ontology::page::{file_name, title_from_file};
+use crate::domain::ontology::prefixes;
 use crate::domain::ontology::{classify, EntityKind, Page, Problem};
 use crate::error::{Error, Result};
 use crate::service::App;
 use crate::store::ontology as db;
 
-/// The export: the document and what it holds.
+/// The export: the document, where it was written and what it holds.
 pub struct Exported {
     pub ofn: String,
+    /// The file written: absolute in the data directory, else repository-relative.
+    pub path: String,
+    pub bytes: usize,
     pub classes: usize,
     pub properties: usize,
     pub individuals: usize,
     pub axioms: usize,
 }
 
-pub async fn export(app: &App, project_id: &str) -> Result<Exported> {
-    let (_, s) = served(app, project_id).await?;
+/// The first line of every file an export writes: an export replaces a file of the
+/// repository only when it holds this line (`repo_fs::Replace::IfMarked`).
+pub const EXPORT_MARKER: &str =
+    "# Cairn's export of the ontology; exporting again replaces this file.";
+
+/// Extensions an export may write in the repository: OFN documents only, so an
+/// export never replaces a page or any other kind of file.
+const EXPORT_EXTENSIONS: [&str; 2] = [".ofn", ".owl"];
+
+/// Writes the synced ontology as OFN to `to` (a repository-relative path, `parameter`
+/// naming it in refusals), else to `exports/<project>.ofn` in the data directory,
+/// which Cairn owns. Either way the path is resolved through `repo_fs`, so it cannot
+/// leave its directory or write through a link.
+pub async fn export(
+    app: &App,
+    project_id: &str,
+    to: Option<(String, &'static str)>,
+) -> Result<Exported> {
+    let (repo, s) = served(app, project_id).await?;
+    let pid = project_id.to_string();
     blocking("writing the OFN document", move || {
         let o = &s.index.ontology;
+        let ofn = format!("{EXPORT_MARKER}\n{}", write_ofn(o));
+        let (root, rel, replace, parameter) = match &to {
+            Some((rel, parameter)) => {
+                let rel = crate::repo_fs::relative(rel)
+                    .map_err(|e| Error::validation(parameter, e.to_string()))?;
+                if !EXPORT_EXTENSIONS
+                    .iter()
+                    .any(|x| rel.to_ascii_lowercase().ends_with(x))
+                {
+                    return Err(Error::validation(
+                        parameter,
+                        format!("{rel}: an export is written to a .ofn or .owl file"),
+                    ));
+                }
+                let replace = crate::repo_fs::Replace::IfMarked(EXPORT_MARKER);
+                (PathBuf::from(&repo.repo_path), rel, replace, *parameter)
+            }
+            None => {
+                let dir = crate::config::default_data_dir().join("exports");
+                std::fs::create_dir_all(&dir)
+                    .map_err(|e| Error::Internal(format!("creating {}: {e}", dir.display())))?;
+                let name: String = pid
+                    .chars()
+                    .map(|c| {
+                        if c.is_ascii_alphanumeric() || c == '-' {
+                            c
+                        } else {
+                            '_'
+                        }
+                    })
+                    .collect();
+                (dir, format!("{name}.ofn"), crate::repo_fs::Replace::Any, "")
+            }
+        };
+        let fs = crate::repo_fs::RepoFs::new(&root).map_err(|e| Error::invalid(e.to_string()))?;
+        fs.write(&rel, ofn.as_bytes(), replace)
+            .map_err(|e| match parameter {
+                "" => Error::Internal(format!("writing the export: {e}")),
+                p => Error::validation(p, e.to_string()),
+            })?;
+        let path = if to.is_some() {
+            rel
+        } else {
+            fs.root().join(&rel).to_string_lossy().into_owned()
+        };
         Ok(Exported {
-            ofn: write_ofn(o),
+            bytes: ofn.len(),
+            path,
+            ofn,
             classes: o.iris(EntityKind::Class).count(),
             properties: o.iris(EntityKind::ObjectProperty).count(),
             individuals: o.iris(EntityKind::Individual).count(),
@@ -133,14 +204,21 @@ const AFFECTED_ROWS: usize = 50;
 /// at: the pages it generates (read back as the document) and what it skipped.
 struct Read {
     generated: Vec<(String, Page)>,
+    /// Prefixes the document declares that the repository's map lacks, and its
+    /// entities use: added to the map with the pages.
+    new_prefixes: Vec<(String, String)>,
     titles: Vec<(String, String)>,
     skipped: Vec<Problem>,
 }
 
-/// Reads the document and checks that its pages read back as it (the round trip
-/// every page Cairn writes keeps).
-fn read_document(text: &str, file: &str, parameter: &'static str) -> Result<Read> {
-    let r = read_ofn(text, file);
+/// Reads the document against the repository's prefix map `known` and checks that
+/// its pages read back as it (the round trip every page Cairn writes keeps).
+fn read_document(
+    text: &str,
+    (file, parameter): (&str, &'static str),
+    known: &[(String, String)],
+) -> Result<Read> {
+    let r = read_ofn_in(text, file, known);
     if r.ontology.entities.is_empty() {
         // What stopped the reading first, when something did.
         let mut ps = r.problems.clone();
@@ -179,8 +257,23 @@ fn read_document(text: &str, file: &str, parameter: &'static str) -> Result<Read
             format!("the pages made from {file} do not read back as the document: they state other axioms"),
         ));
     }
+    let used = |p: &str| {
+        r.ontology
+            .entities
+            .keys()
+            .any(|i| !i.starts_with('<') && i.split_once(':').is_some_and(|(q, _)| q == p))
+    };
+    let new_prefixes = r
+        .ontology
+        .prefixes
+        .iter()
+        .filter(|(p, _)| !known.iter().any(|(k, _)| k == p) && used(p))
+        .filter(|(p, _)| !STANDARD_PREFIXES.iter().any(|(s, _)| s == p))
+        .cloned()
+        .collect();
     Ok(Read {
         generated,
+        new_prefixes,
         titles: r.ontology.page_titles().into_iter().collect(),
         skipped: r.problems,
     })
@@ -195,6 +288,57 @@ struct Merged {
     new_pages: usize,
     updated_pages: usize,
     checked: Checked,
+}
+
+/// Adds prefix lines for `new` to the page of the repository's prefix map: the
+/// first page declaring prefixes, else `Prefixes` in the pages folder (a page the
+/// import writes already takes them). Answers the page's path and stored text.
+fn add_prefixes(
+    stored: &HashMap<String, String>,
+    files: &mut Vec<(String, Page)>,
+    pages_dir: &str,
+    new: &[(String, String)],
+) -> std::result::Result<(String, Option<String>), Problem> {
+    let mut holders: Vec<&String> = stored
+        .iter()
+        .filter(|(_, t)| t.contains("prefix::"))
+        .filter(|(_, t)| Page::parse(t).is_ok_and(|p| prefixes::declared(&p).next().is_some()))
+        .map(|(f, _)| f)
+        .collect();
+    holders.sort();
+    let path = match holders.first() {
+        Some(f) => f.to_string(),
+        None => {
+            let name = file_name(prefixes::PAGE_TITLE);
+            if pages_dir.is_empty() {
+                name
+            } else {
+                format!("{pages_dir}/{name}")
+            }
+        }
+    };
+    let old = stored.get(&path).cloned();
+    if !files.iter().any(|(f, _)| *f == path) {
+        let page = match &old {
+            None => Page::new(prefixes::PAGE_TITLE),
+            Some(t) => Page::parse(t).map_err(|e| Problem {
+                file: path.clone(),
+                line: e.line,
+                column: 0,
+                message: format!(
+                    "the prefix map's page does not read ({}): fix it before importing",
+                    e.message
+                ),
+            })?,
+        };
+        files.push((path.clone(), page));
+    }
+    if let Some((_, page)) = files.iter_mut().find(|(f, _)| *f == path) {
+        for (p, ns) in new {
+            page.push(prefixes::KEY, &prefixes::line(p, ns));
+        }
+    }
+    Ok((path, old))
 }
 
 /// Merges the generated pages into the stored ones (`pages_dir` for new ones) and
@@ -284,6 +428,17 @@ fn merge_and_check(
             }
         }
     }
+    if !read.new_prefixes.is_empty() {
+        match add_prefixes(&stored, &mut files, pages_dir, &read.new_prefixes) {
+            Ok((path, old)) => {
+                before.entry(path).or_insert(old);
+                for (p, _) in &read.new_prefixes {
+                    affected.push((format!("{p}:"), "prefix".into()));
+                }
+            }
+            Err(p) => clashes.push(p),
+        }
+    }
     if files.is_empty() && clashes.is_empty() {
         return Err(Error::invalid(format!(
             "{file} adds nothing the pages do not say already"
@@ -330,8 +485,9 @@ pub async fn import(
 ) -> Result<Imported> {
     let (repo, s) = served(app, project_id).await?;
     let name = file.to_string();
+    let known = s.index.ontology.prefix_map();
     let read = blocking("reading an OFN document", move || {
-        read_document(&text, &name, parameter)
+        read_document(&text, (&name, parameter), &known)
     })
     .await?;
     let skipped = read.skipped.clone();

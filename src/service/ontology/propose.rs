@@ -94,17 +94,22 @@ pub struct Amendment {
 }
 
 /// The page key of a relationship, however it was spelled (`has-part`, `hasPart`,
-/// `HAS_PART`, `core:hasPart`); `is-subclass-of` too when `parents` allows it.
+/// `HAS_PART`, `core:hasPart`), or of disjointness (`disjointWith`,
+/// `owl:disjointWith`); `is-subclass-of` too when `parents` allows it.
 pub fn rel_key(raw: &str, parents: bool) -> Option<&'static str> {
     let norm: String = raw
         .trim()
         .trim_start_matches("core:")
+        .trim_start_matches("owl:")
         .chars()
         .filter(|c| c.is_alphanumeric())
         .collect::<String>()
         .to_lowercase();
     if parents && ["issubclassof", "subclassof", "parent", "parents"].contains(&norm.as_str()) {
         return Some(keys::IS_SUBCLASS_OF);
+    }
+    if norm == "disjointwith" {
+        return Some(keys::DISJOINT_WITH);
     }
     RELATIONSHIPS
         .iter()
@@ -390,15 +395,20 @@ pub async fn create(
             )));
         }
     }
-    let mut relationships = Vec::new();
+    let (mut relationships, mut disjoint_with) = (Vec::new(), Vec::new());
     for (k, ts) in &p.relationships {
         let key = rel_key(k, false).ok_or_else(|| {
             Error::validation(
                 Field::Relationships,
-                format!("'{k}' is not one of has-part, requires, enables, bridges-to, relates-to"),
+                format!("'{k}' is not one of has-part, requires, enables, bridges-to, relates-to, disjointWith"),
             )
         })?;
-        relationships.push((key.to_string(), targets(ix, Field::Relationships, ts)?));
+        let ts = targets(ix, Field::Relationships, ts)?;
+        if key == keys::DISJOINT_WITH {
+            disjoint_with.extend(ts);
+        } else {
+            relationships.push((key.to_string(), ts));
+        }
     }
     let parents = targets(ix, Field::IsSubclassOf, &p.is_subclass_of)?;
     let date = today().1;
@@ -419,6 +429,7 @@ pub async fn create(
             maturity: "draft".into(),
             relationships: relationships.clone(),
             alt_terms: p.alt_terms.clone(),
+            disjoint_with: disjoint_with.clone(),
         }
         .to_page()
     };
@@ -576,13 +587,13 @@ pub async fn amend(
         each_one_line(Field::RemoveRelationships, ts)?;
     }
     for (k, ts) in &a.add_relationships {
-        let key = rel_key(k, true).ok_or_else(|| Error::validation(Field::AddRelationships, format!("'{k}' is not is-subclass-of, has-part, requires, enables, bridges-to or relates-to")))?;
+        let key = rel_key(k, true).ok_or_else(|| Error::validation(Field::AddRelationships, format!("'{k}' is not is-subclass-of, has-part, requires, enables, bridges-to, relates-to or disjointWith")))?;
         for t in targets(ix, Field::AddRelationships, ts)? {
             draft::add_link(&mut page, key, &t);
         }
     }
     for (k, ts) in &a.remove_relationships {
-        let key = rel_key(k, true).ok_or_else(|| Error::validation(Field::RemoveRelationships, format!("'{k}' is not is-subclass-of, has-part, requires, enables, bridges-to or relates-to")))?;
+        let key = rel_key(k, true).ok_or_else(|| Error::validation(Field::RemoveRelationships, format!("'{k}' is not is-subclass-of, has-part, requires, enables, bridges-to, relates-to or disjointWith")))?;
         for t in ts {
             let name = ix
                 .resolve(t)
@@ -718,27 +729,126 @@ pub async fn amend(
     .await
 }
 
-/// One hypothetical axiom (`AxiomInput`, docs/ontology.md, hypothetical axioms).
+/// One hypothetical axiom (`AxiomInput`, docs/ontology.md, hypothetical axioms):
+/// its type, its subject, and its object (absent for the property characteristics)
+/// and property (a property assertion's).
 #[derive(Debug, Clone)]
 pub struct AxiomInput {
     pub axiom_type: String,
     pub subject: String,
-    pub object: String,
+    pub object: Option<String>,
+    pub property: Option<String>,
 }
 
-/// The axiom types `ontology_validate` takes.
-pub const AXIOM_TYPES: &[&str] = &[
-    "SubClassOf",
-    "EquivalentClasses",
-    "DisjointClasses",
-    "SubObjectPropertyOf",
-    "ClassAssertion",
-    "has-part",
-    "requires",
-    "enables",
-    "bridges-to",
-    "relates-to",
+/// The axiom types `ontology_validate` takes (the relationship keys besides), each
+/// with the page form that states it: the subject's entity key and the property
+/// key the object goes to.
+pub const AXIOM_TYPES: &[(&str, &str, &str)] = &[
+    ("SubClassOf", keys::OWL_CLASS, keys::SUB_CLASS_OF),
+    ("EquivalentClasses", keys::OWL_CLASS, keys::EQUIVALENT_CLASS),
+    ("DisjointClasses", keys::OWL_CLASS, keys::DISJOINT_WITH),
+    (
+        "SubObjectPropertyOf",
+        keys::OWL_OBJECT_PROPERTY,
+        keys::SUB_PROPERTY_OF,
+    ),
+    (
+        "ObjectPropertyDomain",
+        keys::OWL_OBJECT_PROPERTY,
+        keys::DOMAIN,
+    ),
+    (
+        "ObjectPropertyRange",
+        keys::OWL_OBJECT_PROPERTY,
+        keys::RANGE,
+    ),
+    (
+        "TransitiveObjectProperty",
+        keys::OWL_OBJECT_PROPERTY,
+        keys::TRANSITIVE,
+    ),
+    (
+        "ReflexiveObjectProperty",
+        keys::OWL_OBJECT_PROPERTY,
+        keys::REFLEXIVE,
+    ),
+    ("ClassAssertion", keys::OWL_INDIVIDUAL, keys::RDF_TYPE),
+    ("ObjectPropertyAssertion", keys::OWL_INDIVIDUAL, keys::FACTS),
 ];
+
+/// The page lines `(entity line, key, value)` that state one hypothetical axiom, or
+/// what is wrong with it.
+fn hypothesis_page(
+    ix: &Index,
+    a: &AxiomInput,
+) -> std::result::Result<(String, &'static str, String), String> {
+    let t = a.axiom_type.trim();
+    let subject = as_expr(ix, &a.subject);
+    let object = a.object.as_deref().map(|o| as_expr(ix, o));
+    let named = looks_like_iri(&subject) && !subject.contains(' ');
+    let need = |o: Option<String>| o.ok_or_else(|| format!("{t} needs an object"));
+    let Some(&(name, ident, key)) = AXIOM_TYPES.iter().find(|(n, ..)| n.eq_ignore_ascii_case(t))
+    else {
+        // A relationship key: an existential on a class, an assertion between
+        // individuals.
+        let key =
+            rel_key(t, false).ok_or_else(|| format!("'{t}' is not an axiom type Cairn checks"))?;
+        if !named {
+            return Err(format!("{key} needs a named subject"));
+        }
+        let individual = ix
+            .ontology
+            .entity(&subject)
+            .is_some_and(|e| e.kind == EntityKind::Individual);
+        let ident = if individual {
+            keys::OWL_INDIVIDUAL
+        } else {
+            keys::OWL_CLASS
+        };
+        return Ok((format!("{ident}:: {subject}"), key, need(object)?));
+    };
+    let class_axiom = ident == keys::OWL_CLASS;
+    if class_axiom && !named {
+        // A general axiom: its left side is an expression.
+        let kw = match name {
+            "SubClassOf" => "SubClassOf",
+            "EquivalentClasses" => "EquivalentTo",
+            _ => "DisjointWith",
+        };
+        let o = need(object)?;
+        return Ok((
+            "owl:class:: cairn:Hypothesis".into(),
+            keys::AXIOM,
+            format!("{subject} {kw} {o}"),
+        ));
+    }
+    let chain = name == "SubObjectPropertyOf" && subject.contains(" o ");
+    if !named && !chain {
+        return Err(format!(
+            "'{}' is not an IRI or a known name",
+            a.subject.trim()
+        ));
+    }
+    let value = match key {
+        keys::TRANSITIVE | keys::REFLEXIVE if object.is_some() => {
+            return Err(format!(
+                "{name} takes its property as the subject, and no object"
+            ))
+        }
+        keys::TRANSITIVE | keys::REFLEXIVE => "true".to_string(),
+        keys::FACTS => {
+            let p = a.property.as_deref().map(|p| as_expr(ix, p));
+            let p = p.ok_or_else(|| format!("{name} needs a property"))?;
+            format!("{p} {}", need(object)?)
+        }
+        _ => need(object)?,
+    };
+    if chain {
+        // `p o q SubObjectPropertyOf r` is stated on r's page.
+        return Ok((format!("{ident}:: {value}"), keys::PROPERTY_CHAIN, subject));
+    }
+    Ok((format!("{ident}:: {subject}"), key, value))
+}
 
 /// What hypothetical axioms would do.
 pub struct Validated {
@@ -770,73 +880,14 @@ pub async fn validate(app: &App, project_id: &str, input: Vec<AxiomInput>) -> Re
     let mut all = Vec::new();
     for (i, a) in input.iter().enumerate() {
         let file = format!("axioms[{i}]");
-        one_line(&format!("axioms[{i}].subject"), &a.subject)?;
-        one_line(&format!("axioms[{i}].object"), &a.object)?;
-        let subject = as_expr(ix, &a.subject);
-        let object = as_expr(ix, &a.object);
-        let t = a.axiom_type.trim();
-        let named = looks_like_iri(&subject) && !subject.contains(' ');
-        let (ident, key, value) = match t {
-            _ if !named
-                && ["SubClassOf", "EquivalentClasses", "DisjointClasses"]
-                    .iter()
-                    .any(|k| k.eq_ignore_ascii_case(t)) =>
-            {
-                let kw = if t.eq_ignore_ascii_case("SubClassOf") {
-                    "SubClassOf"
-                } else if t.eq_ignore_ascii_case("EquivalentClasses") {
-                    "EquivalentTo"
-                } else {
-                    "DisjointWith"
-                };
-                (
-                    "owl:class:: cairn:Hypothesis".to_string(),
-                    keys::AXIOM,
-                    format!("{subject} {kw} {object}"),
-                )
-            }
-            _ if t.eq_ignore_ascii_case("SubClassOf") => {
-                (format!("owl:class:: {subject}"), keys::SUB_CLASS_OF, object)
-            }
-            _ if t.eq_ignore_ascii_case("EquivalentClasses") => (
-                format!("owl:class:: {subject}"),
-                keys::EQUIVALENT_CLASS,
-                object,
-            ),
-            _ if t.eq_ignore_ascii_case("DisjointClasses") => (
-                format!("owl:class:: {subject}"),
-                keys::DISJOINT_WITH,
-                object,
-            ),
-            _ if t.eq_ignore_ascii_case("SubObjectPropertyOf") => (
-                format!("owl:objectProperty:: {subject}"),
-                keys::SUB_PROPERTY_OF,
-                object,
-            ),
-            _ if t.eq_ignore_ascii_case("ClassAssertion") => (
-                format!("owl:individual:: {subject}"),
-                keys::RDF_TYPE,
-                object,
-            ),
-            _ => match rel_key(t, false) {
-                Some(k) if named => (format!("owl:class:: {subject}"), k, object),
-                _ => {
-                    return Err(Error::validation(
-                        &format!("axioms[{i}].axiomType"),
-                        format!(
-                            "'{t}' is not one of {} (relationships need a named subject)",
-                            AXIOM_TYPES.join(", ")
-                        ),
-                    ))
-                }
-            },
-        };
-        if !named && !ident.ends_with("cairn:Hypothesis") {
-            return Err(Error::validation(
-                &format!("axioms[{i}].subject"),
-                format!("'{}' is not an IRI or a known name", a.subject.trim()),
-            ));
+        for v in [Some(&a.subject), a.object.as_ref(), a.property.as_ref()]
+            .into_iter()
+            .flatten()
+        {
+            one_line(&file, v)?;
         }
+        let (ident, key, value) =
+            hypothesis_page(ix, a).map_err(|m| Error::validation(&file, m))?;
         let text =
             format!("- {file}\n  - ### OntologyBlock\n    - {ident}\n    - {key}:: {value}\n");
         let page = Page::parse(&text)
@@ -910,6 +961,7 @@ mod tests {
         assert_eq!(rel_key(&Field::IsSubclassOf.to_string(), false), None);
         assert_eq!(rel_key("is-subclass-of", true), Some("is-subclass-of"));
         assert_eq!(rel_key("owns", true), None);
+        assert_eq!(rel_key("owl:disjointWith", false), Some("owl:disjointWith"));
         assert_eq!(
             iri_for("ai", "Vision transformer (ViT-B)"),
             "ai:VisionTransformerViTB"
