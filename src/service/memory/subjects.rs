@@ -418,13 +418,13 @@ async fn add_aliases(c: &mut Conn, id: &str, names: &[String]) -> Result<Vec<Str
         let n = n.trim();
         if n.is_empty() || n.len() > validate::MAX_NAME {
             return Err(Error::validation(
-                &format!("aliases[{i}]"),
+                format!("aliases[{i}]"),
                 "must be a name of 1 to 255 bytes",
             ));
         }
         if normalise_name(n).is_empty() {
             return Err(Error::validation(
-                &format!("aliases[{i}]"),
+                format!("aliases[{i}]"),
                 "has no letters or digits",
             ));
         }

@@ -891,9 +891,9 @@ pub async fn validate(app: &App, project_id: &str, input: Vec<AxiomInput>) -> Re
         let text =
             format!("- {file}\n  - ### OntologyBlock\n    - {ident}\n    - {key}:: {value}\n");
         let page = Page::parse(&text)
-            .map_err(|e| Error::validation(&format!("axioms[{i}]"), e.to_string()))?;
+            .map_err(|e| Error::validation(format!("axioms[{i}]"), e.to_string()))?;
         let entry =
-            read_entry(&page).map_err(|e| Error::validation(&format!("axioms[{i}]"), e.message))?;
+            read_entry(&page).map_err(|e| Error::validation(format!("axioms[{i}]"), e.message))?;
         let (axioms, problems) = ix.ontology.page_axioms(&file, &entry);
         if !problems.is_empty() {
             return Err(problems_error(format!("axioms[{i}]"), problems));
