@@ -216,7 +216,9 @@ impl Error {
         Error::Unexpected(Incident { id })
     }
 
-    pub fn validation(parameter: &str, message: impl Into<String>) -> Self {
+    /// Bad input in `parameter`: a [`crate::domain::field::Field`] where a service
+    /// names it (its wire name comes from `mcp::names`), a name where `mcp` does.
+    pub fn validation(parameter: impl std::fmt::Display, message: impl Into<String>) -> Self {
         Error::Validation {
             message: format!("parameter '{parameter}': {}", message.into()),
             parameter: Some(parameter.to_string()),

@@ -9,7 +9,7 @@ pub fn new_id() -> String {
 }
 
 /// Parses an id given by a caller into the canonical form stored in the database.
-pub fn parse(parameter: &str, raw: &str) -> Result<String, Invalid> {
+pub fn parse(parameter: impl std::fmt::Display, raw: &str) -> Result<String, Invalid> {
     let s = raw.trim();
     let ok_shape =
         (s.len() == 32 || s.len() == 36) && s.chars().all(|c| c.is_ascii_hexdigit() || c == '-');

@@ -11,7 +11,8 @@ pub struct Invalid {
 }
 
 impl Invalid {
-    pub fn new(field: &str, problem: impl Into<String>) -> Self {
+    /// `field` is a [`super::field::Field`], or the name `mcp` was given it as.
+    pub fn new(field: impl std::fmt::Display, problem: impl Into<String>) -> Self {
         Invalid {
             field: field.to_string(),
             problem: problem.into(),

@@ -3,6 +3,7 @@
 
 pub mod code;
 pub mod container;
+pub mod field;
 pub mod glob;
 pub mod graph;
 pub mod id;

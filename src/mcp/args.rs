@@ -61,7 +61,7 @@ pub fn too_deep(k: &str, levels: Option<usize>) -> Error {
         .map(|n| format!("{n} levels"))
         .unwrap_or_else(|| "more than 128 levels".into());
     Error::validation(
-        &clip(k, 60),
+        clip(k, 60),
         format!("nests {how} deep (arrays and objects); at most {DEPTH_MAX} are read: send a flatter value"),
     )
 }
@@ -240,7 +240,7 @@ impl Args {
                     .map(|n| format!(" (did you mean '{n}'?)"))
                     .unwrap_or_default();
                 return Err(Error::validation(
-                    &clip(k, 60),
+                    clip(k, 60),
                     format!(
                         "unknown parameter{hint}; this tool takes: {}",
                         known.join(", ")
@@ -586,7 +586,7 @@ impl Args {
                     .map(|(i, v)| match v {
                         Value::Object(m) => Ok(m.clone()),
                         other => Err(Error::validation(
-                            &format!("{k}[{i}]"),
+                            format!("{k}[{i}]"),
                             format!("expected an object, got {}", type_name(other)),
                         )),
                     })

@@ -11,6 +11,7 @@ pub mod graph;
 pub mod help;
 pub mod json;
 pub mod memory;
+pub mod names;
 pub mod ontology;
 pub mod prompts;
 pub mod schema;

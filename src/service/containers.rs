@@ -1,5 +1,6 @@
 //! Projects, features and tasks: create, read, update, delete, search, overview.
 
+use crate::domain::field::Field;
 use crate::domain::{id, now, ContainerType, Item, ItemKind, Priority, Project, Status, Touched};
 use crate::error::{Details, Error, Result};
 use crate::service::App;
@@ -41,8 +42,11 @@ pub async fn create(app: &App, ct: ContainerType, n: NewContainer) -> Result<Con
     let Some(kind) = ct.item_kind() else {
         if !n.related_to.is_empty() {
             return Err(Error::validation(
-                "relatedTo",
-                "projects have no dependencies; relatedTo applies to features and tasks",
+                Field::RelatedTo,
+                format!(
+                    "projects have no dependencies; {} applies to features and tasks",
+                    Field::RelatedTo
+                ),
             ));
         }
         let p = Project {
@@ -106,8 +110,11 @@ async fn placement(
 ) -> Result<(Option<String>, Option<String>)> {
     if kind == ItemKind::Feature && feature_id.is_some() {
         return Err(Error::validation(
-            "featureId",
-            "a feature cannot belong to a feature; give projectId",
+            Field::FeatureId,
+            format!(
+                "a feature cannot belong to a feature; give {}",
+                Field::ProjectId
+            ),
         ));
     }
     if let Some(p) = &project_id {
@@ -122,7 +129,8 @@ async fn placement(
             if let (Some(given), Some(actual)) = (&project_id, &feature.project_id) {
                 if given != actual {
                     return Err(Error::invariant(format!(
-                        "feature {f} belongs to project {actual}, not {given}: omit projectId or give the feature's project"
+                        "feature {f} belongs to project {actual}, not {given}: omit {} or give the feature's project",
+                        Field::ProjectId
                     )));
                 }
             }
@@ -137,7 +145,7 @@ async fn relate(tx: &mut Conn, kind: ItemKind, id: &str, others: &[String]) -> R
     for other in others {
         if other == id {
             return Err(Error::validation(
-                "relatedTo",
+                Field::RelatedTo,
                 "an item cannot relate to itself",
             ));
         }
@@ -176,8 +184,11 @@ pub async fn update(
         None => {
             if !p.related_to.is_empty() {
                 return Err(Error::validation(
-                    "relatedTo",
-                    "projects have no dependencies; relatedTo applies to features and tasks",
+                    Field::RelatedTo,
+                    format!(
+                        "projects have no dependencies; {} applies to features and tasks",
+                        Field::RelatedTo
+                    ),
                 ));
             }
             let mut cur = project::get(&mut tx, id)
@@ -233,7 +244,7 @@ pub async fn update(
             if let Some(c) = p.complexity {
                 if kind == ItemKind::Feature {
                     return Err(Error::validation(
-                        "complexity",
+                        Field::Complexity,
                         "complexity applies to tasks only",
                     ));
                 }

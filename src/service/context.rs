@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use crate::domain::field::{Field, Tool};
 use crate::domain::glob::{self, Glob, Index, Origin};
 use crate::domain::graph::{context_paths, Atom, ChangelogEntry, Molecule, NodeKind, Related};
 use crate::domain::{Item, ItemKind, Status};
@@ -328,7 +329,7 @@ pub async fn context_in(
 ) -> Result<Context> {
     if raw_paths.len() > PATHS_MAX {
         return Err(Error::validation(
-            "paths",
+            Field::Paths,
             format!(
                 "{} paths given, at most {PATHS_MAX} per call",
                 raw_paths.len()
@@ -596,7 +597,8 @@ fn place(raw: &str, root: Option<&Path>) -> std::result::Result<Option<String>, 
     }
     let Some(root) = root else {
         return Err(format!(
-            "'{t}' is absolute and the project has no repository bound (init_project): give paths relative to the repository root"
+            "'{t}' is absolute and the project has no repository bound ({}): give paths relative to the repository root",
+            Tool::InitProject
         ));
     };
     let p = Path::new(t);
@@ -648,10 +650,10 @@ pub async fn for_task_in(
         return Ok(TaskContext {
             paths: vec![],
             context: None,
-            note: Some(
-                "the task has no 'Context Files' section: add one (manage_sections) listing the paths it touches, one per line"
-                    .into(),
-            ),
+            note: Some(format!(
+                "the task has no 'Context Files' section: add one ({}) listing the paths it touches, one per line",
+                Tool::ManageSections
+            )),
         });
     }
     let mut paths: Vec<String> = Vec::new();

@@ -1,6 +1,7 @@
 //! Dependency edges created and removed directly (`manage_dependency`) and listed.
 
 use crate::domain::container::Dependency as Edge;
+use crate::domain::field::Field;
 use crate::domain::{id, now, ItemKind, Touched};
 use crate::error::{Error, Result};
 use crate::service::workflow::add_block;
@@ -119,8 +120,12 @@ pub async fn delete(
         }
         (None, None) => {
             return Err(Error::validation(
-                "id",
-                "give the dependency id, or fromId and toId",
+                Field::Id,
+                format!(
+                    "give the dependency id, or {} and {}",
+                    Field::FromId,
+                    Field::ToId
+                ),
             ))
         }
     }

@@ -4,6 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::domain::field::Field;
 use crate::domain::glob::{Glob, MAX_PATTERNS};
 use crate::domain::graph::{append_knowledge, Atom, ChangelogEntry, Molecule, NodeKind, Related};
 use crate::domain::{id, now, ItemKind};
@@ -56,7 +57,7 @@ pub fn check_paths(paths: &[String]) -> Result<Vec<String>> {
     }
     if paths.len() > MAX_PATTERNS {
         return Err(Error::validation(
-            "paths",
+            Field::Paths,
             format!(
                 "{} patterns given, at most {MAX_PATTERNS} allowed",
                 paths.len()
@@ -65,7 +66,7 @@ pub fn check_paths(paths: &[String]) -> Result<Vec<String>> {
     }
     let mut out: Vec<String> = Vec::with_capacity(paths.len());
     for p in paths {
-        let g = Glob::parse(p).map_err(|e| Error::validation("paths", e))?;
+        let g = Glob::parse(p).map_err(|e| Error::validation(Field::Paths, e))?;
         if !out.contains(&g.text) {
             out.push(g.text);
         }
@@ -73,7 +74,7 @@ pub fn check_paths(paths: &[String]) -> Result<Vec<String>> {
     Ok(out)
 }
 
-async fn require_task(c: &mut Conn, param: &str, task_id: &str) -> Result<()> {
+async fn require_task(c: &mut Conn, param: Field, task_id: &str) -> Result<()> {
     if !item::exists(c, ItemKind::Task, task_id).await? {
         return Err(Error::NotFound {
             entity: "task",
@@ -116,7 +117,7 @@ async fn check_molecule(c: &mut Conn, molecule_id: &str, project_id: &str) -> Re
 async fn check_related(
     c: &mut Conn,
     kind: NodeKind,
-    param: &str,
+    param: Field,
     related: &[Related],
     project_id: &str,
     self_id: Option<&str>,
@@ -195,7 +196,7 @@ pub async fn create(app: &App, kind: NodeKind, n: NewNode) -> Result<Node> {
         (NodeKind::Atom, Some(p)) => check_paths(p)?,
         (NodeKind::Atom, None) => {
             return Err(Error::validation(
-                "paths",
+                Field::Paths,
                 "is required to create an atom: a JSON array of glob patterns, e.g. [\"src/payments/**\"]",
             ))
         }
@@ -249,7 +250,7 @@ pub async fn create(app: &App, kind: NodeKind, n: NewNode) -> Result<Node> {
     if !task {
         return Err(Error::NotFound {
             entity: "task",
-            id: format!("{task_id} (given as createdByTaskId)"),
+            id: format!("{task_id} (given as {})", Field::CreatedByTaskId),
         });
     }
     if let Some(m) = molecule_id {
@@ -260,8 +261,8 @@ pub async fn create(app: &App, kind: NodeKind, n: NewNode) -> Result<Node> {
         }
     }
     let param = match kind {
-        NodeKind::Atom => "relatedAtoms",
-        NodeKind::Molecule => "relatedMolecules",
+        NodeKind::Atom => Field::RelatedAtoms,
+        NodeKind::Molecule => Field::RelatedMolecules,
     };
     check_related(&mut tx, kind, param, related, project_id, None).await?;
     // The write lock has been held since the checks above: nothing can have gone.
@@ -280,7 +281,7 @@ fn new_knowledge(old: &str, p: &Patch, ts: &str) -> Result<Option<String>> {
     };
     if next.len() > KNOWLEDGE_MAX {
         return Err(Error::validation(
-            "knowledge",
+            Field::Knowledge,
             format!(
                 "appending makes the knowledge {} bytes, at most {KNOWLEDGE_MAX} allowed: overwrite it with a condensed version",
                 next.len()
@@ -297,7 +298,7 @@ pub async fn update(app: &App, kind: NodeKind, id: &str, version: i64, p: Patch)
         NodeKind::Atom => {
             let mut a = graph::require_atom(&mut tx, id).await?;
             lock::check(&mut tx, lock::ATOMS, id, version).await?;
-            require_task(&mut tx, "lastTaskId", &p.last_task_id).await?;
+            require_task(&mut tx, Field::LastTaskId, &p.last_task_id).await?;
             if let Some(paths) = &p.paths {
                 a.paths = check_paths(paths)?;
             }
@@ -308,7 +309,15 @@ pub async fn update(app: &App, kind: NodeKind, id: &str, version: i64, p: Patch)
                 a.molecule_id = m.clone();
             }
             if let Some(r) = p.related.clone() {
-                check_related(&mut tx, kind, "relatedAtoms", &r, &a.project_id, Some(id)).await?;
+                check_related(
+                    &mut tx,
+                    kind,
+                    Field::RelatedAtoms,
+                    &r,
+                    &a.project_id,
+                    Some(id),
+                )
+                .await?;
                 a.related = r;
             }
             if let Some(k) = new_knowledge(&a.knowledge, &p, &ts)? {
@@ -325,12 +334,12 @@ pub async fn update(app: &App, kind: NodeKind, id: &str, version: i64, p: Patch)
         NodeKind::Molecule => {
             let mut m = graph::require_molecule(&mut tx, id).await?;
             lock::check(&mut tx, lock::MOLECULES, id, version).await?;
-            require_task(&mut tx, "lastTaskId", &p.last_task_id).await?;
+            require_task(&mut tx, Field::LastTaskId, &p.last_task_id).await?;
             if let Some(r) = p.related.clone() {
                 check_related(
                     &mut tx,
                     kind,
-                    "relatedMolecules",
+                    Field::RelatedMolecules,
                     &r,
                     &m.project_id,
                     Some(id),
@@ -372,7 +381,7 @@ pub async fn delete(
 ) -> Result<Deleted> {
     let mut tx = app.store.write().await?;
     if let Some(t) = last_task_id {
-        require_task(&mut tx, "lastTaskId", t).await?;
+        require_task(&mut tx, Field::LastTaskId, t).await?;
     }
     let t = graph::table(kind);
     lock::check(&mut tx, t, id, version).await?;
@@ -408,7 +417,7 @@ pub async fn append_changelog(
             graph::require_molecule(&mut tx, parent_id).await?;
         }
     }
-    require_task(&mut tx, "taskId", task_id).await?;
+    require_task(&mut tx, Field::TaskId, task_id).await?;
     let e = ChangelogEntry {
         id: id::new_id(),
         parent_type: kind,

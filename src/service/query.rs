@@ -31,6 +31,7 @@ use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::domain::code::Entity;
+use crate::domain::field::Field;
 use crate::error::{Error, Result};
 use crate::service::code::analysis::{current_lines, Recorded};
 use crate::service::code_graph::{GEdge, Graph, RefSummary};
@@ -175,8 +176,8 @@ pub struct OutEdge {
 
 pub struct QueryOut {
     pub root: Entity,
-    /// How the root was chosen: `entityId` or `semanticQuery`.
-    pub started_from: &'static str,
+    /// How the root was chosen: by the entity's id or by a semantic query.
+    pub started_from: Option<Field>,
     pub nodes: Vec<Node>,
     pub edges: Vec<OutEdge>,
     pub nodes_visited: usize,
@@ -250,14 +251,21 @@ pub async fn query(app: &App, q: QueryReq) -> Result<QueryOut> {
         (None, Some(_), Some(p)) => (p.clone(), None),
         (None, Some(_), None) => {
             return Err(Error::validation(
-                "projectId",
-                "is required with semanticQuery alone (the project to search for a start)",
+                Field::ProjectId,
+                format!(
+                    "is required with {} alone (the project to search for a start)",
+                    Field::SemanticQuery
+                ),
             ))
         }
         (None, None, _) => {
             return Err(Error::validation(
-                "entityId",
-                "give entityId, semanticQuery or both: there is nothing to start from",
+                Field::EntityId,
+                format!(
+                    "give {}, {} or both: there is nothing to start from",
+                    Field::EntityId,
+                    Field::SemanticQuery
+                ),
             ))
         }
     };
@@ -286,7 +294,7 @@ pub async fn query(app: &App, q: QueryReq) -> Result<QueryOut> {
         }
     };
     let (root_id, started_from) = match root_id {
-        Some(r) => (r, "entityId"),
+        Some(r) => (r, Field::EntityId),
         None => {
             let text = q.semantic_query.clone().unwrap_or_default();
             let all = |_: &str| true;
@@ -315,7 +323,7 @@ pub async fn query(app: &App, q: QueryReq) -> Result<QueryOut> {
                     format!("best match for '{text}' in project {project}"),
                 )
             })?;
-            (best.row_id, "semanticQuery")
+            (best.row_id, Field::SemanticQuery)
         }
     };
     let root = *g
@@ -323,7 +331,7 @@ pub async fn query(app: &App, q: QueryReq) -> Result<QueryOut> {
         .get(&root_id)
         .ok_or_else(|| Error::not_found("entity", root_id.clone()))?;
     let mut out = walk(&g, &snap, root, &qvec, &q);
-    out.started_from = started_from;
+    out.started_from = Some(started_from);
     out.embedder = embedder;
     out.query_truncated = query_truncated;
     out.not_embedded = snap.not_embedded;
@@ -426,7 +434,7 @@ fn walk(g: &Graph, snap: &Snapshot, root: usize, qvec: &[f32], q: &QueryReq) -> 
         let cost = node_cost(&e, &[]);
         return QueryOut {
             root: root_e.clone(),
-            started_from: "",
+            started_from: None,
             nodes: vec![Node {
                 entity: e,
                 relevance: sim(root),
@@ -615,7 +623,7 @@ fn walk(g: &Graph, snap: &Snapshot, root: usize, qvec: &[f32], q: &QueryReq) -> 
     }
     QueryOut {
         root: g.entities[root].clone(),
-        started_from: "",
+        started_from: None,
         nodes: order
             .iter()
             .map(|&n| Node {

@@ -2,6 +2,7 @@
 
 use std::collections::HashSet;
 
+use crate::domain::field::Field;
 use crate::domain::{id, now, ContainerType, Section};
 use crate::error::{Details, Error, Result};
 use crate::service::App;
@@ -160,7 +161,8 @@ pub async fn reorder(
     if !missing.is_empty() || !foreign.is_empty() || given.len() != ordered.len() {
         return Err(Error::InvalidOperation {
             message: format!(
-                "orderedIds must list each section of {} {entity_id} exactly once ({} missing, {} not its sections, {} repeated)",
+                "{} must list each section of {} {entity_id} exactly once ({} missing, {} not its sections, {} repeated)",
+                Field::OrderedIds,
                 ct.as_str(),
                 missing.len(),
                 foreign.len(),

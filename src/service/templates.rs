@@ -1,5 +1,6 @@
 //! Templates: reusable section blueprints applied to projects, features and tasks.
 
+use crate::domain::field::Field;
 use crate::domain::{id, now, ContainerType, Section, Template, TemplateSection};
 use crate::error::{Error, Result};
 use crate::service::sections::{self, NewSection};
@@ -34,7 +35,7 @@ pub struct NewTemplate {
 pub async fn create(app: &App, n: NewTemplate) -> Result<Template> {
     let target = n.target.ok_or_else(|| {
         Error::validation(
-            "targetEntityType",
+            Field::TargetEntityType,
             "required for create: PROJECT, FEATURE or TASK",
         )
     })?;

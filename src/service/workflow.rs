@@ -2,6 +2,7 @@
 //! roll-ups that follow (a feature activated by its first task, closed by its last).
 
 use crate::domain::container::Dependency as Edge;
+use crate::domain::field::{Field, Tool};
 use crate::domain::{id, now, Item, ItemKind, Pipeline, Pipelines, Priority, Status};
 use crate::error::{Details, Error, Result};
 use crate::service::App;
@@ -365,8 +366,11 @@ pub async fn block(
             Blocker::NoOp => {
                 let reason = reason.ok_or_else(|| {
                     Error::validation(
-                        "blockedReason",
-                        "required with blockedBy NO_OP: say what outside Cairn blocks this item",
+                        Field::BlockedReason,
+                        format!(
+                            "required with {} NO_OP: say what outside Cairn blocks this item",
+                            Field::BlockedBy
+                        ),
                     )
                 })?;
                 let eid = id::new_id();
@@ -414,9 +418,10 @@ pub async fn unblock(
         if !dependency::delete_between(&mut tx, from, id, "BLOCKS").await? {
             return Err(Error::InvalidOperation {
                 message: format!(
-                    "{} does not block {} {id}: see query_dependencies for its blockers",
+                    "{} does not block {} {id}: see {} for its blockers",
                     from.unwrap_or("NO_OP"),
-                    kind.as_str()
+                    kind.as_str(),
+                    Tool::QueryDependencies
                 ),
                 details: None,
             });

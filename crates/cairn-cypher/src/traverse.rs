@@ -100,7 +100,8 @@ pub fn traverse(
             if !problems.is_empty() {
                 let mut e = QueryError::new(
                     ErrorKind::UnknownName,
-                    "relationshipTypes names types the ontology does not have",
+                    // Said of the types given: the caller names the option.
+                    "names types the ontology does not have",
                 );
                 e.details.problems = problems;
                 return Err(e);

@@ -39,6 +39,7 @@ pub mod curator;
 pub mod decay;
 pub mod evidence;
 pub mod identity;
+pub mod keys;
 pub mod model;
 pub mod promotion;
 pub mod raw;

@@ -1,6 +1,7 @@
-//! Validation: turns the fields a caller sent (wire names, raw values) into a typed
-//! atom, subject, reference or diary entry, or into every error found, each naming
-//! its field by its camelCase wire name and saying what to send. Field names are
+//! Validation: turns the fields a caller sent (keys, raw values) into a typed atom,
+//! subject, reference or diary entry, or into every error found, each naming its
+//! field by its camelCase key (an atom's common ones are in `keys`) and saying what
+//! to send. Field names are
 //! matched loosely (`decided_at` finds `decidedAt`); unknown names are errors that
 //! list the names the type takes. Knows the subjects and atoms that exist only
 //! through the lookups it is given.
@@ -32,6 +33,7 @@ use std::fmt;
 use time::OffsetDateTime;
 
 use super::claim::{ClaimKey, Predicate};
+use super::keys;
 use super::model::{
     AntiPatternFields, ArtifactFields, AssumptionFields, AtomDetails, AtomId, AtomValue,
     BestPracticeFields, CauseFields, CauseKind, Confirmation, Context, ConventionArea,
@@ -163,27 +165,6 @@ fn check_subject(
         Some(_) => Some(id),
     }
 }
-
-const COMMON_ATOM_FIELDS: &[&str] = &[
-    "type",
-    "statement",
-    "predicate",
-    "value",
-    "valueSubject",
-    "about",
-    "context",
-    "title",
-    "summary",
-    "notes",
-    "tags",
-    "confidence",
-    "importance",
-    "validFrom",
-    "validTo",
-    "reviewIntervalDays",
-    "author",
-    "confirmedBy",
-];
 
 /// The type-specific field names of an atom type.
 pub fn type_fields(t: MemoryAtomType) -> &'static [&'static str] {
@@ -424,12 +405,12 @@ fn details(
         }
         T::Trait | T::Style | T::Strength | T::Preference => {
             let polarity = f.req_enum("polarity", Polarity::parse, Polarity::WIRE);
-            if about.is_none() && !f.errors.iter().any(|e| e.field == "about") {
+            if about.is_none() && !f.errors.iter().any(|e| e.field == keys::ABOUT) {
                 let msg = format!(
                     "required for {}: send the id of the Person or Org it describes",
                     a_or_an(t)
                 );
-                f.err("about", msg);
+                f.err(keys::ABOUT, msg);
             }
             let fields = IdentityFields {
                 polarity: polarity?,
@@ -496,43 +477,47 @@ pub fn atom(
     let mut f = Fields::new(input, "an atom");
     let type_present = input
         .iter()
-        .any(|(k, v)| loose_eq(k, "type") && *v != Raw::Null);
-    let atom_type = f.enumeration("type", MemoryAtomType::parse);
+        .any(|(k, v)| loose_eq(k, keys::TYPE) && *v != Raw::Null);
+    let atom_type = f.enumeration(keys::TYPE, MemoryAtomType::parse);
     if !type_present {
         let m = format!("required: send one of {}", MemoryAtomType::WIRE.join(", "));
-        f.err("type", m);
+        f.err(keys::TYPE, m);
     }
     if let Some(t) = atom_type {
         f.what = a_or_an(t);
     }
-    let statement = f.req_text("statement", MAX_STATEMENT, "the statement in a sentence");
-    let predicate = match f.raw("predicate") {
+    let statement = f.req_text(
+        keys::STATEMENT,
+        MAX_STATEMENT,
+        "the statement in a sentence",
+    );
+    let predicate = match f.raw(keys::PREDICATE) {
         None => None,
         Some(Raw::Text(s)) => match Predicate::normalise(s) {
             Ok(p) => Some(p),
             Err(e) => {
-                f.err("predicate", e.to_string());
+                f.err(keys::PREDICATE, e.to_string());
                 None
             }
         },
         Some(other) => {
             let m = format!("must be a text, not {}", other.shape());
-            f.err("predicate", m);
+            f.err(keys::PREDICATE, m);
             None
         }
     };
     let has_predicate = input
         .iter()
-        .any(|(k, v)| loose_eq(k, "predicate") && *v != Raw::Null);
-    let mut value = match f.raw("value") {
+        .any(|(k, v)| loose_eq(k, keys::PREDICATE) && *v != Raw::Null);
+    let mut value = match f.raw(keys::VALUE) {
         None => None,
         Some(Raw::Text(s)) if s.trim().is_empty() => {
-            f.err("value", "is empty: send the value or leave it out");
+            f.err(keys::VALUE, "is empty: send the value or leave it out");
             None
         }
         Some(Raw::Text(s)) if s.trim().len() > MAX_VALUE => {
             f.err(
-                "value",
+                keys::VALUE,
                 format!(
                     "is {} bytes: send at most {MAX_VALUE}; prose belongs in the statement",
                     s.trim().len()
@@ -548,18 +533,18 @@ pub fn atom(
                 "must be a text, number or boolean, not {}; for a subject send valueSubject",
                 other.shape()
             );
-            f.err("value", m);
+            f.err(keys::VALUE, m);
             None
         }
     };
     let value_given = input
         .iter()
-        .any(|(k, v)| loose_eq(k, "value") && *v != Raw::Null);
-    if let Some(s) = f.uuid("valueSubject") {
+        .any(|(k, v)| loose_eq(k, keys::VALUE) && *v != Raw::Null);
+    if let Some(s) = f.uuid(keys::VALUE_SUBJECT) {
         if value_given {
-            f.err("valueSubject", "send value or valueSubject, not both");
+            f.err(keys::VALUE_SUBJECT, "send value or valueSubject, not both");
         } else if let Some(s) =
-            check_subject(&mut f, &ctx.known, "valueSubject", s, &[], "the value")
+            check_subject(&mut f, &ctx.known, keys::VALUE_SUBJECT, s, &[], "the value")
         {
             value = Some(AtomValue::Subject(s));
         }
@@ -567,14 +552,14 @@ pub fn atom(
     let value_any = value_given
         || input
             .iter()
-            .any(|(k, v)| loose_eq(k, "valueSubject") && *v != Raw::Null);
+            .any(|(k, v)| loose_eq(k, keys::VALUE_SUBJECT) && *v != Raw::Null);
     if value_any && !has_predicate {
         f.err(
-            "predicate",
+            keys::PREDICATE,
             "required with a value: send the key the value is for, e.g. latest_version",
         );
     }
-    let about = f.uuid("about").and_then(|s| {
+    let about = f.uuid(keys::ABOUT).and_then(|s| {
         let kinds: &[SubjectKind] = match atom_type {
             Some(t) if t.is_identity() => &[SubjectKind::Person, SubjectKind::Org],
             _ => &[],
@@ -582,20 +567,20 @@ pub fn atom(
         check_subject(
             &mut f,
             &ctx.known,
-            "about",
+            keys::ABOUT,
             s,
             kinds,
             "what an identity atom is about",
         )
     });
-    let context = match f.raw("context") {
+    let context = match f.raw(keys::CONTEXT) {
         None => Some(Context::Global),
         Some(Raw::Text(s)) if s.trim().eq_ignore_ascii_case("global") => Some(Context::Global),
         Some(Raw::Text(s)) => match parse_uuid(s) {
             Ok(v) => check_subject(
                 &mut f,
                 &ctx.known,
-                "context",
+                keys::CONTEXT,
                 v,
                 &[
                     SubjectKind::Project,
@@ -607,25 +592,25 @@ pub fn atom(
             )
             .map(Context::In),
             Err(e) => {
-                f.err("context", format!("{e}, or `global`"));
+                f.err(keys::CONTEXT, format!("{e}, or `global`"));
                 None
             }
         },
         Some(other) => {
             let m = format!("must be a subject id or `global`, not {}", other.shape());
-            f.err("context", m);
+            f.err(keys::CONTEXT, m);
             None
         }
     };
-    let title = f.text("title", MAX_NAME);
-    let summary = f.text("summary", MAX_SUMMARY);
-    let notes = f.text("notes", MAX_TEXT);
+    let title = f.text(keys::TITLE, MAX_NAME);
+    let summary = f.text(keys::SUMMARY, MAX_SUMMARY);
+    let notes = f.text(keys::NOTES, MAX_TEXT);
     let tags = f.tags();
-    let confidence = match f.number("confidence") {
+    let confidence = match f.number(keys::CONFIDENCE) {
         Some(c) if (0.0..=1.0).contains(&c) => c,
         Some(c) => {
             f.err(
-                "confidence",
+                keys::CONFIDENCE,
                 format!("is {c}: send a number from 0 to 1 (0.7 for fairly sure)"),
             );
             DEFAULT_CONFIDENCE
@@ -633,22 +618,24 @@ pub fn atom(
         None => DEFAULT_CONFIDENCE,
     };
     let importance = f
-        .enumeration("importance", Level::parse)
+        .enumeration(keys::IMPORTANCE, Level::parse)
         .unwrap_or(Level::Med);
-    let valid_from = f.time("validFrom");
-    let valid_to = f.time("validTo");
+    let valid_from = f.time(keys::VALID_FROM);
+    let valid_to = f.time(keys::VALID_TO);
     if let (Some(a), Some(b)) = (valid_from, valid_to) {
         if b <= a {
             f.err(
-                "validTo",
+                keys::VALID_TO,
                 "must be after validFrom: the statement holds from validFrom until validTo",
             );
         }
     }
-    let review_interval_days = f.integer("reviewIntervalDays", 1, 3650).map(|d| d as u32);
-    let author = f.text("author", MAX_NAME);
+    let review_interval_days = f
+        .integer(keys::REVIEW_INTERVAL_DAYS, 1, 3650)
+        .map(|d| d as u32);
+    let author = f.text(keys::AUTHOR, MAX_NAME);
     let confirmation = f
-        .text("confirmedBy", MAX_NAME)
+        .text(keys::CONFIRMED_BY, MAX_NAME)
         .map(|by| Confirmation { by, at: ctx.now });
 
     let details = match atom_type {
@@ -666,7 +653,7 @@ pub fn atom(
                 if !may_accept(&standing) {
                     f.err(
                         "decisionStatus",
-                        "accepted needs a decision-grade reference (ADR, policy, PR, meeting note) or confirmedBy naming who confirmed; send proposed otherwise",
+                        format!("accepted needs a decision-grade reference (ADR, policy, PR, meeting note) or {} naming who confirmed; send proposed otherwise", keys::CONFIRMED_BY),
                     );
                 }
             }
@@ -674,7 +661,7 @@ pub fn atom(
         }
         None => None,
     };
-    let mut allowed: Vec<&str> = COMMON_ATOM_FIELDS.to_vec();
+    let mut allowed: Vec<&str> = keys::COMMON_ATOM_FIELDS.to_vec();
     match atom_type {
         Some(t) => allowed.extend_from_slice(type_fields(t)),
         // Without a type, which fields belong is unknown: the type's error says it all.
@@ -694,7 +681,7 @@ pub fn atom(
     }
     let (Some(details), Some(statement), Some(context)) = (details, statement, context) else {
         return Err(ValidationErrors(vec![FieldError::new(
-            "type",
+            keys::TYPE,
             "could not be read",
         )]));
     };

@@ -34,26 +34,49 @@ pub const EQUIVALENT_TO: &str = "EQUIVALENT_TO";
 pub const INSTANCE_OF: &str = "INSTANCE_OF";
 pub const SUB_PROPERTY_OF: &str = "SUB_PROPERTY_OF";
 
+/// The property keys of the graph's nodes and relationships, as a Cypher query reads
+/// them (`c.preferredTerm`): data of the graph, which a tool's parameter may share a
+/// name with.
+pub mod prop {
+    pub const IRI: &str = "iri";
+    pub const KIND: &str = "kind";
+    pub const TERM_ID: &str = "termId";
+    pub const PREFERRED_TERM: &str = "preferredTerm";
+    pub const DOMAIN: &str = "domain";
+    pub const STATUS: &str = "status";
+    pub const DEFINITION: &str = "definition";
+    pub const QUALITY_SCORE: &str = "qualityScore";
+    pub const AUTHORITY_SCORE: &str = "authorityScore";
+    pub const MATURITY: &str = "maturity";
+    pub const PHYSICALITY: &str = "physicality";
+    pub const ROLE: &str = "role";
+    pub const ALT_TERMS: &str = "altTerms";
+    pub const LAST_UPDATED: &str = "lastUpdated";
+    pub const PAGE: &str = "page";
+    pub const UNSATISFIABLE: &str = "unsatisfiable";
+    pub const INFERRED: &str = "inferred";
+}
+
 /// The property keys of nodes (a node has those its page fills) and relationships.
 pub const NODE_KEYS: [&str; 16] = [
-    "iri",
-    "kind",
-    "termId",
-    "preferredTerm",
-    "domain",
-    "status",
-    "definition",
-    "qualityScore",
-    "authorityScore",
-    "maturity",
-    "physicality",
-    "role",
-    "altTerms",
-    "lastUpdated",
-    "page",
-    "unsatisfiable",
+    prop::IRI,
+    prop::KIND,
+    prop::TERM_ID,
+    prop::PREFERRED_TERM,
+    prop::DOMAIN,
+    prop::STATUS,
+    prop::DEFINITION,
+    prop::QUALITY_SCORE,
+    prop::AUTHORITY_SCORE,
+    prop::MATURITY,
+    prop::PHYSICALITY,
+    prop::ROLE,
+    prop::ALT_TERMS,
+    prop::LAST_UPDATED,
+    prop::PAGE,
+    prop::UNSATISFIABLE,
 ];
-pub const EDGE_KEYS: [&str; 1] = ["inferred"];
+pub const EDGE_KEYS: [&str; 1] = [prop::INFERRED];
 
 /// The relationship type of an object property: its local name in UPPER_SNAKE
 /// (`core:hasPart` → `HAS_PART`).
@@ -160,29 +183,29 @@ impl Index {
             };
             let alt = m.alt_terms();
             let mut props = vec![
-                ("iri", Value::from(iri.as_str())),
-                ("kind", Value::from(kind)),
-                ("termId", text(keys::TERM_ID)),
-                ("preferredTerm", text(keys::PREFERRED_TERM)),
-                ("domain", Value::from(domain_of(&ontology, iri))),
-                ("status", text(keys::STATUS)),
-                ("definition", text(keys::DEFINITION)),
-                ("qualityScore", num(m.quality_score())),
-                ("authorityScore", num(m.authority_score())),
-                ("maturity", text(keys::MATURITY)),
-                ("physicality", text(keys::PHYSICALITY)),
-                ("role", text(keys::ROLE)),
+                (prop::IRI, Value::from(iri.as_str())),
+                (prop::KIND, Value::from(kind)),
+                (prop::TERM_ID, text(keys::TERM_ID)),
+                (prop::PREFERRED_TERM, text(keys::PREFERRED_TERM)),
+                (prop::DOMAIN, Value::from(domain_of(&ontology, iri))),
+                (prop::STATUS, text(keys::STATUS)),
+                (prop::DEFINITION, text(keys::DEFINITION)),
+                (prop::QUALITY_SCORE, num(m.quality_score())),
+                (prop::AUTHORITY_SCORE, num(m.authority_score())),
+                (prop::MATURITY, text(keys::MATURITY)),
+                (prop::PHYSICALITY, text(keys::PHYSICALITY)),
+                (prop::ROLE, text(keys::ROLE)),
                 (
-                    "altTerms",
+                    prop::ALT_TERMS,
                     if alt.is_empty() {
                         Value::Null
                     } else {
                         Value::List(alt.into_iter().map(Value::from).collect())
                     },
                 ),
-                ("lastUpdated", text(keys::LAST_UPDATED)),
+                (prop::LAST_UPDATED, text(keys::LAST_UPDATED)),
                 (
-                    "page",
+                    prop::PAGE,
                     e.origin
                         .as_ref()
                         .map(|o| Value::from(o.file.as_str()))
@@ -190,7 +213,7 @@ impl Index {
                 ),
             ];
             if e.kind == EntityKind::Class && classification.is_satisfiable(iri) == Some(false) {
-                props.push(("unsatisfiable", Value::Bool(true)));
+                props.push((prop::UNSATISFIABLE, Value::Bool(true)));
             }
             let n = g.add_node(labels, props);
             node_of.insert(iri.clone(), n);
@@ -198,7 +221,7 @@ impl Index {
         let edge = |g: &mut PropertyGraph, a: &str, b: &str, t: &str, inferred: bool| {
             if let (Some(&x), Some(&y)) = (node_of.get(a), node_of.get(b)) {
                 // Both ends are nodes of this graph: adding cannot fail.
-                let _ = g.add_edge(x, y, t, [("inferred", Value::Bool(inferred))]);
+                let _ = g.add_edge(x, y, t, [(prop::INFERRED, Value::Bool(inferred))]);
             }
         };
         // The taxonomy: direct parents, flagged when no axiom states them.

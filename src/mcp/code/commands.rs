@@ -93,7 +93,7 @@ fn at(i: usize, e: Error) -> Error {
                 .strip_prefix(&format!("parameter '{p}': "))
                 .unwrap_or(&message)
                 .to_string();
-            Error::validation(&format!("commands[{i}].{p}"), rest)
+            Error::validation(format!("commands[{i}].{p}"), rest)
         }
         other => other,
     }
@@ -104,20 +104,20 @@ fn verb(i: usize, m: &Map<String, Value>, allowed: &[&'static str]) -> Result<&'
         Some(Value::String(s)) => s.trim().to_ascii_lowercase(),
         Some(_) => {
             return Err(Error::validation(
-                &format!("commands[{i}].command"),
+                format!("commands[{i}].command"),
                 "expected a string",
             ))
         }
         None => {
             return Err(Error::validation(
-                &format!("commands[{i}].command"),
+                format!("commands[{i}].command"),
                 format!("is required: one of {}", allowed.join(", ")),
             ))
         }
     };
     allowed.iter().copied().find(|a| *a == raw).ok_or_else(|| {
         Error::validation(
-            &format!("commands[{i}].command"),
+            format!("commands[{i}].command"),
             format!(
                 "'{}' is not one of {}",
                 crate::domain::container::clip(&raw, 40),

@@ -268,7 +268,7 @@ pub async fn query_tool(app: &App, a: Args) -> Result<Reply> {
         String::new(),
         json!({
             "rootEntity": { "id": out.root.id, "name": out.root.name, "scope": out.root.scope.as_str() },
-            "startedFrom": out.started_from,
+            "startedFrom": out.started_from.map_or("", crate::mcp::names::field),
             "nodes": nodes,
             "edges": edges,
             "truncated": out.truncated,

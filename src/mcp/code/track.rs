@@ -16,13 +16,13 @@ const LISTED: usize = 20;
 pub const TRACK_DECLARATIONS: ToolDef = ToolDef {
     name: "track_declarations",
     toolset: "code",
-    description: "One entity per untracked top-level declaration (class, function, ...) of a file, or of the files git tracks under a folder, anchored by name path; needs a language server. Tracked ones are skipped, failures listed, the rest created.",
+    description: "An entity per untracked top-level declaration (class, function, ...) of a file or folder, anchored by name path; needs a language server.",
     params: &[
         P("projectId", Ty::Id, ""),
-        P("path", Ty::Str, "File or folder in the repository"),
+        P("path", Ty::Str, ""),
         P("categoryIds", Ty::StrOrList, "Ids or names"),
-        P("parentIds", Ty::StrOrList, "BELONGS_TO"),
-        P("limit", Ty::Int, "Entities to create, default 100, at most 500"),
+        P("parentIds", Ty::StrOrList, ""),
+        P("limit", Ty::Int, "Default 100, max 500"),
     ],
     required: &["projectId", "path", "categoryIds"],
     effect: Effect::Additive,

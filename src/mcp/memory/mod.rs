@@ -208,12 +208,12 @@ fn sources(a: &Args) -> Result<Vec<Source>> {
         .map(|(i, m)| {
             if m.len() == 1 {
                 if let Some(Value::String(id)) = m.get("id") {
-                    return Ok(Source::Existing(crate::domain::id::parse(&format!("sources[{i}].id"), id)?));
+                    return Ok(Source::Existing(crate::domain::id::parse(format!("sources[{i}].id"), id)?));
                 }
             }
             if m.contains_key("id") {
                 return Err(Error::validation(
-                    &format!("sources[{i}].id"),
+                    format!("sources[{i}].id"),
                     "cites an existing reference alone: send {\"id\": …} without other fields, or a new reference without id",
                 ));
             }

@@ -264,12 +264,12 @@ fn agent(a: &Args) -> Result<AgentContext> {
         match m.get(k) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) if s.len() > max => Err(Error::validation(
-                &format!("agentContext.{k}"),
+                format!("agentContext.{k}"),
                 format!("{} bytes given, at most {max} allowed", s.len()),
             )),
             Some(Value::String(s)) => Ok(Some(s.trim().to_string()).filter(|s| !s.is_empty())),
             Some(_) => Err(Error::validation(
-                &format!("agentContext.{k}"),
+                format!("agentContext.{k}"),
                 "expected a string",
             )),
         }
@@ -285,7 +285,7 @@ fn agent(a: &Args) -> Result<AgentContext> {
         .contains(&k.as_str())
         {
             return Err(Error::validation(
-                &format!("agentContext.{k}"),
+                format!("agentContext.{k}"),
                 "unknown field; agentContext takes agentId, agentType, taskDescription, sessionId, confidence",
             ));
         }
@@ -495,11 +495,11 @@ async fn validate(app: &App, a: Args) -> Result<Reply> {
                     Ok(Some(s.trim().to_string()))
                 }
                 Some(Value::String(s)) if s.len() > QUERY_MAX => Err(Error::validation(
-                    &format!("axioms[{i}].{k}"),
+                    format!("axioms[{i}].{k}"),
                     format!("at most {QUERY_MAX} bytes"),
                 )),
                 _ => Err(Error::validation(
-                    &format!("axioms[{i}].{k}"),
+                    format!("axioms[{i}].{k}"),
                     "must be a non-empty string",
                 )),
             }
@@ -509,7 +509,7 @@ async fn validate(app: &App, a: Args) -> Result<Reply> {
             .find(|k| !["axiomType", "subject", "object", "property"].contains(&k.as_str()))
         {
             return Err(Error::validation(
-                &format!("axioms[{i}].{k}"),
+                format!("axioms[{i}].{k}"),
                 format!("unknown field; {AXIOMS_ACCEPTED}"),
             ));
         }
@@ -525,7 +525,7 @@ async fn validate(app: &App, a: Args) -> Result<Reply> {
             None if propose::rel_key(&t, false).is_some() => "so",
             None => {
                 return Err(Error::validation(
-                    &format!("axioms[{i}].axiomType"),
+                    format!("axioms[{i}].axiomType"),
                     format!("'{t}' is not accepted; {AXIOMS_ACCEPTED}"),
                 ))
             }
@@ -543,7 +543,7 @@ async fn validate(app: &App, a: Args) -> Result<Reply> {
                     "is not taken"
                 };
                 return Err(Error::validation(
-                    &format!("axioms[{i}].{k}"),
+                    format!("axioms[{i}].{k}"),
                     format!("{what} by {t}; {AXIOMS_ACCEPTED}"),
                 ));
             }

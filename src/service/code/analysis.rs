@@ -10,6 +10,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::domain::code::{find_heading, shift, Hunk, RefKind, Reference};
+use crate::domain::field::{Field, Tool};
 use crate::error::Result;
 use crate::lsp::{find, matches, name_path, Symbol};
 use crate::service::code::refs::pick;
@@ -95,7 +96,10 @@ pub async fn doc_state_at(
     refs: &[Reference],
     known: Option<&str>,
 ) -> Result<DocState> {
-    let Some(bytes) = c.fs.read(path).map_err(|e| path_error("documentPath", e))? else {
+    let Some(bytes) =
+        c.fs.read(path)
+            .map_err(|e| path_error(Field::DocumentPath, e))?
+    else {
         return Ok(DocState {
             exists: false,
             text: None,
@@ -366,7 +370,7 @@ pub async fn current_lines(c: &Ctx, items: &[Recorded<'_>]) -> Result<Vec<Option
                     if stored.insert(it.path) {
                         if let Some(bytes) =
                             c.fs.read(it.path)
-                                .map_err(|e| path_error("documentPath", e))?
+                                .map_err(|e| path_error(Field::DocumentPath, e))?
                         {
                             c.git.store_blob(&text_of(bytes, it.path)?).await?;
                         }
@@ -475,7 +479,7 @@ async fn analyze_rows(
     };
     let t_lsp = t0.elapsed();
     let tracked = judge(&c, &refs, &st, symbols.as_deref()).await?;
-    tracing::debug!(?t_db, ?t_git, ?t_lsp, total = ?t0.elapsed(), "analyze_document timings");
+    tracing::debug!(?t_db, ?t_git, ?t_lsp, total = ?t0.elapsed(), "{} timings", Tool::AnalyzeDocument);
     let tracked_names: Vec<&str> = refs
         .iter()
         .filter_map(|r| r.lsp_symbol.as_deref())

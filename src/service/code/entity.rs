@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 
 use crate::domain::code::{Category, Entity, Reference, Scope};
+use crate::domain::field::{Field, Tool};
 use crate::domain::id::new_id;
 use crate::domain::now;
 use crate::error::{Details, Error, Result};
@@ -65,7 +66,7 @@ pub struct Outcome {
     pub run: Run<Reference>,
 }
 
-fn rule(param: &str, msg: impl Into<String>) -> Error {
+fn rule(param: impl std::fmt::Display, msg: impl Into<String>) -> Error {
     Error::validation(param, msg)
 }
 
@@ -77,7 +78,7 @@ pub(crate) async fn scope_of_categories(
 ) -> Result<(Scope, Vec<Category>)> {
     if ids.is_empty() {
         return Err(rule(
-            "categoryIds",
+            Field::CategoryIds,
             "at least one category is required: entities cannot be unclassified",
         ));
     }
@@ -85,7 +86,7 @@ pub(crate) async fn scope_of_categories(
     let scope = cats[0].scope;
     if let Some(other) = cats.iter().find(|c| c.scope != scope) {
         return Err(rule(
-            "categoryIds",
+            Field::CategoryIds,
             format!(
                 "categories of one entity span one scope: '{}' is {}, '{}' is {}",
                 cats[0].name,
@@ -108,7 +109,7 @@ async fn resolve_categories(
     let all = db::categories(conn, project_id).await?;
     let mut out: Vec<Category> = Vec::with_capacity(given.len());
     for g in given {
-        let found: Vec<&Category> = match crate::domain::id::parse("categoryIds", g) {
+        let found: Vec<&Category> = match crate::domain::id::parse(Field::CategoryIds, g) {
             Ok(id) => all.iter().filter(|c| c.id == id).collect(),
             Err(_) => all
                 .iter()
@@ -138,7 +139,7 @@ async fn resolve_categories(
                     .map(|c| format!("{} {}", c.scope.as_str(), c.id))
                     .collect();
                 return Err(rule(
-                    "categoryIds",
+                    Field::CategoryIds,
                     format!(
                         "'{g}' names several categories ({}): give the id",
                         which.join(", ")
@@ -160,7 +161,7 @@ pub(crate) async fn check_parents(
 ) -> Result<()> {
     if ids.is_empty() && scope != Scope::Domain {
         return Err(rule(
-            "parentIds",
+            Field::ParentIds,
             format!(
                 "a {} entity needs at least one parent; only Domain entities stand alone",
                 scope.as_str()
@@ -169,7 +170,7 @@ pub(crate) async fn check_parents(
     }
     if scope == Scope::Domain && !ids.is_empty() {
         return Err(rule(
-            "parentIds",
+            Field::ParentIds,
             "Domain entities are the top level and take no parents",
         ));
     }
@@ -183,7 +184,7 @@ pub(crate) async fn check_parents(
         };
         if p.scope.depth() >= scope.depth() {
             return Err(rule(
-                "parentIds",
+                Field::ParentIds,
                 format!(
                     "a {} entity cannot belong to '{}' ({}): a parent's scope must be above its child's",
                     scope.as_str(),
@@ -217,7 +218,7 @@ fn check_commands(scope: Scope, cmds: &[Command]) -> Result<()> {
             Command::Add(n) => {
                 if !scope.allows(n.kind) {
                     return Err(rule(
-                        &format!("commands[{i}].kind"),
+                        format!("{}[{i}].kind", Field::Commands),
                         format!(
                             "a {} entity takes {} references",
                             scope.as_str(),
@@ -232,7 +233,7 @@ fn check_commands(scope: Scope, cmds: &[Command]) -> Result<()> {
                 match doc {
                     Some(d) if d != n.document_path => {
                         return Err(rule(
-                            &format!("commands[{i}].documentPath"),
+                            format!("{}[{i}].{}", Field::Commands, Field::DocumentPath),
                             format!(
                                 "All references must be in same document. Got {d} and {}",
                                 n.document_path
@@ -244,7 +245,7 @@ fn check_commands(scope: Scope, cmds: &[Command]) -> Result<()> {
             }
             Command::Link { .. } | Command::Unlink { .. } if !scope.may_link() => {
                 return Err(rule(
-                    &format!("commands[{i}].command"),
+                    format!("{}[{i}].command", Field::Commands),
                     format!(
                         "link/unlink are for Component and Unit entities; this one is {}",
                         scope.as_str()
@@ -395,7 +396,15 @@ pub async fn create(app: &App, n: NewEntity, cmds: Vec<Command>) -> Result<Outco
     let first_add = cmds
         .iter()
         .position(|c| matches!(c, Command::Add(_)))
-        .ok_or_else(|| rule("commands", "create_entity needs at least one add command: every entity is anchored to a reference"))?;
+        .ok_or_else(|| {
+            rule(
+                Field::Commands,
+                format!(
+                    "{} needs at least one add command: every entity is anchored to a reference",
+                    Tool::CreateEntity
+                ),
+            )
+        })?;
     let c = ctx(app, &n.project_id).await?;
     let (scope, category_ids) = {
         let mut conn = app.store.read().await?;
@@ -481,7 +490,7 @@ pub async fn update(app: &App, ch: EntityChange, cmds: Vec<Command>) -> Result<O
             for child in db::children_of(&mut conn, &ch.id).await? {
                 if child.scope.depth() <= scope.depth() {
                     return Err(rule(
-                        "categoryIds",
+                        Field::CategoryIds,
                         format!(
                             "child '{}' is {}: the entity cannot move to {}, at or below it",
                             child.name,
@@ -494,7 +503,7 @@ pub async fn update(app: &App, ch: EntityChange, cmds: Vec<Command>) -> Result<O
             for r in db::references_of(&mut conn, &ch.id).await? {
                 if !scope.allows(r.kind) {
                     return Err(rule(
-                        "categoryIds",
+                        Field::CategoryIds,
                         format!(
                             "the entity holds a {} reference ({}), which a {} entity cannot hold",
                             r.kind.as_str(),

@@ -16,6 +16,7 @@ pub mod validate;
 use std::path::PathBuf;
 
 use crate::domain::code::{Category, Entity, Reference, Repo, Scope};
+use crate::domain::field::{Field, Tool};
 use crate::domain::id::new_id;
 use crate::domain::{now, Project};
 use crate::error::{Details, Error, Result};
@@ -34,7 +35,7 @@ pub struct Ctx {
 }
 
 /// A refused or unusable repository path as this layer's error, naming `parameter`.
-pub fn path_error(parameter: &str, e: PathError) -> Error {
+pub fn path_error(parameter: Field, e: PathError) -> Error {
     match e {
         PathError::Invalid(m) | PathError::Escapes(m) | PathError::Refused(m) => {
             Error::validation(parameter, m)
@@ -51,13 +52,13 @@ impl Ctx {
         let Some(real) = self
             .fs
             .resolve(rel)
-            .map_err(|e| path_error("documentPath", e))?
+            .map_err(|e| path_error(Field::DocumentPath, e))?
         else {
             return Ok(None);
         };
         if !real.is_file() {
             return Err(Error::validation(
-                "documentPath",
+                Field::DocumentPath,
                 format!("{rel} is not a file"),
             ));
         }
@@ -69,7 +70,7 @@ impl Ctx {
         match self
             .fs
             .read(rel)
-            .map_err(|e| path_error("documentPath", e))?
+            .map_err(|e| path_error(Field::DocumentPath, e))?
         {
             Some(bytes) => text_of(bytes, rel),
             None => Err(Error::NotFound {
@@ -98,7 +99,10 @@ pub async fn ctx(app: &App, project_id: &str) -> Result<Ctx> {
         }
         return Err(Error::InvalidOperation {
             message: format!(
-                "project {project_id} has no repository: call init_project with projectId and repoPath first"
+                "project {project_id} has no repository: call {} with {} and {} first",
+                Tool::InitProject,
+                Field::ProjectId,
+                Field::RepoPath
             ),
             details: None,
         });
@@ -110,7 +114,7 @@ pub async fn ctx(app: &App, project_id: &str) -> Result<Ctx> {
             repo.repo_path
         )));
     }
-    let fs = RepoFs::new(&root).map_err(|e| path_error("repoPath", e))?;
+    let fs = RepoFs::new(&root).map_err(|e| path_error(Field::RepoPath, e))?;
     Ok(Ctx {
         project_id: project_id.to_string(),
         git: GitCli::at(&root),
@@ -138,7 +142,7 @@ pub async fn init_project(app: &App, p: InitProject) -> Result<Initialized> {
     let path = PathBuf::from(&p.repo_path);
     if !path.is_absolute() {
         return Err(Error::validation(
-            "repoPath",
+            Field::RepoPath,
             "must be an absolute path to a git work tree",
         ));
     }

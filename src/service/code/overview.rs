@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use crate::domain::code::{Category, Entity, Scope};
 use crate::domain::container::clip;
+use crate::domain::field::{Field, Tool};
 use crate::error::{Error, Result};
 use crate::repo_fs::Replace;
 use crate::service::code::{ctx, path_error};
@@ -88,13 +89,14 @@ pub async fn overview(app: &App, project_id: &str, output: Option<&Output>) -> R
         written: None,
     };
     if let Some(out) = output {
+        let marker = marker();
         let replace = if out.overwrite {
             Replace::Any
         } else {
-            Replace::IfMarked(MARKER)
+            Replace::IfMarked(&marker)
         };
         c.fs.write(&out.path, markdown(&o).as_bytes(), replace)
-            .map_err(|e| path_error("outputPath", e))?;
+            .map_err(|e| path_error(Field::OutputPath, e))?;
         o.written = Some(out.path.clone());
         o.nodes.retain(|n| n.entity.scope <= Scope::Namespace);
     }
@@ -103,8 +105,12 @@ pub async fn overview(app: &App, project_id: &str, output: Option<&Output>) -> R
 
 /// The last line of every overview Cairn writes: a later overview may replace a file
 /// that carries it; any other file is replaced only when the caller says so.
-pub const MARKER: &str =
-    "<!-- written by cairn project_overview: calling it again replaces this file -->";
+pub fn marker() -> String {
+    format!(
+        "<!-- written by cairn {}: calling it again replaces this file -->",
+        Tool::ProjectOverview
+    )
+}
 
 fn markdown(o: &Overview) -> String {
     let mut s = String::new();
@@ -158,6 +164,6 @@ fn markdown(o: &Overview) -> String {
     for (path, n) in &o.key_files {
         let _ = writeln!(s, "- `{path}` ({n} reference(s))");
     }
-    let _ = writeln!(s, "\n{MARKER}");
+    let _ = writeln!(s, "\n{}", marker());
     s
 }

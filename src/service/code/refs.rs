@@ -4,6 +4,7 @@
 
 use crate::domain::code::{content_type, find_heading, RefKind, Reference};
 use crate::domain::container::clip;
+use crate::domain::field::{Field, Tool};
 use crate::domain::id::new_id;
 use crate::domain::now;
 use crate::error::{Details, Error, Result};
@@ -30,8 +31,9 @@ fn symbol_missing(symbol: &str, path: &str, syms: &[Symbol]) -> Error {
     names.truncate(50);
     Error::InvalidOperation {
         message: format!(
-            "Symbol '{}' not found in {path}: use a name path from details.symbols (analyze_document lists them)",
-            clip(symbol, 80)
+            "Symbol '{}' not found in {path}: use a name path from details.symbols ({} lists them)",
+            clip(symbol, 80),
+            Tool::AnalyzeDocument
         ),
         details: Some(Details::SymbolMissing {
             symbol: symbol.to_string(),
@@ -71,12 +73,13 @@ pub fn choose<'a>(
                 .collect();
             Err(Error::ValidationDetails {
                 message: format!(
-                    "'{}' names {} symbols in {path}: give a name path ({}), or a startLine inside the one meant",
+                    "'{}' names {} symbols in {path}: give a name path ({}), or a {} inside the one meant",
                     clip(q, 80),
                     many.len(),
-                    list.join(", ")
+                    list.join(", "),
+                    Field::StartLine
                 ),
-                parameter: "lspSymbol".into(),
+                parameter: Field::LspSymbol.to_string(),
                 details: Details::SymbolAmbiguous {
                     symbol: q.to_string(),
                     document_path: path.to_string(),
@@ -103,14 +106,17 @@ pub fn pick<'a>(syms: &'a [Symbol], q: &str, near: Option<i64>) -> Option<&'a Sy
 fn check_range(start: i64, end: i64, lines: i64, path: &str) -> Result<()> {
     if start < 1 || end < start {
         return Err(Error::validation(
-            "startLine",
+            Field::StartLine,
             format!("range {start}..{end} is empty or inverted: lines are 1-based and inclusive"),
         ));
     }
     if end > lines {
         return Err(Error::validation(
-            "endLine",
-            format!("{path} has {lines} line(s); endLine {end} is past its end"),
+            Field::EndLine,
+            format!(
+                "{path} has {lines} line(s); {} {end} is past its end",
+                Field::EndLine
+            ),
         ));
     }
     Ok(())
@@ -129,10 +135,11 @@ fn check_label(label: &str, text: &str, start: i64, end: i64, path: &str) -> Res
         return Ok(());
     }
     Err(Error::validation(
-        "lspSymbol",
+        Field::LspSymbol,
         format!(
-            "'{}' does not occur in lines {start}-{end} of {path}: without a language server lspSymbol labels the lines given, so give the lines that hold it",
-            clip(label, 80)
+            "'{}' does not occur in lines {start}-{end} of {path}: without a language server {} labels the lines given, so give the lines that hold it",
+            clip(label, 80),
+            Field::LspSymbol
         ),
     ))
 }
@@ -151,7 +158,7 @@ pub async fn symbols_of(app: &App, c: &Ctx, path: &str, text: &str) -> Result<Op
 pub async fn resolve_new(app: &App, c: &Ctx, head: &str, n: &NewRef) -> Result<Reference> {
     let path = &n.document_path;
     // The path is handed to git whenever the reference is checked for staleness.
-    crate::git::check_path(path).map_err(|e| Error::validation("documentPath", e))?;
+    crate::git::check_path(path).map_err(|e| Error::validation(Field::DocumentPath, e))?;
     let text = c.read(path)?;
     let lines = line_count(&text);
     let (mut start, mut end, mut kind_no) = (n.start_line, n.end_line, None);
@@ -180,14 +187,19 @@ pub async fn resolve_new(app: &App, c: &Ctx, head: &str, n: &NewRef) -> Result<R
                 let (Some(s), Some(e)) = (start, end) else {
                     return Err(Error::validation(
                         if start.is_none() {
-                            "startLine"
+                            Field::StartLine
                         } else {
-                            "endLine"
+                            Field::EndLine
                         },
                         if symbol.is_some() {
-                            format!("no language server handles {path}: give startLine and endLine (lspSymbol then labels them), or configure one in [lsp]")
+                            format!("no language server handles {path}: give {} and {} ({} then labels them), or configure one in [lsp]", Field::StartLine, Field::EndLine, Field::LspSymbol)
                         } else {
-                            "give lspSymbol, or startLine and endLine".to_string()
+                            format!(
+                                "give {}, or {} and {}",
+                                Field::LspSymbol,
+                                Field::StartLine,
+                                Field::EndLine
+                            )
                         },
                     ));
                 };
@@ -416,8 +428,9 @@ pub async fn alter_references(
                             .collect();
                         return Err(Error::InvalidOperation {
                             message: format!(
-                                "Reference attached to entities: unattach it from {} entit(ies) (update_entity) first",
-                                attached.len()
+                                "Reference attached to entities: unattach it from {} entit(ies) ({}) first",
+                                attached.len(),
+                                Tool::UpdateEntity
                             ),
                             details: Some(Details::AttachedEntities(list)),
                         });

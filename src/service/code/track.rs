@@ -6,6 +6,7 @@
 //! server decides what a declaration is: without one a file is reported, not guessed.
 
 use crate::domain::code::{Entity, RefKind, Reference};
+use crate::domain::field::Field;
 use crate::error::{Error, Result};
 use crate::lsp::{matches, name_path, Symbol};
 use crate::service::code::entity::{self, Command, NewEntity};
@@ -89,7 +90,7 @@ fn signature(text: &str, s: &Symbol) -> String {
 async fn documents(c: &Ctx, path: &str) -> Result<Vec<String>> {
     let real =
         c.fs.resolve(path)
-            .map_err(|e| path_error("path", e))?
+            .map_err(|e| path_error(Field::Path, e))?
             .ok_or_else(|| Error::not_found("file or folder", path))?;
     if real.is_file() {
         return Ok(vec![path.to_string()]);
@@ -132,7 +133,7 @@ pub async fn track(app: &App, t: Track) -> Result<Tracked> {
         served.truncate(MAX_FILES);
     }
     for doc in served {
-        let Some(bytes) = c.fs.read(&doc).map_err(|e| path_error("path", e))? else {
+        let Some(bytes) = c.fs.read(&doc).map_err(|e| path_error(Field::Path, e))? else {
             continue;
         };
         let Ok(text) = text_of(bytes, &doc) else {

@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::domain::code::Scope;
+use crate::domain::field::Tool;
 use crate::error::Result;
 use crate::service::code::ctx;
 use crate::service::App;
@@ -114,7 +115,11 @@ pub async fn validate(app: &App, project_id: &str, fix: bool) -> Result<Vec<Issu
                 false,
                 None,
                 Some(&r.id),
-                format!("{} is gone from the working tree: analyze_document tells whether it was renamed", r.document_path),
+                format!(
+                    "{} is gone from the working tree: {} tells whether it was renamed",
+                    r.document_path,
+                    Tool::AnalyzeDocument
+                ),
             ));
         }
         if !known.contains(r.commit_sha.as_str()) {
@@ -123,7 +128,7 @@ pub async fn validate(app: &App, project_id: &str, fix: bool) -> Result<Vec<Issu
                 false,
                 None,
                 Some(&r.id),
-                format!("commit {} of reference {} is not in the repository: alter_references update re-anchors it at HEAD", r.commit_sha, r.id),
+                format!("commit {} of reference {} is not in the repository: {} update re-anchors it at HEAD", r.commit_sha, r.id, Tool::AlterReferences),
             ));
         }
     }
@@ -182,7 +187,10 @@ pub async fn validate(app: &App, project_id: &str, fix: bool) -> Result<Vec<Issu
                 true,
                 Some(&e.id),
                 None,
-                format!("entity '{name}' has no reference: add one with update_entity"),
+                format!(
+                    "entity '{name}' has no reference: add one with {}",
+                    Tool::UpdateEntity
+                ),
             ));
         }
         for p in parents_of

@@ -8,6 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use time::OffsetDateTime;
 
+use crate::domain::field::{Field, Tool};
 use crate::domain::memory::change::{Action, ActionKind, Change};
 use crate::domain::memory::claim::ClaimKey;
 use crate::domain::memory::collision::{
@@ -341,8 +342,9 @@ pub async fn remember(app: &App, r: Remember) -> Result<Written> {
             let (old, _) = load_atom(&mut tx, s).await?;
             if old.status.is_retired() {
                 return Err(Error::invalid(format!(
-                    "atom {s} is {} already: supersede the atom that holds its place now (query_memory get shows its history)",
-                    old.status
+                    "atom {s} is {} already: supersede the atom that holds its place now ({} get shows its history)",
+                    old.status,
+                    Tool::QueryMemory
                 )));
             }
             Some(old)
@@ -725,9 +727,10 @@ pub async fn link(
 ) -> Result<(bool, Vec<Action>)> {
     if !LINKABLE.contains(&kind) {
         return Err(Error::validation(
-            "kind",
+            Field::Kind,
             format!(
-                "{kind} is not linked by hand: SUPERSEDES comes from remember (supersedes) and resolve, USES from manage_subject"
+                "{kind} is not linked by hand: SUPERSEDES comes from remember (supersedes) and resolve, USES from {}",
+                Tool::ManageSubject
             ),
         ));
     }

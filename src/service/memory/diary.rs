@@ -11,6 +11,7 @@ use std::collections::{HashMap, HashSet};
 
 use time::OffsetDateTime;
 
+use crate::domain::field::Field;
 use crate::domain::memory::model::{
     AtomId, DiaryEntry, DiaryEntryId, EdgeKind, MemoryAtomType, MemoryEdge, NodeRef, RefType,
     ReferenceId, SubjectId,
@@ -221,7 +222,7 @@ pub async fn ingest(
 ) -> Result<Ingest> {
     let parsed = parse_rules(text).map_err(|e| {
         Error::validation(
-            "rules",
+            Field::Rules,
             format!("is not a JSON array of rules at {}: {} (send the array the reflection prompt asks for)", e.at, e.message),
         )
     })?;
@@ -233,9 +234,12 @@ pub async fn ingest(
             // would hold in every project.
             if p.scope == ReflectionScope::Workspace && project.is_none() {
                 return Err(Error::validation(
-                    &format!("rules[{i}].scope"),
-                    "is workspace, which needs projectId (the project the rule holds in): send projectId, \
-                     or scope global for a rule that holds everywhere",
+                    format!("{}[{i}].scope", Field::Rules),
+                    format!(
+                        "is workspace, which needs {p} (the project the rule holds in): send {p}, \
+                         or scope global for a rule that holds everywhere",
+                        p = Field::ProjectId
+                    ),
                 ));
             }
             proposals.push(p.clone());

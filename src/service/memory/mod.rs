@@ -24,6 +24,7 @@ use std::collections::HashMap;
 
 use time::OffsetDateTime;
 
+use crate::domain::field::Field;
 use crate::domain::id;
 use crate::domain::memory::change::{Action, ActionKind, Change};
 use crate::domain::memory::claim::{normalise_statement, Predicate};
@@ -532,7 +533,7 @@ impl SubjectRef {
                 return None;
             }
         }
-        id::parse("subject", t).ok().map(SubjectRef::Id)
+        id::parse(Field::Subject, t).ok().map(SubjectRef::Id)
     }
 }
 
@@ -606,7 +607,7 @@ pub(crate) async fn asking_project(c: &mut Conn, id: &str) -> Result<Option<Subj
         let (s, _) = load_subject(c, &row.id).await?;
         if s.kind != SubjectKind::Project {
             return Err(Error::validation(
-                "projectId",
+                Field::ProjectId,
                 format!(
                     "subject {id} is a {}, not a Project: send a Project subject or an orchestrator project",
                     s.kind

@@ -11,6 +11,7 @@ use std::collections::{HashMap, HashSet};
 
 use time::OffsetDateTime;
 
+use crate::domain::field::{Field, Tool};
 use crate::domain::memory::evidence::Strength;
 use crate::domain::memory::identity::normalise_name;
 use crate::domain::memory::model::{MemoryAtom, MemoryAtomType, Subject, SubjectId, SubjectKind};
@@ -138,7 +139,7 @@ pub async fn recall_in(app: &App, c: &mut Conn, r: RecallReq) -> Result<Recalled
     let (asker_subject, mut note) = match &r.project {
         None => (
             None,
-            Some("no projectId: only Global atoms apply".to_string()),
+            Some(format!("no {}: only Global atoms apply", Field::ProjectId)),
         ),
         Some(p) => match asking_project(c, p).await? {
             Some(s) => (Some(s), None),
@@ -146,7 +147,8 @@ pub async fn recall_in(app: &App, c: &mut Conn, r: RecallReq) -> Result<Recalled
                 None,
                 Some(format!(
                     "orchestrator project {p} has no Project subject: only Global atoms apply; link one with \
-                     manage_subject create (kind Project, orchestratorProject)"
+                     {} create (kind Project, orchestratorProject)",
+                    Tool::ManageSubject
                 )),
             ),
         },
@@ -157,7 +159,7 @@ pub async fn recall_in(app: &App, c: &mut Conn, r: RecallReq) -> Result<Recalled
     for s in &r.about {
         let rf = SubjectRef::parse(s).ok_or_else(|| {
             Error::validation(
-                "about",
+                Field::About,
                 format!("'{s}' is neither a subject id nor Kind:name (Lib:zod)"),
             )
         })?;
@@ -461,8 +463,9 @@ pub async fn for_task_in(
     let note = match (&task.project_id, &project) {
         (None, _) => Some("the task belongs to no project: only atoms about subjects it names apply".to_string()),
         (Some(p), None) => Some(format!(
-            "project {p} has no Project subject, so no atom is scoped to it: link one with manage_subject create \
-             (kind Project, orchestratorProject)"
+            "project {p} has no Project subject, so no atom is scoped to it: link one with {} create \
+             (kind Project, orchestratorProject)",
+            Tool::ManageSubject
         )),
         _ => None,
     };

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 
 use time::OffsetDateTime;
 
+use crate::domain::field::Field;
 use crate::domain::memory::change::{Action, ActionKind, Change};
 use crate::domain::memory::identity::{merge_plan_for, normalise_name};
 use crate::domain::memory::model::{
@@ -314,7 +315,7 @@ async fn update_tx(
     if let Some((_, k)) = input.iter().find(|(k, _)| loose_eq(k, "kind")) {
         if !matches!(k, Raw::Text(t) if SubjectKind::parse(t) == Ok(cur.kind)) {
             return Err(Error::validation(
-                "subject.kind",
+                format!("{}.kind", Field::Subject),
                 format!(
                     "a subject's kind never changes (this one is a {}): create another subject",
                     cur.kind
@@ -400,7 +401,7 @@ async fn update_tx(
                 .collect(),
             _ => {
                 return Err(Error::validation(
-                    "subject.aliases",
+                    format!("{}.aliases", Field::Subject),
                     "must be a list of names",
                 ))
             }
@@ -417,13 +418,13 @@ async fn add_aliases(c: &mut Conn, id: &str, names: &[String]) -> Result<Vec<Str
         let n = n.trim();
         if n.is_empty() || n.len() > validate::MAX_NAME {
             return Err(Error::validation(
-                &format!("aliases[{i}]"),
+                format!("aliases[{i}]"),
                 "must be a name of 1 to 255 bytes",
             ));
         }
         if normalise_name(n).is_empty() {
             return Err(Error::validation(
-                &format!("aliases[{i}]"),
+                format!("aliases[{i}]"),
                 "has no letters or digits",
             ));
         }
@@ -460,7 +461,7 @@ pub async fn alias(
 ) -> Result<Aliased> {
     if names.len() > validate::MAX_TAGS {
         return Err(Error::validation(
-            "aliases",
+            Field::Aliases,
             format!(
                 "{} names given, at most {} allowed",
                 names.len(),
@@ -868,7 +869,7 @@ pub async fn list(
 pub async fn find(app: &App, raw: &str) -> Result<String> {
     let r = SubjectRef::parse(raw).ok_or_else(|| {
         Error::validation(
-            "id",
+            Field::Id,
             format!("'{raw}' is neither a subject id nor Kind:name (Lib:zod)"),
         )
     })?;

@@ -1,6 +1,7 @@
 //! The writer: carries out the memory core's actions in order inside one write transaction.
 
 use super::*;
+use crate::domain::field::Tool;
 
 /// Carries out the core's actions in order, keeping a mirror of the atoms it moves
 /// so the derived columns (the group an atom competes in) follow.
@@ -430,7 +431,8 @@ fn key_taken(e: crate::store::Error) -> Error {
     match e {
         crate::store::Error::Duplicate { name, .. } => Error::invariant(format!(
             "another atom is already current on claim key {name}; nothing was written: read the key's atoms \
-             (query_memory list with key) and retry"
+             ({} list with key) and retry",
+            Tool::QueryMemory
         )),
         other => other.into(),
     }

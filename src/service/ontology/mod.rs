@@ -25,6 +25,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use crate::domain::field::{Field, Tool};
 use crate::domain::ontology::load_pages;
 use crate::domain::ontology::records::Repo;
 use crate::domain::ontology_index::Index;
@@ -74,7 +75,9 @@ pub async fn repo(app: &App, project_id: &str) -> Result<Repo> {
         Some(r) => Ok(r),
         None if !store::project::exists(&mut c, project_id).await? => Err(Error::not_found("project", project_id)),
         None => Err(Error::invalid(format!(
-            "project {project_id} has no ontology repository: call manage_ontology with operation attach and repoPath first"
+            "project {project_id} has no ontology repository: call {} with operation attach and {} first",
+            Tool::ManageOntology,
+            Field::RepoPath
         ))),
     }
 }
@@ -92,8 +95,9 @@ pub fn git_of(repo: &Repo) -> Result<GitCli> {
     if !repo.pages_dir.is_empty() {
         if let Err(e) = crate::git::check_path(&repo.pages_dir) {
             return Err(Error::invalid(format!(
-                "the pages folder attached to project {} {e}: attach again with another pagesDir",
-                repo.project_id
+                "the pages folder attached to project {} {e}: attach again with another {}",
+                repo.project_id,
+                Field::PagesDir
             )));
         }
     }
@@ -107,7 +111,8 @@ pub async fn served(app: &App, project_id: &str) -> Result<(Repo, Arc<Served>)> 
     let repo = repo(app, project_id).await?;
     if repo.synced_commit.is_none() {
         return Err(Error::invalid(format!(
-            "the ontology of project {project_id} was never synced: call manage_ontology with operation sync first"
+            "the ontology of project {project_id} was never synced: call {} with operation sync first",
+            Tool::ManageOntology
         )));
     }
     let generation = {

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use super::stage::{commit, reads_back};
 use super::{served, today};
+use crate::domain::field::Field;
 use crate::domain::ontology::draft::{self, ClassDraft};
 use crate::domain::ontology::entity::{key_rank, keys, read_entry, split_terms, RELATIONSHIPS};
 use crate::domain::ontology::expr::looks_like_iri;
@@ -35,7 +36,7 @@ pub use super::stage::push_again;
 
 /// Refuses a field that would not be one line of a page: a line break as CommonMark
 /// reads one (LF, CR), a Unicode line separator, or another control character.
-fn one_line(parameter: &str, value: &str) -> Result<()> {
+fn one_line(parameter: impl std::fmt::Display, value: &str) -> Result<()> {
     match draft::not_one_line(value) {
         None => Ok(()),
         Some(c) => Err(Error::validation(
@@ -49,7 +50,7 @@ fn one_line(parameter: &str, value: &str) -> Result<()> {
 }
 
 /// [`one_line`] for each of `values`.
-fn each_one_line<'a>(parameter: &str, values: impl IntoIterator<Item = &'a String>) -> Result<()> {
+fn each_one_line<'a>(parameter: Field, values: impl IntoIterator<Item = &'a String>) -> Result<()> {
     values.into_iter().try_for_each(|v| one_line(parameter, v))
 }
 
@@ -199,7 +200,7 @@ fn inconsistent(c: &Clash, what: &str) -> Error {
     }
 }
 
-pub(super) fn problems_error(parameter: &str, ps: Vec<Problem>) -> Error {
+pub(super) fn problems_error(parameter: impl std::fmt::Display, ps: Vec<Problem>) -> Error {
     let first = ps.first().map(|p| p.message.clone()).unwrap_or_default();
     Error::ValidationDetails {
         message: format!(
@@ -210,7 +211,7 @@ pub(super) fn problems_error(parameter: &str, ps: Vec<Problem>) -> Error {
                 String::new()
             }
         ),
-        parameter: parameter.into(),
+        parameter: parameter.to_string(),
         details: Details::Problems(ps),
     }
 }
@@ -225,7 +226,7 @@ fn link_name(ix: &Index, iri: &str) -> String {
 }
 
 /// Resolves the targets an agent named (IRIs, terms, titles) to page link names.
-fn targets(ix: &Index, parameter: &str, names: &[String]) -> Result<Vec<String>> {
+fn targets(ix: &Index, parameter: Field, names: &[String]) -> Result<Vec<String>> {
     each_one_line(parameter, names)?;
     names
         .iter()
@@ -269,18 +270,18 @@ fn checked_agent(a: &AgentContext) -> Result<()> {
         || t.starts_with('.')
     {
         return Err(Error::validation(
-            "agentContext",
+            Field::AgentContext,
             "agentType must be 1-64 letters, digits, '-', '_' or '.' (it names the branch)",
         ));
     }
     // Both go into the commit message.
-    one_line("agentContext.agentId", &a.agent_id)?;
+    one_line(format!("{}.agentId", Field::AgentContext), &a.agent_id)?;
     if let Some(s) = &a.session_id {
-        one_line("agentContext.sessionId", s)?;
+        one_line(format!("{}.sessionId", Field::AgentContext), s)?;
     }
     if !(0.0..=1.0).contains(&a.confidence) {
         return Err(Error::validation(
-            "agentContext",
+            Field::AgentContext,
             "confidence must be from 0 to 1",
         ));
     }
@@ -307,7 +308,7 @@ fn refuse_quality(q: &QualityReport, min: f32) -> Error {
     };
     Error::ValidationDetails {
         message: format!("{r} fill these fields and propose again"),
-        parameter: "proposal".into(),
+        parameter: Field::Proposal.to_string(),
         details: Details::Quality {
             score: r.score,
             min: r.min,
@@ -333,18 +334,18 @@ pub async fn create(
         || !domain.starts_with(|c: char| c.is_ascii_alphabetic())
     {
         return Err(Error::validation(
-            "domain",
+            Field::Domain,
             "must be a short prefix of letters and digits, like ai",
         ));
     }
     let term = p.preferred_term.trim().to_string();
-    one_line("preferredTerm", &term)?;
-    one_line("definition", &draft::one_line(&p.definition))?;
-    one_line("physicality", &p.physicality)?;
-    one_line("role", &p.role)?;
-    each_one_line("altTerms", &p.alt_terms)?;
+    one_line(Field::PreferredTerm, &term)?;
+    one_line(Field::Definition, &draft::one_line(&p.definition))?;
+    one_line(Field::Physicality, &p.physicality)?;
+    one_line(Field::Role, &p.role)?;
+    each_one_line(Field::AltTerms, &p.alt_terms)?;
     if let Some(c) = &p.owl_class {
-        one_line("owlClass", c)?;
+        one_line(Field::OwlClass, c)?;
     }
     let iri = p
         .owl_class
@@ -353,13 +354,13 @@ pub async fn create(
         .unwrap_or_else(|| iri_for(&domain, &term));
     if !looks_like_iri(&iri) {
         return Err(Error::validation(
-            "owlClass",
+            Field::OwlClass,
             format!("'{iri}' is not an IRI like {domain}:VisionTransformer"),
         ));
     }
     if iri.split_once(':').map(|(d, _)| d) != Some(domain.as_str()) {
         return Err(Error::validation(
-            "owlClass",
+            Field::OwlClass,
             format!("'{iri}' must be in the domain's prefix ({domain}:)"),
         ));
     }
@@ -385,7 +386,7 @@ pub async fn create(
         format!("{}/{file}", repo.pages_dir)
     };
     let path = crate::repo_fs::relative(&path)
-        .map_err(|e| Error::validation("preferredTerm", e.to_string()))?;
+        .map_err(|e| Error::validation(Field::PreferredTerm, e.to_string()))?;
     {
         let mut c = app.store.read().await?;
         if db::page_path_taken(&mut c, project_id, &path).await? {
@@ -398,18 +399,18 @@ pub async fn create(
     for (k, ts) in &p.relationships {
         let key = rel_key(k, false).ok_or_else(|| {
             Error::validation(
-                "relationships",
+                Field::Relationships,
                 format!("'{k}' is not one of has-part, requires, enables, bridges-to, relates-to, disjointWith"),
             )
         })?;
-        let ts = targets(ix, "relationships", ts)?;
+        let ts = targets(ix, Field::Relationships, ts)?;
         if key == keys::DISJOINT_WITH {
             disjoint_with.extend(ts);
         } else {
             relationships.push((key.to_string(), ts));
         }
     }
-    let parents = targets(ix, "isSubclassOf", &p.is_subclass_of)?;
+    let parents = targets(ix, Field::IsSubclassOf, &p.is_subclass_of)?;
     let date = today().1;
     let make = |term_id: &str| {
         ClassDraft {
@@ -449,7 +450,7 @@ pub async fn create(
         .any(|c| crate::domain::ontology_index::domain_of(&ix.ontology, c) == domain);
     if parents.is_empty() && domain_has_classes {
         return Err(Error::validation(
-            "isSubclassOf",
+            Field::IsSubclassOf,
             format!("is required: the domain {domain} has classes already; name the one this class is a kind of"),
         ));
     }
@@ -493,7 +494,7 @@ pub async fn create(
 fn page_axioms(ix: &Index, path: &str, page: &Page) -> Result<Vec<Sourced>> {
     let entry = read_entry(page).map_err(|e| {
         problems_error(
-            "proposal",
+            Field::Proposal,
             vec![Problem {
                 file: path.into(),
                 line: e.line,
@@ -504,7 +505,7 @@ fn page_axioms(ix: &Index, path: &str, page: &Page) -> Result<Vec<Sourced>> {
     })?;
     let (axioms, problems) = ix.ontology.page_axioms(path, &entry);
     if !problems.is_empty() {
-        return Err(problems_error("proposal", problems));
+        return Err(problems_error(Field::Proposal, problems));
     }
     Ok(axioms)
 }
@@ -519,7 +520,7 @@ fn round_trip(
     checked: &[Sourced],
 ) -> Result<()> {
     let text = reads_back(operation, path, page)?;
-    let page = Page::parse(&text).map_err(|e| Error::validation("proposal", e.to_string()))?;
+    let page = Page::parse(&text).map_err(|e| Error::validation(Field::Proposal, e.to_string()))?;
     let again = page_axioms(ix, path, &page)?;
     let key = |v: &[Sourced]| {
         let mut a: Vec<&Axiom> = v.iter().map(|s| &s.axiom).collect();
@@ -528,7 +529,7 @@ fn round_trip(
     };
     if key(&again) != key(checked) {
         return Err(Error::validation(
-            "proposal",
+            Field::Proposal,
             format!("{path} does not read back to the axioms that were checked"),
         ));
     }
@@ -575,24 +576,24 @@ pub async fn amend(
         .map_err(|e| Error::invalid(format!("{path} does not parse ({e}): fix it in git first")))?;
     let before_q = quality::assess(&page);
     if let Some(d) = &a.definition {
-        one_line("definition", &draft::one_line(d))?;
+        one_line(Field::Definition, &draft::one_line(d))?;
     }
-    each_one_line("altTerms", &a.add_alt_terms)?;
+    each_one_line(Field::AltTerms, &a.add_alt_terms)?;
     for (k, v) in &a.custom_fields {
-        one_line("customFields", k)?;
-        one_line("customFields", &draft::one_line(v))?;
+        one_line(Field::CustomFields, k)?;
+        one_line(Field::CustomFields, &draft::one_line(v))?;
     }
     for (_, ts) in &a.remove_relationships {
-        each_one_line("removeRelationships", ts)?;
+        each_one_line(Field::RemoveRelationships, ts)?;
     }
     for (k, ts) in &a.add_relationships {
-        let key = rel_key(k, true).ok_or_else(|| Error::validation("addRelationships", format!("'{k}' is not is-subclass-of, has-part, requires, enables, bridges-to, relates-to or disjointWith")))?;
-        for t in targets(ix, "addRelationships", ts)? {
+        let key = rel_key(k, true).ok_or_else(|| Error::validation(Field::AddRelationships, format!("'{k}' is not is-subclass-of, has-part, requires, enables, bridges-to, relates-to or disjointWith")))?;
+        for t in targets(ix, Field::AddRelationships, ts)? {
             draft::add_link(&mut page, key, &t);
         }
     }
     for (k, ts) in &a.remove_relationships {
-        let key = rel_key(k, true).ok_or_else(|| Error::validation("removeRelationships", format!("'{k}' is not is-subclass-of, has-part, requires, enables, bridges-to, relates-to or disjointWith")))?;
+        let key = rel_key(k, true).ok_or_else(|| Error::validation(Field::RemoveRelationships, format!("'{k}' is not is-subclass-of, has-part, requires, enables, bridges-to, relates-to or disjointWith")))?;
         for t in ts {
             let name = ix
                 .resolve(t)
@@ -604,7 +605,7 @@ pub async fn amend(
                     .is_some_and(|i| draft::remove_link(&mut page, key, i));
             if !gone {
                 return Err(Error::validation(
-                    "removeRelationships",
+                    Field::RemoveRelationships,
                     format!("{key} of {iri} does not list {t}"),
                 ));
             }
@@ -651,7 +652,7 @@ pub async fn amend(
             .contains(&k);
         if logical || k.is_empty() || k.contains(char::is_whitespace) || k.contains("::") {
             return Err(Error::validation(
-                "customFields",
+                Field::CustomFields,
                 format!("'{k}' cannot be set as a custom field (identity and logical keys change through their own parameters)"),
             ));
         }
@@ -890,12 +891,12 @@ pub async fn validate(app: &App, project_id: &str, input: Vec<AxiomInput>) -> Re
         let text =
             format!("- {file}\n  - ### OntologyBlock\n    - {ident}\n    - {key}:: {value}\n");
         let page = Page::parse(&text)
-            .map_err(|e| Error::validation(&format!("axioms[{i}]"), e.to_string()))?;
+            .map_err(|e| Error::validation(format!("axioms[{i}]"), e.to_string()))?;
         let entry =
-            read_entry(&page).map_err(|e| Error::validation(&format!("axioms[{i}]"), e.message))?;
+            read_entry(&page).map_err(|e| Error::validation(format!("axioms[{i}]"), e.message))?;
         let (axioms, problems) = ix.ontology.page_axioms(&file, &entry);
         if !problems.is_empty() {
-            return Err(problems_error(&format!("axioms[{i}]"), problems));
+            return Err(problems_error(format!("axioms[{i}]"), problems));
         }
         all.extend(axioms);
     }
@@ -956,7 +957,8 @@ mod tests {
         assert_eq!(rel_key("HAS_PART", false), Some("has-part"));
         assert_eq!(rel_key("core:bridgesTo", false), Some("bridges-to"));
         assert_eq!(rel_key("relates to", false), Some("relates-to"));
-        assert_eq!(rel_key("isSubclassOf", false), None);
+        // The proposal's field for parents is no relationship key.
+        assert_eq!(rel_key(&Field::IsSubclassOf.to_string(), false), None);
         assert_eq!(rel_key("is-subclass-of", true), Some("is-subclass-of"));
         assert_eq!(rel_key("owns", true), None);
         assert_eq!(rel_key("owl:disjointWith", false), Some("owl:disjointWith"));

@@ -8,14 +8,17 @@ use std::time::{Duration, Instant};
 
 use super::{served, today, Served};
 use crate::config::OntologySettings;
+use crate::domain::field::{Field, Tool};
 use crate::domain::ontology::ofn::write_axiom;
 use crate::domain::ontology::quality::{self, QualityReport};
 use crate::domain::ontology::{Axiom, EntityKind, Page, Sourced};
 use crate::domain::ontology_index::discover::{self, Found, Matched, Options, Seed};
+use crate::domain::ontology_index::prop::{self, IRI, PREFERRED_TERM};
 use crate::domain::ontology_index::Index;
+use crate::domain::ontology_index::NODE_KEYS;
 use crate::domain::ontology_query::{
-    execute, traverse as walk, Limits, QueryError, QueryOutcome, Subgraph, TraverseDirection,
-    TraverseOptions,
+    execute, traverse as walk, ErrorKind, Limits, QueryError, QueryOutcome, Subgraph,
+    TraverseDirection, TraverseOptions,
 };
 use crate::error::{Details, Error, Result};
 use crate::service::{semantic, App};
@@ -35,7 +38,7 @@ pub fn entity<'a>(ix: &'a Index, name: &str, what: &'static str) -> Result<&'a s
     ix.resolve(name).ok_or_else(|| {
         let nearest = ix.nearest(name);
         let hint = if nearest.is_empty() {
-            "find it with ontology_discover".to_string()
+            format!("find it with {}", Tool::OntologyDiscover)
         } else {
             format!("nearest: {}", nearest.join(", "))
         };
@@ -389,10 +392,16 @@ pub fn schema_context(ix: &Index, iri: &str) -> String {
     format!(
         "Nodes: :OwlClass ({classes}), :Individual ({individuals}), :ObjectProperty; every class is also labelled with its own IRI \
          and each superclass's (asserted or inferred), e.g. :`{iri}`. Relationships: {}; SUBCLASS_OF and INSTANCE_OF carry \
-         `inferred`. Keys: iri, termId, preferredTerm, domain, status, definition, qualityScore, authorityScore, maturity, \
-         physicality, role, altTerms, lastUpdated. Examples: MATCH (c:`{iri}`) RETURN c.iri, c.preferredTerm | \
-         MATCH (c {{iri: '{iri}'}})-[r]-(o) RETURN type(r), o.iri | local names work as labels when unambiguous: (c:{local}).",
-        types.join(", ")
+         `{inferred}`. Keys: {keys}. Examples: MATCH (c:`{iri}`) RETURN c.{IRI}, c.{PREFERRED_TERM} | \
+         MATCH (c {{{IRI}: '{iri}'}})-[r]-(o) RETURN type(r), o.{IRI} | local names work as labels when unambiguous: (c:{local}).",
+        types.join(", "),
+        inferred = prop::INFERRED,
+        keys = NODE_KEYS
+            .iter()
+            .filter(|k| ![prop::KIND, prop::PAGE, prop::UNSATISFIABLE].contains(*k))
+            .copied()
+            .collect::<Vec<_>>()
+            .join(", ")
     )
 }
 
@@ -415,7 +424,7 @@ pub fn query_refused(e: QueryError, set: &OntologySettings) -> Error {
     }
     Error::ValidationDetails {
         message,
-        parameter: "cypher".into(),
+        parameter: Field::Cypher.to_string(),
         details: Details::Query(Box::new(e), limit),
     }
 }
@@ -481,7 +490,7 @@ pub async fn traverse(
     let max = app.config.ontology.max_traverse_depth;
     if depth > max {
         return Err(Error::validation(
-            "depth",
+            Field::Depth,
             format!("{depth} is deeper than max_traverse_depth ({max})"),
         ));
     }
@@ -503,10 +512,16 @@ pub async fn traverse(
     })
     .await?;
     let subgraph = walked.map_err(|e| {
-        let message = format!("parameter 'relationshipTypes': {}", located(&e));
+        // The core's refusal of the types it was given says what they name; the
+        // option is named here, as the caller sent it.
+        let f = Field::RelationshipTypes;
+        let message = match e.kind {
+            ErrorKind::UnknownName => format!("parameter '{f}': {f} {}", located(&e)),
+            _ => format!("parameter '{f}': {}", located(&e)),
+        };
         Error::ValidationDetails {
             message,
-            parameter: "relationshipTypes".into(),
+            parameter: f.to_string(),
             details: Details::Query(Box::new(e), None),
         }
     })?;

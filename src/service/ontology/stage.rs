@@ -26,6 +26,7 @@
 use super::git_of;
 use super::github::Pushed;
 use super::propose::{AgentContext, Change, Checked, Proposed};
+use crate::domain::field::{Field, Tool};
 use crate::domain::id::new_id;
 use crate::domain::now;
 use crate::domain::ontology::diff::unified_diff;
@@ -123,28 +124,28 @@ fn agent_branch(agent: &AgentContext, id: &str) -> String {
 
 /// The parameter an agent gave a page property through, for `operation`; `None`
 /// is a line outside the block (the title).
-fn parameter_for(operation: &str, key: Option<&str>) -> &'static str {
+fn parameter_for(operation: &str, key: Option<&str>) -> Field {
     let create = operation == "create";
     match (operation, key) {
-        ("import", _) => "ofn",
-        (_, None) if create => "preferredTerm",
-        (_, None) => "iri",
+        ("import", _) => Field::Ofn,
+        (_, None) if create => Field::PreferredTerm,
+        (_, None) => Field::Iri,
         (_, Some(k)) => match k {
-            keys::PREFERRED_TERM => "preferredTerm",
-            keys::DEFINITION => "definition",
-            keys::OWL_CLASS => "owlClass",
-            keys::PHYSICALITY => "physicality",
-            keys::ROLE => "role",
-            keys::SOURCE_DOMAIN => "domain",
-            keys::ALT_TERMS => "altTerms",
-            keys::QUALITY_SCORE if !create => "qualityScore",
-            keys::IS_SUBCLASS_OF if create => "isSubclassOf",
-            k if create && RELATIONSHIPS.iter().any(|(r, _)| *r == k) => "relationships",
+            keys::PREFERRED_TERM => Field::PreferredTerm,
+            keys::DEFINITION => Field::Definition,
+            keys::OWL_CLASS => Field::OwlClass,
+            keys::PHYSICALITY => Field::Physicality,
+            keys::ROLE => Field::Role,
+            keys::SOURCE_DOMAIN => Field::Domain,
+            keys::ALT_TERMS => Field::AltTerms,
+            keys::QUALITY_SCORE if !create => Field::QualityScore,
+            keys::IS_SUBCLASS_OF if create => Field::IsSubclassOf,
+            k if create && RELATIONSHIPS.iter().any(|(r, _)| *r == k) => Field::Relationships,
             k if k == keys::IS_SUBCLASS_OF || RELATIONSHIPS.iter().any(|(r, _)| *r == k) => {
-                "addRelationships"
+                Field::AddRelationships
             }
-            _ if create => "proposal",
-            _ => "customFields",
+            _ if create => Field::Proposal,
+            _ => Field::CustomFields,
         },
     }
 }
@@ -257,15 +258,16 @@ pub(super) async fn commit(
 ) -> Result<Proposed> {
     let git = git_of(repo)?;
     let Some(base) = repo.synced_commit.clone() else {
-        return Err(Error::invalid(
-            "the ontology was never synced: call manage_ontology with operation sync first",
-        ));
+        return Err(Error::invalid(format!(
+            "the ontology was never synced: call {} with operation sync first",
+            Tool::ManageOntology
+        )));
     };
     let id = new_id();
     let branch = agent_branch(agent, &id);
     if let Err(e) = check_branch(&branch) {
         return Err(Error::validation(
-            "agentContext",
+            Field::AgentContext,
             format!("agentType '{}' cannot name a branch: {e}", agent.agent_type),
         ));
     }
@@ -481,9 +483,11 @@ pub async fn push(
 pub async fn push_again(app: &App, project_id: &str, proposal_id: &str) -> Result<ProposalRecord> {
     let repo = super::repo(app, project_id).await?;
     if repo.github().is_none() {
-        return Err(Error::invalid(
-            "no GitHub repository is configured: attach again with githubOwner and githubName",
-        ));
+        return Err(Error::invalid(format!(
+            "no GitHub repository is configured: attach again with {} and {}",
+            Field::GithubOwner,
+            Field::GithubName
+        )));
     }
     let (record, files) = {
         let mut c = app.store.read().await?;

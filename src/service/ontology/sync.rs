@@ -17,6 +17,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::{git_of, repo, Served};
+use crate::domain::field::Field;
 use crate::domain::id::new_id;
 use crate::domain::now;
 use crate::domain::ontology::entity::keys;
@@ -57,7 +58,7 @@ pub struct Attached {
 /// every path and as git's paths are checked (it is handed to git as a pathspec and
 /// prefixes every page path a proposal writes into an index).
 pub fn pages_dir(raw: &str) -> Result<String> {
-    let bad = |e: String| Error::validation("pagesDir", e);
+    let bad = |e: String| Error::validation(Field::PagesDir, e);
     git::check_text(raw).map_err(bad)?;
     let t = raw.trim();
     if t.is_empty() || t == "." || t == "./" {
@@ -73,7 +74,7 @@ pub async fn attach(app: &App, a: Attach) -> Result<Attached> {
     let path = Path::new(&a.repo_path);
     if !path.is_absolute() {
         return Err(Error::validation(
-            "repoPath",
+            Field::RepoPath,
             "must be an absolute path to a git work tree",
         ));
     }
@@ -82,11 +83,11 @@ pub async fn attach(app: &App, a: Attach) -> Result<Attached> {
         .base_branch
         .clone()
         .unwrap_or_else(|| settings.github_base_branch.clone());
-    git::check_branch(&base).map_err(|e| Error::validation("baseBranch", e))?;
+    git::check_branch(&base).map_err(|e| Error::validation(Field::BaseBranch, e))?;
     let git = GitCli::open(path).await?;
     let Some(head) = git.branch_commit(&base).await? else {
         return Err(Error::validation(
-            "baseBranch",
+            Field::BaseBranch,
             format!(
                 "the repository at {} has no branch '{base}': name an existing branch",
                 git.root().display()
@@ -101,18 +102,18 @@ pub async fn attach(app: &App, a: Attach) -> Result<Attached> {
         (Some(o), Some(n)) => (Some(o), Some(n)),
         (Some(_), None) => {
             return Err(Error::validation(
-                "githubName",
-                "is required with githubOwner",
+                Field::GithubName,
+                format!("is required with {}", Field::GithubOwner),
             ))
         }
         (None, Some(_)) => {
             return Err(Error::validation(
-                "githubOwner",
-                "is required with githubName",
+                Field::GithubOwner,
+                format!("is required with {}", Field::GithubName),
             ))
         }
     };
-    for (k, v) in [("githubOwner", &owner), ("githubName", &name)] {
+    for (k, v) in [(Field::GithubOwner, &owner), (Field::GithubName, &name)] {
         if let Some(v) = v {
             if !crate::github::valid_name(v) {
                 return Err(Error::validation(
@@ -557,8 +558,9 @@ pub async fn sync(app: &App, project_id: &str) -> Result<SyncReport> {
         let git = git_of(&repo)?;
         let Some(commit) = git.branch_commit(&repo.base_branch).await? else {
             return Err(Error::invalid(format!(
-                "the ontology repository has no branch '{}' any more: attach again with baseBranch",
-                repo.base_branch
+                "the ontology repository has no branch '{}' any more: attach again with {}",
+                repo.base_branch,
+                Field::BaseBranch
             )));
         };
         let plan = plan(app, &repo, &git, &commit).await?;

@@ -1,6 +1,7 @@
 //! Reading atoms: one with its evidence, edges and history (get), and pages of them (list).
 
 use super::*;
+use crate::domain::field::Field;
 
 /// One atom as `get` answers it: with its evidence, its edges, its history chain
 /// and the other atoms on its key.
@@ -176,7 +177,7 @@ pub async fn list(app: &App, q: ListQuery) -> Result<AtomPage> {
     for s in &q.about {
         let r = SubjectRef::parse(s).ok_or_else(|| {
             Error::validation(
-                "about",
+                Field::About,
                 format!("'{s}' is neither a subject id nor Kind:name (Lib:zod)"),
             )
         })?;
