@@ -36,8 +36,7 @@ macro_rules! memory_collision_rule {
     () => {
         "One ACTIVE atom per claim key (type, predicate, about, context). On a held key the same \
 value (ignoring case and spaces) SUPPORTS the atom; a different one wins on stronger evidence (ADR, \
-policy, PR, commit, release notes, meeting note > doc, url, ticket > chat, diary > none), then later \
-validFrom, then higher confidence, the loser SUPERSEDED; a tie: both CONTESTED (CONTRADICTS) \
+PR, commit… > doc, url, ticket > chat, diary > none), then later validFrom, then higher confidence, the loser SUPERSEDED; a tie: both CONTESTED (CONTRADICTS) \
 until a Decision or resolve."
     };
 }

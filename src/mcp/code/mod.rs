@@ -74,7 +74,7 @@ pub const CREATE_CATEGORY: ToolDef = ToolDef {
 pub const CREATE_ENTITY: ToolDef = ToolDef {
     name: "create_entity",
     toolset: "code",
-    description: "Create an entity at its categories' scope, under higher-scope parentIds (none: Domain only); commands start with an add: text for Domain/Feature, code for Component/Unit, either for Namespace.",
+    description: "An entity at its categories' scope under higher-scope parentIds (none: Domain only); commands start with an add: text for Domain/Feature, code for Component/Unit, either for Namespace.",
     params: &[
         PROJECT,
         P("name", Ty::Str, ""),
@@ -119,7 +119,7 @@ pub const DELETE_ENTITY: ToolDef = ToolDef {
 pub const ALTER_REFERENCES: ToolDef = ToolDef {
     name: "alter_references",
     toolset: "code",
-    description: "Fix or remove references, stopping at the first failure: update re-anchors at HEAD; delete refuses while attached.",
+    description: "Fix or remove references up to the first failure: update re-anchors at HEAD; delete refuses while attached.",
     params: &[PROJECT, P("commands", Ty::Objects(commands::REFERENCE_SHAPES), "")],
     required: &["projectId", "commands"],
     effect: Effect::Destructive,
@@ -159,7 +159,7 @@ pub const FIND_ENTITIES: ToolDef = ToolDef {
 pub const ANALYZE_DOCUMENT: ToolDef = ToolDef {
     name: "analyze_document",
     toolset: "code",
-    description: "The documents whose references changed since recorded (uncommitted too); or documentPath's references at their current lines, stale ones with a fix, and untracked symbols.",
+    description: "Documents whose references changed (uncommitted too); with documentPath, its references at their current lines, stale ones with a fix, and untracked symbols.",
     params: &[
         PROJECT,
         P("documentPath", Ty::Str, ""),

@@ -16,7 +16,7 @@ const LISTED: usize = 20;
 pub const TRACK_DECLARATIONS: ToolDef = ToolDef {
     name: "track_declarations",
     toolset: "code",
-    description: "An entity per untracked top-level declaration (class, function, ...) of a file or folder, anchored by name path; needs a language server.",
+    description: "Entities for a file's or folder's untracked top-level declarations, by name path (needs a language server).",
     params: &[
         P("projectId", Ty::Id, ""),
         P("path", Ty::Str, ""),

@@ -22,7 +22,7 @@ const NODE: Ty = Ty::Enum(&["atom", "molecule"]);
 pub const QUERY_GRAPH: ToolDef = ToolDef {
     name: "query_graph",
     toolset: "graph",
-    description: "Read the knowledge graph. context: atoms and molecules whose globs match the paths you will touch, most specific first. get. search.",
+    description: "Read the knowledge graph: context (atoms and molecules whose globs match the paths you will touch, most specific first), get, search.",
     params: &[
         P("operation", Ty::Enum(&["get", "search", "context"]), ""),
         P("entityType", NODE, ""),
@@ -47,7 +47,7 @@ pub const QUERY_GRAPH: ToolDef = ToolDef {
 pub const MANAGE_GRAPH: ToolDef = ToolDef {
     name: "manage_graph",
     toolset: "graph",
-    description: "Write atoms (1-20 globs over files, * within a directory, ** across, with knowledge of them) and molecules (groups). create: projectId, name, createdByTaskId. update: lastTaskId.",
+    description: "Write atoms (knowledge of the files 1-20 globs match: * within a directory, ** across) and molecules (groups of atoms).",
     params: &[
         P("operation", Ty::Enum(&["create", "update", "delete"]), ""),
         P("entityType", NODE, ""),

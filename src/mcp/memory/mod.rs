@@ -39,16 +39,14 @@ pub const MANAGE_MEMORY: ToolDef = ToolDef {
         "Write memory atoms (typed statements about subjects); a change is a new atom. ",
         cairn_memory::memory_collision_rule!(),
         " ",
-        "DRAFT > PROPOSED (a source) > ACTIVE (a doc-grade source, 3 sources or confirmedBy). validate: NEEDS_REVIEW > \
-         ACTIVE. resolve: a CONTESTED one wins."
+        "ACTIVE needs a doc-grade source, 3 sources or confirmedBy; resolve picks a CONTESTED winner."
     ),
     params: &[
         P("operation", Ty::Enum(&["remember", "validate", "deprecate", "archive", "resolve", "evidence", "link", "unlink"]), ""),
         P("atom", Ty::Object, "{type, statement, predicate, value|valueSubject, about, context|global, confidence, \
-          validFrom, validTo, notes, tags}, and Fact factKind, Assumption validationMethod, Decision \
-          decidedAt+rationale, Rule severity, Convention area, Best-practice goal, Know-how steps, Pattern \
-          problem+solution, AntiPattern symptoms, Trait/Style/Strength/Preference polarity, Cause \
-          causeKind+effectAtom|effectSubject; subjects by id or Kind:name"),
+          validFrom, validTo, notes, tags} and its type's fields (Decision decidedAt+rationale, Rule severity, \
+          Cause causeKind+effectAtom|effectSubject, …: a refusal names them); \
+          subjects by id or Kind:name"),
         P("sources", Ty::Objects(&[]), "[{refType, uri|title, snippet, publishedAt}] or [{id}]"),
         P("supersedes", Ty::Id, ""),
         P("id", Ty::Id, ""),
@@ -69,7 +67,7 @@ pub const MANAGE_MEMORY: ToolDef = ToolDef {
 pub const QUERY_MEMORY: ToolDef = ToolDef {
     name: "query_memory",
     toolset: "memory",
-    description: "Read memory atoms. recall: what projectId (none: Global only) should know, ACTIVE first, Project > Stack > Org > Global. get: one. list: by the filters.",
+    description: "Read memory atoms: recall (what projectId, else Global only, should know; ACTIVE first, Project > Stack > Org > Global), get, list.",
     params: &[
         P("operation", Ty::Enum(&["recall", "get", "list"]), ""),
         P("id", Ty::Id, ""),
@@ -97,7 +95,7 @@ pub const QUERY_MEMORY: ToolDef = ToolDef {
 pub const MANAGE_SUBJECT: ToolDef = ToolDef {
     name: "manage_subject",
     toolset: "memory",
-    description: "Subjects (Org, Project, Person, Tool, Lib, Stack, Template, Service, Model, Dataset), shared by all projects, named by id or Kind:name; create answers an existing one.",
+    description: "Subjects (Org, Project, Person, Tool, Lib, Stack, Service, …) shared by all projects, by id or Kind:name; create answers an existing one.",
     params: &[
         P("operation", Ty::Enum(&["create", "update", "alias", "merge", "uses", "unuse", "get", "list"]), ""),
         P("id", Ty::Str, ""),
@@ -121,7 +119,7 @@ pub const MANAGE_SUBJECT: ToolDef = ToolDef {
 pub const CURATE_MEMORY: ToolDef = ToolDef {
     name: "curate_memory",
     toolset: "memory",
-    description: "The deterministic curator (merges, claim keys, promotion, reviews, decay). plan: a dry run. run: that plan's fingerprint, refused if it changed. queue: atoms due.",
+    description: "The deterministic curator (merges, promotion, reviews, decay): plan (a dry run), run (that plan's fingerprint; refused if it changed), queue (atoms due).",
     params: &[
         P("operation", Ty::Enum(&["plan", "run", "queue"]), ""),
         P("fingerprint", Ty::Str, ""),
@@ -138,7 +136,7 @@ pub const CURATE_MEMORY: ToolDef = ToolDef {
 pub const MANAGE_DIARY: ToolDef = ToolDef {
     name: "manage_diary",
     toolset: "memory",
-    description: "Diary and reflection. write: an entry. list. reflect: the reflection prompt. ingest: its answer, as DRAFT rules (duplicates add evidence).",
+    description: "Diary and reflection: write an entry, list, reflect (the prompt), ingest (its answer as DRAFT rules; duplicates add evidence).",
     params: &[
         P("operation", Ty::Enum(&["write", "list", "reflect", "ingest"]), ""),
         P("session", Ty::Str, ""),

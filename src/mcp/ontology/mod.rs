@@ -56,8 +56,8 @@ pub const DISCOVER: ToolDef = ToolDef {
 pub const READ: ToolDef = ToolDef {
     name: "ontology_read",
     toolset: "ontology",
-    description: "A class, property or individual (iri: an IRI, term id or preferred term) in full, with inferred \
-                  axioms and their reasons; given depth, relationshipTypes or direction: the subgraph around it.",
+    description: "A class, property or individual (iri: IRI, term id or term) with inferred axioms \
+                  and why; with depth, relationshipTypes or direction, its subgraph.",
     params: &[
         PROJECT,
         P("iri", Ty::Str, ""),
@@ -73,7 +73,7 @@ pub const READ: ToolDef = ToolDef {
 pub const QUERY: ToolDef = ToolDef {
     name: "ontology_query",
     toolset: "ontology",
-    description: "Read-only Cypher (MATCH, WHERE, WITH, RETURN, aggregates, ORDER BY, SKIP, LIMIT, *1..3) over :OwlClass nodes labelled with superclasses' IRIs or terms, SUBCLASS_OF, INSTANCE_OF, one type per property (HAS_PART).",
+    description: "Read-only Cypher (MATCH, WHERE, WITH, RETURN, aggregates, ORDER BY, LIMIT, *1..3) over :OwlClass nodes labelled by superclasses, SUBCLASS_OF, INSTANCE_OF, HAS_PART…",
     params: &[PROJECT, P("cypher", Ty::Str, "")],
     required: &["projectId", "cypher"],
     effect: Effect::ReadOnly,
@@ -83,7 +83,7 @@ pub const QUERY: ToolDef = ToolDef {
 pub const PROPOSE: ToolDef = ToolDef {
     name: "ontology_propose",
     toolset: "ontology",
-    description: "After discover, propose a class (create: preferredTerm, definition, domain, …) or a page change (amend: iri, …) as a branch; a contradiction or low quality is refused, saying why.",
+    description: "After discover, propose a class (create) or a page change (amend: iri) as a branch; a contradiction or low quality is refused, saying why.",
     params: &[
         PROJECT,
         P("operation", Ty::Enum(PROPOSE_OPS), ""),
@@ -118,8 +118,8 @@ pub const VALIDATE: ToolDef = ToolDef {
         P(
             "axioms",
             Ty::Objects(&[]),
-            "[{axiomType: SubClassOf|EquivalentClasses|DisjointClasses|ClassAssertion|ObjectPropertyAssertion|\
-             has-part|… (a refusal lists all), subject, object, property?}]; IRIs, terms or expressions",
+            "[{axiomType: SubClassOf|EquivalentClasses|DisjointClasses|ClassAssertion|has-part|…, \
+             subject, object, property?}]",
         ),
     ],
     required: &["projectId", "axioms"],
@@ -137,7 +137,7 @@ const AXIOMS_ACCEPTED: &str = "an axiom is {axiomType, subject, object}: SubClas
 pub const MANAGE: ToolDef = ToolDef {
     name: "manage_ontology",
     toolset: "ontology",
-    description: "The ontology's git repository: attach (repoPath), sync (read the base branch), status, OFN export (to a file) and import (a proposal), proposals, push.",
+    description: "The ontology's git repository: attach, sync (read the base branch), status, OFN export (to a file) and import (as a proposal), proposals, push.",
     params: &[
         PROJECT,
         P("operation", Ty::Enum(MANAGE_OPS), ""),
@@ -148,8 +148,8 @@ pub const MANAGE: ToolDef = ToolDef {
         P("githubName", Ty::Str, ""),
         P("version", Ty::Int, ""),
         P("ofn", Ty::Doc, ""),
-        P("path", Ty::Str, "Repository OFN file: import reads, export writes"),
-        P("inline", Ty::Bool, "export: the document too, within maxTokens"),
+        P("path", Ty::Str, "OFN file in the repository"),
+        P("inline", Ty::Bool, "export: the document too"),
         P("maxTokens", Ty::Int, ""),
         P("agentContext", Ty::Object, ""),
         P("state", Ty::Enum(ProposalState::NAMES), ""),

@@ -19,7 +19,7 @@ const CONTAINER: Ty = Ty::Enum(&["project", "feature", "task"]);
 pub const QUERY_CONTAINER: ToolDef = ToolDef {
     name: "query_container",
     toolset: "tasks",
-    description: "Read projects, features, tasks. get: by id. search: by the filters. overview: a project's features, a feature's tasks, or all projects.",
+    description: "Read projects, features, tasks: get by id, search by filters, overview (a project's features, a feature's tasks, all projects).",
     params: &[
         P("operation", Ty::Enum(&["get", "search", "overview"]), ""),
         P("containerType", CONTAINER, ""),
@@ -33,10 +33,10 @@ pub const QUERY_CONTAINER: ToolDef = ToolDef {
         P("limit", Ty::Int, ""),
         P("offset", Ty::Int, ""),
         P("includeSections", Ty::Bool, ""),
-        P("includeGraphContext", Ty::Bool, "Task get: atoms of its Context Files"),
+        P("includeGraphContext", Ty::Bool, "Task get: its files' atoms"),
         P("maxTokens", Ty::Int, "0 = all"),
-        P("includeMemory", Ty::Bool, "Task get: memory that applies"),
-        P("brief", Ty::Bool, "Task get: all to know before starting"),
+        P("includeMemory", Ty::Bool, "Task get: its memory"),
+        P("brief", Ty::Bool, "Task get: what to know first"),
     ],
     required: &["operation", "containerType"],
     effect: Effect::ReadOnly,
@@ -46,7 +46,7 @@ pub const QUERY_CONTAINER: ToolDef = ToolDef {
 pub const MANAGE_CONTAINER: ToolDef = ToolDef {
     name: "manage_container",
     toolset: "tasks",
-    description: "Write a project, feature or task (a task has a title, the others a name); status moves by advance, revert, terminate.",
+    description: "Write a project, feature or task (tasks have a title, others a name); status moves by advance, revert, terminate.",
     params: &[
         P("operation", Ty::Enum(&["create", "update", "delete"]), ""),
         P("containerType", CONTAINER, ""),

@@ -34,7 +34,7 @@ pub const QUERY_SECTIONS: ToolDef = ToolDef {
 pub const MANAGE_SECTIONS: ToolDef = ToolDef {
     name: "manage_sections",
     toolset: "tasks",
-    description: "Write sections, all or nothing. add: entityType, entityId, title, content. update, updateText, delete: sectionId. reorder: orderedIds. bulkCreate, bulkDelete.",
+    description: "Write sections, all or nothing: add, update, updateText, delete (sectionId), reorder (orderedIds), bulkCreate, bulkDelete.",
     params: &[
         P("operation", Ty::Enum(&["add", "update", "updateText", "delete", "reorder", "bulkCreate", "bulkDelete"]), ""),
         P("entityType", ENTITY, ""),

@@ -37,7 +37,7 @@ pub const QUERY_TEMPLATES: ToolDef = ToolDef {
 pub const MANAGE_TEMPLATE: ToolDef = ToolDef {
     name: "manage_template",
     toolset: "tasks",
-    description: "Templates: create (name, targetEntityType), update, delete, enable, disable (a built-in one: disable only), addSection (title, …).",
+    description: "Templates: create (name, targetEntityType), update, delete, enable, disable (built-ins: disable only), addSection.",
     params: &[
         P("operation", Ty::Enum(&["create", "update", "delete", "enable", "disable", "addSection"]), ""),
         P("id", Ty::Id, ""),
