@@ -56,7 +56,8 @@ pub const DISCOVER: ToolDef = ToolDef {
 pub const READ: ToolDef = ToolDef {
     name: "ontology_read",
     toolset: "ontology",
-    description: "A class, property or individual (iri: IRI, term id or term) with inferred axioms \
+    description:
+        "A class, property or individual (iri: IRI, term id or term) with inferred axioms \
                   and why; with depth, relationshipTypes or direction, its subgraph.",
     params: &[
         PROJECT,
