@@ -78,7 +78,7 @@ pub const CREATE_ENTITY: ToolDef = ToolDef {
     params: &[
         PROJECT,
         P("name", Ty::Str, ""),
-        P("description", Ty::Str, "What it is, why it matters"),
+        P("description", Ty::Str, ""),
         P("categoryIds", Ty::StrOrList, "Ids or names"),
         P("parentIds", Ty::StrOrList, ""),
         P("commands", Ty::Objects(commands::ENTITY_SHAPES), COMMANDS_DOC),

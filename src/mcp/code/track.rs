@@ -20,9 +20,9 @@ pub const TRACK_DECLARATIONS: ToolDef = ToolDef {
     params: &[
         P("projectId", Ty::Id, ""),
         P("path", Ty::Str, ""),
-        P("categoryIds", Ty::StrOrList, "Ids or names"),
+        P("categoryIds", Ty::StrOrList, ""),
         P("parentIds", Ty::StrOrList, ""),
-        P("limit", Ty::Int, "Default 100, max 500"),
+        P("limit", Ty::Int, "Default 100"),
     ],
     required: &["projectId", "path", "categoryIds"],
     effect: Effect::Additive,

@@ -95,7 +95,7 @@ pub const QUERY_MEMORY: ToolDef = ToolDef {
 pub const MANAGE_SUBJECT: ToolDef = ToolDef {
     name: "manage_subject",
     toolset: "memory",
-    description: "Subjects (Org, Project, Person, Tool, Lib, Stack, Service, …) shared by all projects, by id or Kind:name; create answers an existing one.",
+    description: "Subjects (Org, Project, Person, Tool, Lib, Service, ...), shared by all projects, by id or Kind:name; create answers an existing one.",
     params: &[
         P("operation", Ty::Enum(&["create", "update", "alias", "merge", "uses", "unuse", "get", "list"]), ""),
         P("id", Ty::Str, ""),

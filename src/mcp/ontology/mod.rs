@@ -138,7 +138,7 @@ const AXIOMS_ACCEPTED: &str = "an axiom is {axiomType, subject, object}: SubClas
 pub const MANAGE: ToolDef = ToolDef {
     name: "manage_ontology",
     toolset: "ontology",
-    description: "The ontology's git repository: attach, sync (read the base branch), status, OFN export (to a file) and import (as a proposal), proposals, push.",
+    description: "The ontology's git repository: attach, sync, status, export (OFN, to a file), import (OFN, as a proposal), proposals, push.",
     params: &[
         PROJECT,
         P("operation", Ty::Enum(MANAGE_OPS), ""),
