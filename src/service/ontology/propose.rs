@@ -880,11 +880,15 @@ pub async fn validate(app: &App, project_id: &str, input: Vec<AxiomInput>) -> Re
     let mut all = Vec::new();
     for (i, a) in input.iter().enumerate() {
         let file = format!("axioms[{i}]");
-        for v in [Some(&a.subject), a.object.as_ref(), a.property.as_ref()]
-            .into_iter()
-            .flatten()
-        {
-            one_line(&file, v)?;
+        // Each value is checked under its own name, so a refusal says which one.
+        for (name, v) in [
+            ("subject", Some(&a.subject)),
+            ("object", a.object.as_ref()),
+            ("property", a.property.as_ref()),
+        ] {
+            if let Some(v) = v {
+                one_line(format!("{file}.{name}"), v)?;
+            }
         }
         let (ident, key, value) =
             hypothesis_page(ix, a).map_err(|m| Error::validation(&file, m))?;
