@@ -29,6 +29,18 @@ class Cache:
         return None
 ";
 
+/// A Domain entity "App" on the README, the parent of bulk-tracked Namespaces.
+async fn app_domain(k: &Code) -> String {
+    id(&k
+        .entity(
+            "App",
+            "core",
+            &[],
+            json!([{"command":"add","kind":"text","documentPath":"README.md","startLine":1,"endLine":1}]),
+        )
+        .await)
+}
+
 fn names(r: &Value) -> Vec<String> {
     let mut v: Vec<String> = r["created"]
         .as_array()
@@ -138,6 +150,14 @@ async fn bulk_anchoring_refuses_bad_classification_and_paths_before_writing() {
         "NOT_FOUND",
     )
     .await;
+    let e =
+        k.c.err(
+            "track_declarations",
+            call("src", json!([]), json!([ns])),
+            "VALIDATION_ERROR",
+        )
+        .await;
+    assert_eq!(e["details"]["parameter"], "categoryIds", "{e:#}");
     k.c.err(
         "track_declarations",
         call("../x", json!(["class"]), json!([ns])),
@@ -175,14 +195,7 @@ async fn typescript_declarations_are_tracked_in_bulk() {
     repo.write("README.md", "# App\n");
     repo.commit("init");
     let k = Code::bind(Cairn::start().await, repo).await;
-    let d = id(&k
-        .entity(
-            "App",
-            "core",
-            &[],
-            json!([{"command":"add","kind":"text","documentPath":"README.md","startLine":1,"endLine":1}]),
-        )
-        .await);
+    let d = app_domain(&k).await;
     let r =
         k.c.ok(
             "track_declarations",
@@ -209,14 +222,7 @@ async fn c_declarations_are_tracked_in_bulk_through_clangd() {
     repo.write("README.md", "# App\n");
     repo.commit("init");
     let k = Code::bind(Cairn::start().await, repo).await;
-    let d = id(&k
-        .entity(
-            "App",
-            "core",
-            &[],
-            json!([{"command":"add","kind":"text","documentPath":"README.md","startLine":1,"endLine":1}]),
-        )
-        .await);
+    let d = app_domain(&k).await;
     let r = k
         .c
         .ok(

@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::mcp::args::Args;
 use crate::mcp::code::{commands, repo_path};
 use crate::mcp::envelope::Reply;
@@ -32,13 +32,8 @@ pub const TRACK_DECLARATIONS: ToolDef = ToolDef {
 pub async fn track_declarations(app: &App, a: Args) -> Result<Reply> {
     let project_id = a.req_id("projectId")?;
     let path = repo_path("path", &a.req_str("path", 4096)?)?;
+    // None is refused by the service's classification check, before any write.
     let category_ids = a.list("categoryIds")?.unwrap_or_default();
-    if category_ids.is_empty() {
-        return Err(Error::validation(
-            "categoryIds",
-            "at least one category is required: entities cannot be unclassified",
-        ));
-    }
     let parent_ids = commands::id_list(&a, "parentIds")?.unwrap_or_default();
     let limit = a
         .int("limit", 1, track::MAX_CREATE as i64)?
