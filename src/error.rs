@@ -159,6 +159,9 @@ pub enum Error {
         message: String,
         details: Option<Details>,
     },
+    /// The call's agent holds a read token and the tool writes: nothing ran.
+    #[error("{message}")]
+    Forbidden { message: String, agent: String },
     /// Another process held the database's write lock past the busy timeout: the
     /// call changed nothing and may simply be made again.
     #[error("the database stayed locked by another writer past the busy timeout; nothing was written: retry the call")]
@@ -254,6 +257,7 @@ impl Error {
             Error::Invariant { .. } => "INVARIANT_VIOLATION",
             Error::InvalidOperation { .. } => "INVALID_OPERATION",
             Error::Blocked { .. } => "BLOCKED",
+            Error::Forbidden { .. } => "FORBIDDEN",
             Error::Busy => "STORAGE_BUSY",
             Error::StorageFull => "STORAGE_FULL",
             Error::ReadOnly => "STORAGE_READ_ONLY",

@@ -11,9 +11,13 @@ cairn — task orchestrator MCP server with a memory of the codebase
 
 USAGE:
     cairn [OPTIONS] serve                 serve MCP over stdio
-    cairn [OPTIONS] serve --http ADDR:PORT [--token-file PATH] [--allow-origin ORIGIN]...
+    cairn [OPTIONS] serve --http ADDR:PORT [--token-file PATH | --tokens-file PATH]
+                          [--allow-origin ORIGIN]...
                                           serve MCP over Streamable HTTP at /mcp and a
                                           read-only page at / (see HTTP below)
+    cairn token add NAME --role write|read --file PATH
+                                          mint a named agent's token: printed once, its
+                                          hash appended to the tokens file PATH
     cairn [OPTIONS] call TOOL ['JSON']    run one tool, print its envelope (exit 1 on failure)
     cairn [OPTIONS] call TOOL --help      what TOOL does and its parameters (or: cairn help TOOL)
     cairn [OPTIONS] call TOOL - | @PATH   the arguments from stdin, or from a file
@@ -42,6 +46,9 @@ HTTP:
     --token-file PATH   the bearer token (else $CAIRN_TOKEN); required unless ADDR is a
                         loopback address; MCP clients send `Authorization: Bearer TOKEN`, a
                         browser opens http://ADDR:PORT/?token=TOKEN once (kept as a cookie)
+    --tokens-file PATH  named agents instead: one `NAME ROLE sha256:HEX` line each (see
+                        cairn token add); a read agent's writing calls are refused
+                        (FORBIDDEN), a write agent's name is recorded as the author
     --allow-origin O    a browser origin allowed besides the server's own (repeatable)
     --max-sessions N    MCP sessions open at once (default 1000; past it, 503)
     --session-idle-ms MS
@@ -86,6 +93,12 @@ pub enum Command {
     Embed {
         texts: Vec<String>,
     },
+    /// `token add NAME --role ROLE --file PATH`.
+    TokenAdd {
+        name: String,
+        role: crate::service::agent::Role,
+        file: PathBuf,
+    },
 }
 
 /// `serve --http`'s options as given.
@@ -93,6 +106,8 @@ pub enum Command {
 pub struct HttpArgs {
     pub addr: Option<String>,
     pub token_file: Option<PathBuf>,
+    /// `--tokens-file`: the named agents' hashes.
+    pub tokens_file: Option<PathBuf>,
     pub allow_origins: Vec<String>,
     /// `--max-sessions` and the like: the config file's `[http]` key and the value.
     pub limits: Vec<(&'static str, String)>,
@@ -162,6 +177,7 @@ pub fn parse(args: Vec<OsString>) -> Result<(Overrides, Command), String> {
                 "model-dir" => o.model_dir = Some(PathBuf::from(value()?)),
                 "http" => http.addr = Some(value()?),
                 "token-file" => http.token_file = Some(PathBuf::from(value()?)),
+                "tokens-file" => http.tokens_file = Some(PathBuf::from(value()?)),
                 "allow-origin" => http.allow_origins.push(value()?),
                 _ if rest.is_empty() => return Err(format!("unknown option {flag}")),
                 _ => match p.optional_value() {
@@ -227,6 +243,7 @@ pub fn parse(args: Vec<OsString>) -> Result<(Overrides, Command), String> {
             }
             Command::Embed { texts }
         }
+        Some("token") => token_command(&mut rest)?,
         Some(other) => return Err(format!("unknown command '{other}'")),
         None => return Err("a command is required".into()),
     };
@@ -235,11 +252,12 @@ pub fn parse(args: Vec<OsString>) -> Result<(Overrides, Command), String> {
     }
     if http.addr.is_some()
         || http.token_file.is_some()
+        || http.tokens_file.is_some()
         || !http.allow_origins.is_empty()
         || !http.limits.is_empty()
     {
         return Err(
-            "--http and its options (--token-file, --allow-origin, --max-sessions, \
+            "--http and its options (--token-file, --tokens-file, --allow-origin, --max-sessions, \
                     the timeouts) go with serve"
                 .into(),
         );
@@ -247,17 +265,73 @@ pub fn parse(args: Vec<OsString>) -> Result<(Overrides, Command), String> {
     if let Command::Serve { http } = &cmd {
         if http.addr.is_none()
             && (http.token_file.is_some()
+                || http.tokens_file.is_some()
                 || !http.allow_origins.is_empty()
                 || !http.limits.is_empty())
         {
             return Err(
-                "--token-file, --allow-origin, --max-sessions and the timeouts need \
+                "--token-file, --tokens-file, --allow-origin, --max-sessions and the timeouts need \
                         --http ADDR:PORT"
                     .into(),
             );
         }
     }
+    if let Command::Serve { http } = &cmd {
+        if http.token_file.is_some() && http.tokens_file.is_some() {
+            return Err(
+                "--token-file and --tokens-file exclude each other: one token, or named agents"
+                    .into(),
+            );
+        }
+    }
     Ok((o, cmd))
+}
+
+/// `token add NAME --role ROLE --file PATH`: the words after `token`, options in
+/// either form (`--role read`, `--role=read`) and in any order after NAME.
+fn token_command(rest: &mut impl Iterator<Item = String>) -> Result<Command, String> {
+    const HOW: &str = "token add NAME --role write|read --file PATH";
+    match rest.next().as_deref() {
+        Some("add") => {}
+        Some(other) => return Err(format!("unknown token command '{other}': {HOW}")),
+        None => return Err(format!("token needs a command: {HOW}")),
+    }
+    let (mut name, mut role, mut file) = (None, None, None);
+    while let Some(w) = rest.next() {
+        let (flag, inline) = match w.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+            _ => (w.clone(), None),
+        };
+        let mut value = || {
+            inline
+                .clone()
+                .or_else(|| rest.next())
+                .ok_or_else(|| format!("{flag} needs a value: {HOW}"))
+        };
+        match flag.as_str() {
+            "--role" => {
+                let v = value()?;
+                role = Some(
+                    crate::service::agent::Role::parse(&v)
+                        .ok_or_else(|| format!("--role is write or read, not '{v}'"))?,
+                );
+            }
+            "--file" => file = Some(PathBuf::from(value()?)),
+            f if f.starts_with('-') => return Err(format!("unknown option {f}: {HOW}")),
+            _ if name.is_none() => name = Some(w),
+            _ => return Err(format!("unexpected argument '{w}': {HOW}")),
+        }
+    }
+    match (name, role, file) {
+        (Some(name), Some(role), Some(file)) => Ok(Command::TokenAdd { name, role, file }),
+        (None, ..) => Err(format!("token add needs the agent's NAME: {HOW}")),
+        (_, None, _) => Err(format!(
+            "token add needs --role write or --role read: {HOW}"
+        )),
+        (.., None) => Err(format!(
+            "token add needs --file PATH, the tokens file: {HOW}"
+        )),
+    }
 }
 
 #[cfg(test)]

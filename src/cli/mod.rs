@@ -53,6 +53,9 @@ pub fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Command::TokenAdd { name, role, file } = &cmd {
+        return token_add(name, *role, file);
+    }
     let printed = match cmd {
         Command::Usage => Some(print_out(USAGE)),
         Command::Version => Some(print_out(&format!("cairn {}", env!("CARGO_PKG_VERSION")))),
@@ -84,6 +87,33 @@ pub fn main() -> ExitCode {
     };
     match rt.block_on(run::run(overrides, cmd)) {
         Ok(code) => code,
+        Err(e) => {
+            say(&e);
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `token add`: the new token on stdout, alone on its line (the one time it is
+/// shown), what was done on stderr. Needs no store.
+fn token_add(name: &str, role: crate::service::agent::Role, file: &std::path::Path) -> ExitCode {
+    match crate::web::tokens::add(file, name, role) {
+        Ok(token) => {
+            say(&format!(
+                "added {name} ({role}) to {}: the token below is shown this once and kept \
+                 nowhere (the file holds its hash); the agent sends it as Authorization: Bearer \
+                 TOKEN to cairn serve --http ADDR:PORT --tokens-file {}",
+                file.display(),
+                file.display()
+            ));
+            match print_out(&token) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    say(&e);
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Err(e) => {
             say(&e);
             ExitCode::FAILURE

@@ -121,13 +121,22 @@ async fn bind_http(http: &HttpArgs, config: &Config) -> Result<Option<crate::web
             .map_err(|_| format!("{flag} needs a whole number, not '{raw}'"))?;
         limits.set(key, v).map_err(|why| format!("{flag}: {why}"))?;
     }
-    let token = match &http.token_file {
-        Some(p) => Some(crate::web::auth::Token::from_file(p)?),
-        None => match std::env::var("CAIRN_TOKEN") {
-            Ok(t) if !t.is_empty() => Some(crate::web::auth::Token::new(&t, "$CAIRN_TOKEN")?),
-            _ => None,
-        },
-    };
+    use crate::web::auth::{Secrets, Token};
+    let env_token = std::env::var("CAIRN_TOKEN").ok().filter(|t| !t.is_empty());
+    let secrets =
+        match (&http.tokens_file, &http.token_file) {
+            (Some(_), _) if env_token.is_some() => return Err(
+                "--tokens-file and $CAIRN_TOKEN exclude each other: one token, or named agents; \
+                 unset CAIRN_TOKEN (or add it to the file with cairn token add)"
+                    .into(),
+            ),
+            (Some(p), _) => Some(Secrets::Named(crate::web::tokens::read(p)?)),
+            (None, Some(p)) => Some(Secrets::Single(Token::from_file(p)?)),
+            (None, None) => match env_token {
+                Some(t) => Some(Secrets::Single(Token::new(&t, "$CAIRN_TOKEN")?)),
+                None => None,
+            },
+        };
     let allow_origins = http
         .allow_origins
         .iter()
@@ -135,7 +144,7 @@ async fn bind_http(http: &HttpArgs, config: &Config) -> Result<Option<crate::web
         .collect::<Result<Vec<_>, _>>()?;
     let o = crate::web::Options {
         addr: addr.clone(),
-        token,
+        secrets,
         allow_origins,
         grace: std::time::Duration::from_secs(30),
         limits,
@@ -256,9 +265,11 @@ async fn session(
             );
             Ok(ExitCode::SUCCESS)
         }
-        Command::Usage | Command::Version | Command::Tools { .. } | Command::Embed { .. } => {
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Usage
+        | Command::Version
+        | Command::Tools { .. }
+        | Command::Embed { .. }
+        | Command::TokenAdd { .. } => Ok(ExitCode::SUCCESS),
     }
 }
 

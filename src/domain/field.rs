@@ -35,6 +35,7 @@ pub enum Field {
     Aliases,
     // The knowledge graph's.
     CreatedByTaskId,
+    CreatedBy,
     LastTaskId,
     RelatedAtoms,
     RelatedMolecules,
@@ -104,6 +105,7 @@ impl Field {
         Field::Subject,
         Field::Aliases,
         Field::CreatedByTaskId,
+        Field::CreatedBy,
         Field::LastTaskId,
         Field::RelatedAtoms,
         Field::RelatedMolecules,

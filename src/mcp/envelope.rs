@@ -105,6 +105,9 @@ pub fn details(e: &Error) -> Option<Value> {
         Error::Invariant { details, .. }
         | Error::InvalidOperation { details, .. }
         | Error::Blocked { details, .. } => return details.as_ref().map(facts),
+        Error::Forbidden { agent, .. } => {
+            json!({ "agent": agent, "role": "read", "retryable": false })
+        }
         Error::Busy => json!({ "retryable": true }),
         Error::StorageFull | Error::ReadOnly => json!({ "retryable": false }),
         Error::Unexpected(i) => json!({ "errorId": i.id() }),

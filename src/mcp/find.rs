@@ -46,6 +46,7 @@ pub const FIND: ToolDef = ToolDef {
     required: &["query"],
     effect: Effect::ReadOnly,
     idempotent: true,
+    read_ops: &[],
 };
 
 pub static TOOLS: &[&ToolDef] = &[&FIND];

@@ -271,6 +271,7 @@ mod tests {
             required: &["id"],
             effect: Effect::ReadOnly,
             idempotent: true,
+            read_ops: &[],
         };
         let text = describe(&DEF);
         let lines: Vec<&str> = text.lines().collect();

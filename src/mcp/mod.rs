@@ -31,6 +31,7 @@ use crate::error::Error;
 use crate::mcp::args::Args;
 use crate::mcp::envelope::Reply;
 use crate::mcp::schema::{Effect, ToolDef};
+use crate::service::agent::Role;
 use crate::service::progress::Progress;
 use crate::service::App;
 
@@ -179,6 +180,44 @@ async fn resolve_project(
     Ok(())
 }
 
+/// A read token's call of a tool that writes, refused before anything runs: by the
+/// tool's declared effect and read-only operations (`ToolDef::writes`), so a new
+/// writing tool is refused without being listed anywhere else.
+fn refuse_reader(app: &App, def: &ToolDef, raw: Option<&Map<String, Value>>) -> Option<Error> {
+    let agent = app.agent.as_deref()?;
+    if agent.role != Role::Read {
+        return None;
+    }
+    let op = raw.and_then(|r| r.get("operation")).and_then(Value::as_str);
+    if !def.writes(op) {
+        return None;
+    }
+    let what = match op {
+        Some(op) if def.params.iter().any(|p| p.0 == "operation") => {
+            format!(
+                "{} operation {}",
+                def.name,
+                op.chars().take(40).collect::<String>()
+            )
+        }
+        _ => def.name.to_string(),
+    };
+    let reads = if def.read_ops.is_empty() {
+        String::new()
+    } else {
+        format!(" ({} {} only read)", def.name, def.read_ops.join(", "))
+    };
+    Some(Error::Forbidden {
+        message: format!(
+            "agent {} holds a read token and {what} writes{reads}: nothing was done; call the tools \
+             that read (tools/list marks them readOnlyHint), or ask the operator for a write token \
+             (cairn token add NAME --role write)",
+            agent.name
+        ),
+        agent: agent.name.to_string(),
+    })
+}
+
 /// Runs one tool call and answers its envelope; shared by the MCP server and `cairn call`.
 /// Never fails and never unwinds: a panic inside a tool becomes an INTERNAL_ERROR answer.
 /// Long operations inside the call report to `progress` (`Progress::default()`: nowhere).
@@ -209,6 +248,9 @@ pub async fn dispatch(
             nearest,
         });
     };
+    if let Some(refusal) = refuse_reader(app, def, raw.as_ref()) {
+        return envelope::failure(&refusal);
+    }
     let app = &app.with_progress(progress);
     let started = std::time::Instant::now();
     // The background embedder waits while any call is in flight.
@@ -265,4 +307,41 @@ pub async fn dispatch(
     let code = env["error"]["code"].as_str().unwrap_or("OK");
     app.metrics.record(name, code, started.elapsed());
     env
+}
+
+#[cfg(test)]
+mod tests {
+    use super::schema::{Effect, Ty, P};
+    use super::Registry;
+
+    /// A read-only operation names one of its tool's operations, on a tool that
+    /// writes: a misspelt one would leave a read agent refused, an entry on a read
+    /// tool would say nothing.
+    #[test]
+    fn read_ops_are_operations_of_writing_tools() {
+        let all: Vec<String> = super::TOOLSET_PURPOSES
+            .iter()
+            .map(|(t, _)| t.to_string())
+            .collect();
+        let reg = Registry::new(&all);
+        let mut seen = 0;
+        for d in &reg.defs {
+            if d.read_ops.is_empty() {
+                continue;
+            }
+            assert_ne!(d.effect, Effect::ReadOnly, "{}", d.name);
+            let ops = d.params.iter().find_map(|P(n, ty, _)| match (n, ty) {
+                (&"operation", Ty::Enum(v)) => Some(*v),
+                _ => None,
+            });
+            let ops = ops.unwrap_or_else(|| panic!("{} has no operation enum", d.name));
+            for op in d.read_ops {
+                assert!(ops.contains(op), "{} has no operation {op}", d.name);
+                assert!(!d.writes(Some(op)), "{} {op}", d.name);
+            }
+            assert!(d.writes(None) && d.writes(Some("nope")), "{}", d.name);
+            seen += 1;
+        }
+        assert!(seen >= 5, "{seen}");
+    }
 }

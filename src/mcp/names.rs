@@ -34,6 +34,7 @@ pub fn field(f: Field) -> &'static str {
         Field::Aliases => "aliases",
         Field::Subject => "subject",
         Field::CreatedByTaskId => "createdByTaskId",
+        Field::CreatedBy => "createdBy",
         Field::LastTaskId => "lastTaskId",
         Field::RelatedAtoms => "relatedAtoms",
         Field::RelatedMolecules => "relatedMolecules",

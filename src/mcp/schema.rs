@@ -72,9 +72,19 @@ pub struct ToolDef {
     pub required: &'static [&'static str],
     pub effect: Effect,
     pub idempotent: bool,
+    /// The operations of a tool that writes (`effect` not `ReadOnly`) that only
+    /// read, so a read token may call them (`manage_subject get`); each is one of
+    /// the tool's `operation` values (a test holds it).
+    pub read_ops: &'static [&'static str],
 }
 
 impl ToolDef {
+    /// Whether a call of this tool with `operation` may write: what a read token is
+    /// refused (README, "Named agents").
+    pub fn writes(&self, operation: Option<&str>) -> bool {
+        self.effect != Effect::ReadOnly && !operation.is_some_and(|op| self.read_ops.contains(&op))
+    }
+
     pub fn input_schema(&self) -> Map<String, Value> {
         let mut s = properties(self.params);
         if !self.required.is_empty() {

@@ -17,6 +17,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use tokio::sync::mpsc;
 
 use crate::mcp::{dispatch, prompts, Registry};
+use crate::service::agent::Agent;
 use crate::service::progress::{Progress, Sink};
 use crate::service::App;
 
@@ -193,8 +194,15 @@ impl ServerHandler for Server {
         };
         // Boxed: rmcp moves each request's task by value as it spawns it, and the
         // tool's state machine is most of that task.
+        // Over HTTP, `web` put the named agent its token proved on the request, which
+        // rmcp hands over among the request's parts; stdio has none.
+        let agent = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|p| p.extensions.get::<Arc<Agent>>())
+            .cloned();
         let env = Box::pin(dispatch(
-            &self.app,
+            &self.app.with_agent(agent),
             &self.reg,
             &request.name,
             request.arguments,

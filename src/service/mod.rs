@@ -2,6 +2,7 @@
 //! writes), applies the workflow and validation rules, and commits. Nothing here knows
 //! about MCP or JSON; callers get domain types back.
 
+pub mod agent;
 pub mod bm25;
 pub mod brief;
 pub mod code;
@@ -53,6 +54,9 @@ pub struct App {
     /// Where the running call reports progress (nowhere unless its caller asked):
     /// set per call by [`App::with_progress`], never shared between calls.
     pub progress: progress::Progress,
+    /// The named agent the running call comes from (none over stdio or with the
+    /// single token): set per call by [`App::with_agent`], never shared between calls.
+    pub agent: Option<std::sync::Arc<agent::Agent>>,
 }
 
 impl App {
@@ -70,6 +74,7 @@ impl App {
             ontology: Default::default(),
             metrics: Default::default(),
             progress: Default::default(),
+            agent: None,
         }
     }
 
@@ -79,5 +84,18 @@ impl App {
             progress: p,
             ..self.clone()
         }
+    }
+
+    /// This app for one call from `agent`.
+    pub fn with_agent(&self, agent: Option<std::sync::Arc<agent::Agent>>) -> App {
+        App {
+            agent,
+            ..self.clone()
+        }
+    }
+
+    /// The name a row records as its author when the call names none: the agent's.
+    pub fn author(&self) -> Option<&str> {
+        self.agent.as_deref().map(|a| &*a.name)
     }
 }

@@ -39,6 +39,19 @@ pub async fn create(app: &App, n: NewTemplate) -> Result<Template> {
             "required for create: PROJECT, FEATURE or TASK",
         )
     })?;
+    // A named agent's template is created by the agent: `createdBy` may repeat its
+    // name, never give another (README, "Named agents").
+    let created_by =
+        match (app.author(), n.created_by) {
+            (Some(name), Some(given)) if given != name => return Err(Error::validation(
+                Field::CreatedBy,
+                format!(
+                    "is the agent whose token creates the template, {name}: drop it or send {name}"
+                ),
+            )),
+            (Some(name), _) => Some(name.to_string()),
+            (None, given) => given,
+        };
     let ts = now();
     let t = Template {
         id: id::new_id(),
@@ -48,7 +61,7 @@ pub async fn create(app: &App, n: NewTemplate) -> Result<Template> {
         is_built_in: false,
         is_protected: n.is_protected.unwrap_or(false),
         is_enabled: true,
-        created_by: n.created_by,
+        created_by,
         tags: n.tags.unwrap_or_default(),
         version: 1,
         created_at: ts.clone(),

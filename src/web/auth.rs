@@ -1,19 +1,28 @@
-//! Who may talk to the HTTP server: the bearer token, the `Host` and `Origin` checks
-//! against DNS rebinding and cross-site requests, and the page's cookie.
+//! Who may talk to the HTTP server: the bearer token (one, or the named agents of a
+//! tokens file), the `Host` and `Origin` checks against DNS rebinding and cross-site
+//! requests, and the page's cookie.
 //!
-//! The token lives in memory only: read once from `--token-file` or `$CAIRN_TOKEN`,
-//! compared in constant time, never logged, never written anywhere (the database
-//! included), never sent back. MCP clients send it as `Authorization: Bearer …`. A
-//! browser that visits `/?token=…` once gets an HttpOnly, SameSite=Strict cookie
-//! instead ([`PageCookie`]): an HMAC-SHA256 of the token under a key drawn at each
-//! start, so a stolen cookie is not the token, opens the page only, and stops
-//! working when the server restarts.
+//! The single token lives in memory only: read once from `--token-file` or
+//! `$CAIRN_TOKEN`, compared in constant time, never logged, never written anywhere
+//! (the database included), never sent back. A tokens file (`--tokens-file`,
+//! [`super::tokens`]) holds only SHA-256 hashes: a presented token is hashed and
+//! compared in constant time with every one, and the one it matches names the call's
+//! agent. MCP clients send a token as `Authorization: Bearer …`. A browser that
+//! visits `/?token=…` once gets an HttpOnly, SameSite=Strict cookie instead
+//! ([`PageCookie`]): an HMAC-SHA256 of the token (of its hash, for a named one) under
+//! a key drawn at each start, one cookie per token, so the cookie says which agent
+//! opened the page, is not the token, opens the page only, and stops working when the
+//! server restarts.
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
+use std::sync::Arc;
 
 use http::header::{AUTHORIZATION, COOKIE, HOST, ORIGIN};
 use http::HeaderMap;
+
+use super::tokens::{self, NamedToken};
+use crate::service::agent::Agent;
 
 /// The page's cookie.
 pub const COOKIE_NAME: &str = "cairn_page";
@@ -91,17 +100,15 @@ impl std::fmt::Debug for PageCookie {
 impl PageCookie {
     /// The cookie for `token` under a fresh random key.
     pub fn new(token: &Token) -> Result<PageCookie, String> {
-        let mut key = [0u8; 32];
-        getrandom::fill(&mut key)
-            .map_err(|e| format!("cannot draw a random key for the page's cookie: {e}"))?;
-        PageCookie::keyed(token, &key)
+        PageCookie::keyed(&token.0, &fresh_key()?)
     }
 
-    fn keyed(token: &Token, key: &[u8]) -> Result<PageCookie, String> {
+    /// The cookie for `secret` (a token, or a named token's hash) under `key`.
+    fn keyed(secret: &[u8], key: &[u8]) -> Result<PageCookie, String> {
         use hmac::{KeyInit, Mac};
         let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(key)
             .map_err(|e| format!("cannot key the page's cookie: {e}"))?;
-        mac.update(&token.0);
+        mac.update(secret);
         let sum = mac.finalize().into_bytes();
         Ok(PageCookie(
             sum.iter().map(|b| format!("{b:02x}")).collect::<String>(),
@@ -122,9 +129,17 @@ impl PageCookie {
     }
 }
 
+/// 32 random bytes: the key of one run's page cookies.
+fn fresh_key() -> Result<[u8; 32], String> {
+    let mut key = [0u8; 32];
+    getrandom::fill(&mut key)
+        .map_err(|e| format!("cannot draw a random key for the page's cookie: {e}"))?;
+    Ok(key)
+}
+
 /// Characters a token may hold: RFC 6750's `b64token` minus what a cookie value
 /// cannot carry unquoted.
-fn token_char(c: char) -> bool {
+pub(super) fn token_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~' | '+' | '/' | '=')
 }
 
@@ -167,12 +182,78 @@ pub fn is_loopback(addr: &SocketAddr) -> bool {
     }
 }
 
+/// The tokens a server was started with.
+#[derive(Debug, Clone)]
+pub enum Secrets {
+    /// One token (`--token-file`, `$CAIRN_TOKEN`): its calls have no agent.
+    Single(Token),
+    /// A tokens file's named agents.
+    Named(Vec<NamedToken>),
+}
+
+/// What proves a key: the token itself, or its SHA-256.
+#[derive(Clone)]
+enum Proof {
+    Token(Token),
+    Hash([u8; 32]),
+}
+
+/// One token a server accepts: how it is proved, its page cookie, and the agent it
+/// names (none for the single token). Its `Debug` prints the agent only.
+#[derive(Clone)]
+pub struct Key {
+    proof: Proof,
+    pub cookie: PageCookie,
+    pub agent: Option<Arc<Agent>>,
+}
+
+impl std::fmt::Debug for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Key({:?})", self.agent)
+    }
+}
+
+impl Key {
+    fn new(proof: Proof, agent: Option<Arc<Agent>>, cookie_key: &[u8]) -> Result<Key, String> {
+        let cookie = match &proof {
+            Proof::Token(t) => PageCookie::keyed(&t.0, cookie_key)?,
+            Proof::Hash(h) => PageCookie::keyed(h, cookie_key)?,
+        };
+        Ok(Key {
+            proof,
+            cookie,
+            agent,
+        })
+    }
+
+    /// Whether `bearer` (hashed once by the caller: `digest`) proves this key, in
+    /// time that depends on the lengths only.
+    fn proved_by(&self, bearer: &[u8], digest: &[u8; 32]) -> bool {
+        match &self.proof {
+            Proof::Token(t) => t.matches(bearer),
+            Proof::Hash(h) => constant_time_eq(h, digest),
+        }
+    }
+}
+
+/// The keys `secrets` stand for, their cookies under one fresh key.
+pub fn keys(secrets: Option<Secrets>) -> Result<Vec<Key>, String> {
+    let cookie_key = fresh_key()?;
+    match secrets {
+        None => Ok(Vec::new()),
+        Some(Secrets::Single(t)) => Ok(vec![Key::new(Proof::Token(t), None, &cookie_key)?]),
+        Some(Secrets::Named(list)) => list
+            .into_iter()
+            .map(|n| Key::new(Proof::Hash(n.hash), Some(Arc::new(n.agent)), &cookie_key))
+            .collect(),
+    }
+}
+
 /// The access rules of one server.
 #[derive(Debug, Clone)]
 pub struct Policy {
-    pub token: Option<Token>,
-    /// The page's cookie, made from the token at start (none without a token).
-    pub page_cookie: Option<PageCookie>,
+    /// The tokens accepted (none: no token is asked for).
+    pub keys: Vec<Key>,
     /// Bound to a loopback address: `Host` must name the loopback, so a page of
     /// another site whose name was rebound to 127.0.0.1 is refused.
     pub loopback: bool,
@@ -202,9 +283,14 @@ pub enum Credentials {
 }
 
 impl Policy {
+    /// Whether a token is asked for.
+    pub fn guarded(&self) -> bool {
+        !self.keys.is_empty()
+    }
+
     /// `Host` and `Origin` first (a refusal there is 403 whatever the token), then
-    /// the token.
-    pub fn check(&self, headers: &HeaderMap, how: Credentials) -> Result<(), Refusal> {
+    /// the token: the key it proved (none when no token is asked for).
+    pub fn check(&self, headers: &HeaderMap, how: Credentials) -> Result<Option<&Key>, Refusal> {
         let host = headers
             .get(HOST)
             .map(|h| {
@@ -238,28 +324,32 @@ impl Policy {
                 )));
             }
         }
-        let Some(token) = &self.token else {
-            return Ok(());
-        };
-        let page = self.page_cookie.as_ref();
+        if self.keys.is_empty() {
+            return Ok(None);
+        }
         let bearer = bearer(headers);
         let cookie = match how {
             Credentials::BearerOnly => None,
             Credentials::BearerOrCookie => cookie(headers, COOKIE_NAME),
         };
-        match (bearer, cookie) {
-            (None, None) => Err(Refusal::Unauthorized("a token is required")),
-            (b, c) => {
-                // Either proof will do; both are compared so that the time taken does
-                // not tell which one was right.
-                let by_bearer = b.is_some_and(|b| token.matches(b.as_bytes()));
-                let by_cookie = c.is_some_and(|c| page.is_some_and(|p| p.matches(c.as_bytes())));
-                if by_bearer | by_cookie {
-                    Ok(())
-                } else {
-                    Err(Refusal::Unauthorized("the token is wrong"))
-                }
+        if bearer.is_none() && cookie.is_none() {
+            return Err(Refusal::Unauthorized("a token is required"));
+        }
+        let b = bearer.unwrap_or("").as_bytes();
+        let digest = tokens::digest(b);
+        // Every key is compared with both proofs, none skipped once one matched, so
+        // the time taken tells neither which key nor which proof was right.
+        let mut found = None;
+        for (i, k) in self.keys.iter().enumerate() {
+            let by_bearer = bearer.is_some() & k.proved_by(b, &digest);
+            let by_cookie = cookie.is_some_and(|c| k.cookie.matches(c.as_bytes()));
+            if (by_bearer | by_cookie) && found.is_none() {
+                found = Some(i);
             }
+        }
+        match found {
+            Some(i) => Ok(self.keys.get(i)),
+            None => Err(Refusal::Unauthorized("the token is wrong")),
         }
     }
 
@@ -345,10 +435,9 @@ mod tests {
     }
 
     fn policy(token: Option<&str>, loopback: bool) -> Policy {
-        let token = token.map(|t| Token::new(t, "test").unwrap());
+        let token = token.map(|t| Secrets::Single(Token::new(t, "test").unwrap()));
         Policy {
-            page_cookie: token.as_ref().map(|t| PageCookie::new(t).unwrap()),
-            token,
+            keys: keys(token).unwrap(),
             loopback,
             extra_origins: vec!["http://tool.example:6274".into()],
         }
@@ -409,7 +498,7 @@ mod tests {
             ("host", "127.0.0.1:7"),
             ("authorization", "Bearer 0123456789abcdef0123"),
         ];
-        assert_eq!(p.check(&headers(&ok), Credentials::BearerOnly), Ok(()));
+        assert!(p.check(&headers(&ok), Credentials::BearerOnly).is_ok());
         let no = [("host", "127.0.0.1:7")];
         assert!(matches!(
             p.check(&headers(&no), Credentials::BearerOnly),
@@ -445,7 +534,7 @@ mod tests {
             ("origin", "http://127.0.0.1:7"),
             ("authorization", "Bearer 0123456789abcdef0123"),
         ];
-        assert_eq!(p.check(&headers(&own), Credentials::BearerOnly), Ok(()));
+        assert!(p.check(&headers(&own), Credentials::BearerOnly).is_ok());
         let other_port = [
             ("host", "127.0.0.1:7"),
             ("origin", "http://127.0.0.1:8"),
@@ -459,7 +548,7 @@ mod tests {
             ("origin", "http://tool.example:6274"),
             ("authorization", "Bearer 0123456789abcdef0123"),
         ];
-        assert_eq!(p.check(&headers(&allowed), Credentials::BearerOnly), Ok(()));
+        assert!(p.check(&headers(&allowed), Credentials::BearerOnly).is_ok());
         let null = [("host", "127.0.0.1:7"), ("origin", "null")];
         assert!(matches!(
             p.check(&headers(&null), Credentials::BearerOnly),
@@ -470,7 +559,7 @@ mod tests {
     #[test]
     fn the_cookie_opens_the_page_not_the_tools() {
         let p = policy(Some("0123456789abcdef0123"), false);
-        let set = p.page_cookie.as_ref().unwrap().set_cookie();
+        let set = p.keys[0].cookie.set_cookie();
         let pair = set.split(';').next().unwrap();
         let value = pair.split_once('=').unwrap().1;
         assert!(!value.contains("0123456789abcdef0123"), "{set}");
@@ -479,7 +568,7 @@ mod tests {
             ("host", "team.example:80"),
             ("cookie", &format!("a=b; {pair}")),
         ];
-        assert_eq!(p.check(&headers(&c), Credentials::BearerOrCookie), Ok(()));
+        assert!(p.check(&headers(&c), Credentials::BearerOrCookie).is_ok());
         assert!(p.check(&headers(&c), Credentials::BearerOnly).is_err());
         // The token itself is no cookie, nor is the cookie a bearer token.
         for bad in [
@@ -503,24 +592,68 @@ mod tests {
         assert_ne!(a.set_cookie(), b.set_cookie());
         assert!(!a.matches(b.0.as_bytes()));
         // HMAC-SHA256 as RFC 4231 computes it (test case 2: key "Jefe").
-        let jefe = Token(b"what do ya want for nothing?".to_vec().into());
         assert_eq!(
-            PageCookie::keyed(&jefe, b"Jefe").unwrap().0,
+            PageCookie::keyed(b"what do ya want for nothing?", b"Jefe")
+                .unwrap()
+                .0,
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
         );
         assert_eq!(format!("{a:?}"), "PageCookie(…)");
     }
 
     #[test]
+    fn a_named_token_proves_its_agent_and_its_cookie_names_it_too() {
+        use crate::service::agent::Role;
+        let (ta, tb) = ("cairn_aaaaaaaaaaaaaaaaaaaa", "cairn_bbbbbbbbbbbbbbbbbbbb");
+        let text = tokens::line("a", Role::Write, ta) + &tokens::line("b", Role::Read, tb);
+        let p = Policy {
+            keys: keys(Some(Secrets::Named(tokens::parse(&text, "t").unwrap()))).unwrap(),
+            loopback: false,
+            extra_origins: vec![],
+        };
+        let who = |h: &[(&'static str, &str)], how| {
+            p.check(&headers(h), how).map(|k| {
+                k.and_then(|k| k.agent.as_ref())
+                    .map(|a| (a.name.to_string(), a.role))
+            })
+        };
+        let bearer = format!("Bearer {tb}");
+        assert_eq!(
+            who(&[("authorization", &bearer)], Credentials::BearerOnly),
+            Ok(Some(("b".into(), Role::Read)))
+        );
+        let set = p.keys[0].cookie.set_cookie();
+        let pair = set.split(';').next().unwrap();
+        assert_eq!(
+            who(&[("cookie", pair)], Credentials::BearerOrCookie),
+            Ok(Some(("a".into(), Role::Write)))
+        );
+        // The hash the file holds is no token.
+        let hash = text
+            .lines()
+            .next()
+            .unwrap()
+            .split("sha256:")
+            .nth(1)
+            .unwrap();
+        let hashed = format!("Bearer {hash}");
+        assert!(who(&[("authorization", &hashed)], Credentials::BearerOnly).is_err());
+        assert_eq!(
+            format!("{:?}", p.keys[1]),
+            "Key(Some(Agent { name: \"b\", role: Read }))"
+        );
+    }
+
+    #[test]
     fn without_a_token_loopback_is_open() {
         let p = policy(None, true);
-        assert_eq!(
+        assert!(matches!(
             p.check(
                 &headers(&[("host", "localhost:1")]),
                 Credentials::BearerOnly
             ),
-            Ok(())
-        );
+            Ok(None)
+        ));
     }
 
     #[test]

@@ -10,6 +10,8 @@
 
 use std::fmt::Write as _;
 
+use crate::service::agent::Agent;
+
 /// Escapes text for an HTML text node or a double-quoted attribute value.
 pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 8);
@@ -132,7 +134,13 @@ pub struct NavItem {
 
 /// A whole page: `title`, the project's name and views in the header (when a project
 /// is shown), and `body`.
-pub fn layout(nonce: &str, title: &str, project: Option<(&str, &[NavItem])>, body: &str) -> String {
+pub fn layout(
+    nonce: &str,
+    title: &str,
+    project: Option<(&str, &[NavItem])>,
+    who: Option<&Agent>,
+    body: &str,
+) -> String {
     let mut nav = String::new();
     if let Some((name, items)) = project {
         let _ = write!(nav, "<span class=\"proj\">{}</span><nav>", esc(name));
@@ -145,6 +153,15 @@ pub fn layout(nonce: &str, title: &str, project: Option<(&str, &[NavItem])>, bod
             nav.push_str(&link_with(&i.href, current, &esc(i.label)));
         }
         nav.push_str("</nav>");
+    }
+    // Which named agent's token opened the page, so a person sees whose view it is.
+    if let Some(a) = who {
+        let _ = write!(
+            nav,
+            "<span class=\"who\" data-agent=\"{0}\">opened as {0} ({1})</span>",
+            esc(&a.name),
+            a.role
+        );
     }
     format!(
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
@@ -187,7 +204,7 @@ const CSS: &str = r#"
 :root{--fg:#1d2125;--mut:#626f86;--bd:#dcdfe4;--bg:#f7f8f9;--card:#fff;--acc:#0c66e4;--warn:#ae2e24;--ok:#216e4e;--next:#fff7d6}
 *{box-sizing:border-box}body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
 header{display:flex;gap:1rem;align-items:center;padding:.6rem 1rem;background:#fff;border-bottom:1px solid var(--bd);flex-wrap:wrap}
-header .brand{font-weight:700;color:var(--fg);text-decoration:none}header .proj{font-weight:600}
+header .brand{font-weight:700;color:var(--fg);text-decoration:none}header .proj{font-weight:600}header .who{margin-left:auto;color:var(--mut)}
 nav a{margin-right:.8rem;color:var(--acc);text-decoration:none}nav a[aria-current]{font-weight:700;color:var(--fg);border-bottom:2px solid var(--acc)}
 main{padding:1rem;max-width:1400px}h1{font-size:1.3rem;margin:.2rem 0 1rem}h2{font-size:1.05rem;margin:1.4rem 0 .5rem}
 a{color:var(--acc)}code,pre,.glob{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12.5px}

@@ -24,6 +24,7 @@ pub mod html;
 pub mod mcp;
 pub mod page;
 pub mod sessions;
+pub mod tokens;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -50,14 +51,15 @@ pub use crate::config::HttpSettings;
 use crate::mcp::server::Server;
 use crate::mcp::Registry;
 use crate::service::App;
-use auth::{Credentials, PageCookie, Policy, Refusal, Token};
+use auth::{Credentials, Policy, Refusal, Secrets};
 use mcp::{plain, Body, Mcp};
 
 /// How `cairn serve --http` runs.
 pub struct Options {
     /// `ADDR:PORT` (port 0: any free port; the address served is printed).
     pub addr: String,
-    pub token: Option<Token>,
+    /// The token, or the tokens file's agents (none: no token is asked for).
+    pub secrets: Option<Secrets>,
     /// Origins allowed besides the server's own, normalised (`auth::parse_origin`).
     pub allow_origins: Vec<String>,
     /// How long calls in flight may take to finish once shutdown begins.
@@ -104,11 +106,12 @@ pub async fn bind(o: Options) -> Result<Bound, String> {
         ));
     };
     let loopback = addrs.iter().all(auth::is_loopback);
-    if !loopback && o.token.is_none() {
+    if !loopback && o.secrets.is_none() {
         return Err(format!(
             "--http {} is not a loopback address: anyone who reaches it could read and change \
              every project, so a token is required (--token-file PATH or $CAIRN_TOKEN; make one \
-             with: openssl rand -hex 32 > token && chmod 600 token)",
+             with: openssl rand -hex 32 > token && chmod 600 token; or --tokens-file PATH, \
+             filled by cairn token add NAME --role write --file PATH)",
             o.addr
         ));
     }
@@ -135,7 +138,7 @@ pub async fn serve(app: App, reg: Registry, bound: Bound) -> Result<(), String> 
     let cancel = CancellationToken::new();
     let toolsets = reg.toolsets.clone();
     let server = Server::new(app.clone(), reg);
-    let page_cookie = o.token.as_ref().map(PageCookie::new).transpose()?;
+    let keys = auth::keys(o.secrets)?;
     let limits = mcp::Limits {
         sessions: sessions::Limits {
             max: o.limits.max_sessions,
@@ -146,8 +149,7 @@ pub async fn serve(app: App, reg: Registry, bound: Bound) -> Result<(), String> 
     let header_timeout = o.limits.header_timeout;
     let state = Arc::new(State {
         policy: Policy {
-            token: o.token,
-            page_cookie,
+            keys,
             loopback,
             extra_origins: o.allow_origins,
         },
@@ -159,7 +161,7 @@ pub async fn serve(app: App, reg: Registry, bound: Bound) -> Result<(), String> 
     });
     announce(&format!(
         "serving MCP at http://{local}/mcp and the page at http://{local}/{}",
-        if state.policy.token.is_some() {
+        if state.policy.guarded() {
             " (token required)"
         } else {
             ""
@@ -297,14 +299,19 @@ async fn handle(state: &State, req: Request<Incoming>) -> Response<Body> {
         return r;
     }
     if path == "/mcp" {
-        if let Err(refusal) = state.policy.check(req.headers(), Credentials::BearerOnly) {
-            return refused(refusal, false);
-        }
+        let agent = match state.policy.check(req.headers(), Credentials::BearerOnly) {
+            Ok(key) => key.and_then(|k| k.agent.clone()),
+            Err(refusal) => return refused(refusal, false),
+        };
         // rmcp hands the request's headers to every handler (and to its debug logs):
-        // once checked, the credentials go no further.
+        // once checked, the credentials go no further. The agent they proved goes
+        // with the request, for `mcp::server` to find among rmcp's request parts.
         let mut req = req;
         req.headers_mut().remove(header::AUTHORIZATION);
         req.headers_mut().remove(header::COOKIE);
+        if let Some(agent) = agent {
+            req.extensions_mut().insert(agent);
+        }
         let tracked = (req.method() == Method::POST).then(|| state.in_flight.token());
         let resp = state.mcp.handle(req).await;
         return match tracked {
@@ -338,9 +345,10 @@ async fn handle(state: &State, req: Request<Incoming>) -> Response<Body> {
         } else {
             headers.remove(header::AUTHORIZATION);
         }
-        if let Err(refusal) = state.policy.check(&headers, Credentials::BearerOnly) {
-            return refused(refusal, true);
-        }
+        let key = match state.policy.check(&headers, Credentials::BearerOnly) {
+            Ok(key) => key,
+            Err(refusal) => return refused(refusal, true),
+        };
         let rest: Vec<String> = query
             .iter()
             .filter(|(k, _)| k != "token")
@@ -352,22 +360,24 @@ async fn handle(state: &State, req: Request<Incoming>) -> Response<Body> {
             format!("{path}?{}", rest.join("&"))
         };
         let mut r = redirect(&location);
-        if let Some(cookie) = &state.policy.page_cookie {
-            if let Ok(v) = HeaderValue::from_str(&cookie.set_cookie()) {
+        if let Some(key) = key {
+            if let Ok(v) = HeaderValue::from_str(&key.cookie.set_cookie()) {
                 r.headers_mut().insert(header::SET_COOKIE, v);
             }
         }
         return r;
     }
-    if let Err(refusal) = state
+    let agent = match state
         .policy
         .check(req.headers(), Credentials::BearerOrCookie)
     {
-        return refused(refusal, true);
-    }
+        Ok(key) => key.and_then(|k| k.agent.clone()),
+        Err(refusal) => return refused(refusal, true),
+    };
     let _busy = state.in_flight.token();
     let nonce = uuid::Uuid::now_v7().simple().to_string();
     let r = page::Req {
+        agent: agent.as_deref(),
         app: &state.app,
         toolsets: &state.toolsets,
         query,

@@ -5,6 +5,7 @@
 #[macro_use]
 mod harness;
 
+mod agents;
 mod answers;
 mod bad_input;
 mod briefing;

@@ -39,6 +39,7 @@ pub const INIT_PROJECT: ToolDef = ToolDef {
     required: &["repoPath"],
     effect: Effect::Additive,
     idempotent: false,
+    read_ops: &[],
 };
 
 pub const PROJECT_OVERVIEW: ToolDef = ToolDef {
@@ -54,6 +55,7 @@ pub const PROJECT_OVERVIEW: ToolDef = ToolDef {
     required: &["projectId"],
     effect: Effect::Additive,
     idempotent: true,
+    read_ops: &[],
 };
 
 pub const CREATE_CATEGORY: ToolDef = ToolDef {
@@ -69,6 +71,7 @@ pub const CREATE_CATEGORY: ToolDef = ToolDef {
     required: &["projectId", "name", "scope"],
     effect: Effect::Additive,
     idempotent: false,
+    read_ops: &[],
 };
 
 pub const CREATE_ENTITY: ToolDef = ToolDef {
@@ -86,6 +89,7 @@ pub const CREATE_ENTITY: ToolDef = ToolDef {
     required: &["projectId", "name", "description", "categoryIds", "commands"],
     effect: Effect::Additive,
     idempotent: false,
+    read_ops: &[],
 };
 
 pub const UPDATE_ENTITY: ToolDef = ToolDef {
@@ -104,6 +108,7 @@ pub const UPDATE_ENTITY: ToolDef = ToolDef {
     required: &["entityId", "version"],
     effect: Effect::Destructive,
     idempotent: false,
+    read_ops: &[],
 };
 
 pub const DELETE_ENTITY: ToolDef = ToolDef {
@@ -114,6 +119,7 @@ pub const DELETE_ENTITY: ToolDef = ToolDef {
     required: &["entityId", "version"],
     effect: Effect::Destructive,
     idempotent: false,
+    read_ops: &[],
 };
 
 pub const ALTER_REFERENCES: ToolDef = ToolDef {
@@ -124,6 +130,7 @@ pub const ALTER_REFERENCES: ToolDef = ToolDef {
     required: &["projectId", "commands"],
     effect: Effect::Destructive,
     idempotent: false,
+    read_ops: &[],
 };
 
 pub const GET_ENTITY: ToolDef = ToolDef {
@@ -134,6 +141,7 @@ pub const GET_ENTITY: ToolDef = ToolDef {
     required: &["entityId"],
     effect: Effect::ReadOnly,
     idempotent: true,
+    read_ops: &[],
 };
 
 pub const FIND_ENTITIES: ToolDef = ToolDef {
@@ -154,6 +162,7 @@ pub const FIND_ENTITIES: ToolDef = ToolDef {
     required: &["projectId"],
     effect: Effect::ReadOnly,
     idempotent: true,
+    read_ops: &[],
 };
 
 pub const ANALYZE_DOCUMENT: ToolDef = ToolDef {
@@ -171,6 +180,7 @@ pub const ANALYZE_DOCUMENT: ToolDef = ToolDef {
     required: &["projectId"],
     effect: Effect::ReadOnly,
     idempotent: true,
+    read_ops: &[],
 };
 
 pub const VALIDATE_GRAPH: ToolDef = ToolDef {
@@ -189,6 +199,7 @@ pub const VALIDATE_GRAPH: ToolDef = ToolDef {
     required: &["projectId"],
     effect: Effect::Destructive,
     idempotent: false,
+    read_ops: &[],
 };
 
 pub const TOOLS: &[&ToolDef] = &[
@@ -413,7 +424,10 @@ fn run_reply(
                     parameter,
                     details,
                 },
-                Error::NotFound { .. } | Error::NotFoundNear { .. } | Error::Conflict { .. } => e,
+                Error::NotFound { .. }
+                | Error::NotFoundNear { .. }
+                | Error::Conflict { .. }
+                | Error::Forbidden { .. } => e,
                 Error::Invariant { details, .. } => Error::Invariant {
                     message: msg,
                     details,

@@ -30,6 +30,7 @@ pub const SEARCH: ToolDef = ToolDef {
     required: &["projectId", "query"],
     effect: Effect::ReadOnly,
     idempotent: true,
+    read_ops: &[],
 };
 
 pub const QUERY: ToolDef = ToolDef {
@@ -54,6 +55,7 @@ pub const QUERY: ToolDef = ToolDef {
     required: &[],
     effect: Effect::ReadOnly,
     idempotent: true,
+    read_ops: &[],
 };
 
 fn text(a: &Args, k: &str) -> Result<Option<String>> {

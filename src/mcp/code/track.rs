@@ -27,6 +27,7 @@ pub const TRACK_DECLARATIONS: ToolDef = ToolDef {
     required: &["projectId", "path", "categoryIds"],
     effect: Effect::Additive,
     idempotent: false,
+    read_ops: &[],
 };
 
 pub async fn track_declarations(app: &App, a: Args) -> Result<Reply> {

@@ -42,6 +42,7 @@ pub const QUERY_GRAPH: ToolDef = ToolDef {
     required: &["operation"],
     effect: Effect::ReadOnly,
     idempotent: true,
+    read_ops: &[],
 };
 
 pub const MANAGE_GRAPH: ToolDef = ToolDef {
@@ -68,6 +69,7 @@ pub const MANAGE_GRAPH: ToolDef = ToolDef {
     required: &["operation", "entityType"],
     effect: Effect::Destructive,
     idempotent: false,
+    read_ops: &[],
 };
 
 pub const MANAGE_CHANGELOG: ToolDef = ToolDef {
@@ -87,6 +89,7 @@ pub const MANAGE_CHANGELOG: ToolDef = ToolDef {
     required: &["operation", "parentType", "parentId"],
     effect: Effect::Additive,
     idempotent: false,
+    read_ops: &["search"],
 };
 
 pub const TOOLS: &[&ToolDef] = &[&QUERY_GRAPH, &MANAGE_GRAPH, &MANAGE_CHANGELOG];

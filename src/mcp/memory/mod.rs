@@ -62,6 +62,7 @@ pub const MANAGE_MEMORY: ToolDef = ToolDef {
     required: &["operation"],
     effect: Effect::Destructive,
     idempotent: false,
+    read_ops: &[],
 };
 
 pub const QUERY_MEMORY: ToolDef = ToolDef {
@@ -90,6 +91,7 @@ pub const QUERY_MEMORY: ToolDef = ToolDef {
     required: &["operation"],
     effect: Effect::ReadOnly,
     idempotent: true,
+    read_ops: &[],
 };
 
 pub const MANAGE_SUBJECT: ToolDef = ToolDef {
@@ -114,6 +116,7 @@ pub const MANAGE_SUBJECT: ToolDef = ToolDef {
     required: &["operation"],
     effect: Effect::Destructive,
     idempotent: false,
+    read_ops: &["get", "list"],
 };
 
 pub const CURATE_MEMORY: ToolDef = ToolDef {
@@ -131,6 +134,7 @@ pub const CURATE_MEMORY: ToolDef = ToolDef {
     required: &["operation"],
     effect: Effect::Destructive,
     idempotent: false,
+    read_ops: &["plan", "queue"],
 };
 
 pub const MANAGE_DIARY: ToolDef = ToolDef {
@@ -156,6 +160,7 @@ pub const MANAGE_DIARY: ToolDef = ToolDef {
     required: &["operation"],
     effect: Effect::Additive,
     idempotent: false,
+    read_ops: &["list", "reflect"],
 };
 
 pub const TOOLS: &[&ToolDef] = &[

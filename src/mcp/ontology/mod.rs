@@ -51,6 +51,7 @@ pub const DISCOVER: ToolDef = ToolDef {
     required: &["projectId", "query"],
     effect: Effect::ReadOnly,
     idempotent: true,
+    read_ops: &[],
 };
 
 pub const READ: ToolDef = ToolDef {
@@ -69,6 +70,7 @@ pub const READ: ToolDef = ToolDef {
     required: &["projectId", "iri"],
     effect: Effect::ReadOnly,
     idempotent: true,
+    read_ops: &[],
 };
 
 pub const QUERY: ToolDef = ToolDef {
@@ -79,6 +81,7 @@ pub const QUERY: ToolDef = ToolDef {
     required: &["projectId", "cypher"],
     effect: Effect::ReadOnly,
     idempotent: true,
+    read_ops: &[],
 };
 
 pub const PROPOSE: ToolDef = ToolDef {
@@ -108,6 +111,7 @@ pub const PROPOSE: ToolDef = ToolDef {
     required: &["projectId", "operation", "agentContext"],
     effect: Effect::Additive,
     idempotent: false,
+    read_ops: &[],
 };
 
 pub const VALIDATE: ToolDef = ToolDef {
@@ -126,6 +130,7 @@ pub const VALIDATE: ToolDef = ToolDef {
     required: &["projectId", "axioms"],
     effect: Effect::ReadOnly,
     idempotent: true,
+    read_ops: &[],
 };
 
 /// What `ontology_validate` takes, in its refusals (the schema stays short).
@@ -161,6 +166,7 @@ pub const MANAGE: ToolDef = ToolDef {
     required: &["projectId", "operation"],
     effect: Effect::Destructive,
     idempotent: false,
+    read_ops: &["status", "proposals"],
 };
 
 pub const TOOLS: &[&ToolDef] = &[&DISCOVER, &READ, &QUERY, &PROPOSE, &VALIDATE, &MANAGE];

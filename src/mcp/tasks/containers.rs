@@ -41,6 +41,7 @@ pub const QUERY_CONTAINER: ToolDef = ToolDef {
     required: &["operation", "containerType"],
     effect: Effect::ReadOnly,
     idempotent: true,
+    read_ops: &[],
 };
 
 pub const MANAGE_CONTAINER: ToolDef = ToolDef {
@@ -67,6 +68,7 @@ pub const MANAGE_CONTAINER: ToolDef = ToolDef {
     required: &["operation", "containerType"],
     effect: Effect::Destructive,
     idempotent: false,
+    read_ops: &[],
 };
 
 pub fn container_type(a: &Args) -> Result<ContainerType> {

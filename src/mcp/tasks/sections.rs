@@ -29,6 +29,7 @@ pub const QUERY_SECTIONS: ToolDef = ToolDef {
     required: &["entityType", "entityId"],
     effect: Effect::ReadOnly,
     idempotent: true,
+    read_ops: &[],
 };
 
 pub const MANAGE_SECTIONS: ToolDef = ToolDef {
@@ -54,6 +55,7 @@ pub const MANAGE_SECTIONS: ToolDef = ToolDef {
     required: &["operation"],
     effect: Effect::Destructive,
     idempotent: false,
+    read_ops: &[],
 };
 
 fn entity(a: &Args) -> Result<(ContainerType, String)> {

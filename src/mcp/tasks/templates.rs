@@ -32,6 +32,7 @@ pub const QUERY_TEMPLATES: ToolDef = ToolDef {
     required: &[],
     effect: Effect::ReadOnly,
     idempotent: true,
+    read_ops: &[],
 };
 
 pub const MANAGE_TEMPLATE: ToolDef = ToolDef {
@@ -59,6 +60,7 @@ pub const MANAGE_TEMPLATE: ToolDef = ToolDef {
     required: &["operation"],
     effect: Effect::Destructive,
     idempotent: false,
+    read_ops: &[],
 };
 
 pub const APPLY_TEMPLATE: ToolDef = ToolDef {
@@ -73,6 +75,7 @@ pub const APPLY_TEMPLATE: ToolDef = ToolDef {
     required: &["templateId", "entityType", "entityId"],
     effect: Effect::Additive,
     idempotent: true,
+    read_ops: &[],
 };
 
 pub const LIST_TAGS: ToolDef = ToolDef {
@@ -84,6 +87,7 @@ pub const LIST_TAGS: ToolDef = ToolDef {
     required: &[],
     effect: Effect::ReadOnly,
     idempotent: true,
+    read_ops: &[],
 };
 
 pub const GET_TAG_USAGE: ToolDef = ToolDef {
@@ -94,6 +98,7 @@ pub const GET_TAG_USAGE: ToolDef = ToolDef {
     required: &["tag"],
     effect: Effect::ReadOnly,
     idempotent: true,
+    read_ops: &[],
 };
 
 pub const RENAME_TAG: ToolDef = ToolDef {
@@ -108,6 +113,7 @@ pub const RENAME_TAG: ToolDef = ToolDef {
     required: &["oldTag", "newTag"],
     effect: Effect::Destructive,
     idempotent: true,
+    read_ops: &[],
 };
 
 fn target(a: &Args) -> Result<Option<String>> {

@@ -32,6 +32,7 @@ const fn transition(
         required,
         effect,
         idempotent: false,
+        read_ops: &[],
     }
 }
 
@@ -51,6 +52,7 @@ pub const GET_NEXT_TASK: ToolDef = ToolDef {
     required: &[],
     effect: Effect::ReadOnly,
     idempotent: true,
+    read_ops: &[],
 };
 
 pub const GET_BLOCKED_TASKS: ToolDef = ToolDef {
@@ -61,6 +63,7 @@ pub const GET_BLOCKED_TASKS: ToolDef = ToolDef {
     required: &[],
     effect: Effect::ReadOnly,
     idempotent: true,
+    read_ops: &[],
 };
 
 pub const GET_NEXT_FEATURE: ToolDef = ToolDef {
@@ -71,6 +74,7 @@ pub const GET_NEXT_FEATURE: ToolDef = ToolDef {
     required: &[],
     effect: Effect::ReadOnly,
     idempotent: true,
+    read_ops: &[],
 };
 
 pub const GET_BLOCKED_FEATURES: ToolDef = ToolDef {
@@ -81,6 +85,7 @@ pub const GET_BLOCKED_FEATURES: ToolDef = ToolDef {
     required: &[],
     effect: Effect::ReadOnly,
     idempotent: true,
+    read_ops: &[],
 };
 
 pub const QUERY_WORKFLOW_STATE: ToolDef = ToolDef {
@@ -92,6 +97,7 @@ pub const QUERY_WORKFLOW_STATE: ToolDef = ToolDef {
     required: &["containerType", "id"],
     effect: Effect::ReadOnly,
     idempotent: true,
+    read_ops: &[],
 };
 
 pub const QUERY_DEPENDENCIES: ToolDef = ToolDef {
@@ -110,6 +116,7 @@ pub const QUERY_DEPENDENCIES: ToolDef = ToolDef {
     required: &["id", "containerType"],
     effect: Effect::ReadOnly,
     idempotent: true,
+    read_ops: &[],
 };
 
 pub const MANAGE_DEPENDENCY: ToolDef = ToolDef {
@@ -127,6 +134,7 @@ pub const MANAGE_DEPENDENCY: ToolDef = ToolDef {
     required: &["operation"],
     effect: Effect::Destructive,
     idempotent: false,
+    read_ops: &[],
 };
 
 const TRANSITION_PARAMS: &[P] = &[
@@ -200,6 +208,7 @@ pub const SYNC: ToolDef = ToolDef {
     required: &[],
     effect: Effect::Destructive,
     idempotent: true,
+    read_ops: &[],
 };
 
 fn kind(a: &Args) -> Result<ItemKind> {

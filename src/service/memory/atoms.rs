@@ -309,6 +309,31 @@ pub struct Remember {
     pub now: OffsetDateTime,
 }
 
+/// A named agent's atom names the agent as its author (README, "Named agents"):
+/// set when the fields name none, refused when they name someone else, so the
+/// author of a row written over HTTP is always the token that wrote it.
+fn authored_by(fields: &mut Vec<(String, Raw)>, name: &str) -> Result<()> {
+    use crate::domain::memory::keys::AUTHOR;
+    match fields.iter_mut().find(|(k, _)| k == AUTHOR) {
+        Some((_, Raw::Text(given))) if given.trim() == name => Ok(()),
+        Some((_, v @ Raw::Null)) => {
+            *v = Raw::Text(name.to_string());
+            Ok(())
+        }
+        Some(_) => Err(Error::Validation {
+            message: format!(
+                "atom.{AUTHOR}: the author is the agent whose token wrote the atom, {name}: \
+                 drop {AUTHOR} (who said it belongs in sources or notes)"
+            ),
+            parameter: Some(format!("atom.{AUTHOR}")),
+        }),
+        None => {
+            fields.push((AUTHOR.to_string(), Raw::Text(name.to_string())));
+            Ok(())
+        }
+    }
+}
+
 /// Records a new atom. Its claim key's holders are read under the write lock and the
 /// core's collision rule decides: the same value is a duplicate (its sources support
 /// the existing atom), a stronger claim supersedes, a weaker one is recorded
@@ -319,6 +344,9 @@ pub async fn remember(app: &App, r: Remember) -> Result<Written> {
     let mut tx = app.store.write().await?;
     let mut created = Vec::new();
     let mut fields = r.fields;
+    if let Some(name) = app.author() {
+        authored_by(&mut fields, name)?;
+    }
     let kinds = resolve_subjects(&mut tx, &mut fields, now, &mut created).await?;
     let refs = record_sources(&mut tx, &r.sources, now).await?;
     let evidence = EvidenceFacts::of(refs.iter().map(|x| (x.id, x.ref_type)));

@@ -140,7 +140,14 @@ async fn atom(req: &Req<'_>, base: &str, id: &str, b: &mut String) -> Result<()>
         Some(s) => format!("in {}", esc(&name(&v.subjects, s))),
         None => "global".to_string(),
     });
-    facts.push(format!("recorded {}", esc(&day(a.recorded_at))));
+    match &a.author {
+        Some(by) => facts.push(format!(
+            "recorded {} by <span class=\"author\">{}</span>",
+            esc(&day(a.recorded_at)),
+            esc(by)
+        )),
+        None => facts.push(format!("recorded {}", esc(&day(a.recorded_at)))),
+    }
     if let Some(t) = a.retired_at {
         facts.push(format!("retired {}", esc(&day(t))));
     }

@@ -67,6 +67,8 @@ pub enum Answer {
 
 /// The request as the views see it.
 pub struct Req<'a> {
+    /// The named agent whose token (or its cookie) opened the page.
+    pub agent: Option<&'a crate::service::agent::Agent>,
     pub app: &'a App,
     /// The toolsets this server serves.
     pub toolsets: &'a [String],
@@ -123,7 +125,10 @@ pub async fn render(req: &Req<'_>, path: &str) -> Answer {
             let nav = project
                 .as_ref()
                 .map(|(name, items)| (name.as_str(), items.as_slice()));
-            Answer::Html(StatusCode::OK, layout(req.nonce, &title, nav, &body))
+            Answer::Html(
+                StatusCode::OK,
+                layout(req.nonce, &title, nav, req.agent, &body),
+            )
         }
         Err(e) => {
             let status = match &e {
@@ -139,7 +144,7 @@ pub async fn render(req: &Req<'_>, path: &str) -> Answer {
                 esc(&e.to_string()),
                 link("/", "All projects")
             );
-            Answer::Html(status, layout(req.nonce, "Error", None, &body))
+            Answer::Html(status, layout(req.nonce, "Error", None, req.agent, &body))
         }
     }
 }
