@@ -41,17 +41,18 @@ pub async fn create(app: &App, n: NewTemplate) -> Result<Template> {
     })?;
     // A named agent's template is created by the agent: `createdBy` may repeat its
     // name, never give another (README, "Named agents").
-    let created_by =
-        match (app.author(), n.created_by) {
-            (Some(name), Some(given)) if given != name => return Err(Error::validation(
+    let created_by = match (app.author(), n.created_by) {
+        (Some(name), Some(given)) if given != name => {
+            return Err(Error::validation(
                 Field::CreatedBy,
                 format!(
                     "is the agent whose token creates the template, {name}: drop it or send {name}"
                 ),
-            )),
-            (Some(name), _) => Some(name.to_string()),
-            (None, given) => given,
-        };
+            ))
+        }
+        (Some(name), _) => Some(name.to_string()),
+        (None, given) => given,
+    };
     let ts = now();
     let t = Template {
         id: id::new_id(),

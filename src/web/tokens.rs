@@ -229,7 +229,7 @@ mod tests {
         assert_eq!(&*list[0].agent.name, "ci");
         assert_eq!(list[0].hash, digest(b"x"));
         for (text, why) in [
-            (format!("# c\nci write\n"), "line 2: expected"),
+            ("# c\nci write\n".to_string(), "line 2: expected"),
             (format!("ci admin sha256:{h}\n"), "line 1: the role"),
             (format!("c!i read sha256:{h}\n"), "line 1: the name"),
             (format!("ci read sha256:{}\n", &h[1..]), "line 1: the hash"),
