@@ -159,12 +159,18 @@ pub async fn serve(app: App, reg: Registry, bound: Bound) -> Result<(), String> 
         in_flight: TaskTracker::new(),
         stopping: AtomicBool::new(false),
     });
+    let named = state
+        .policy
+        .keys
+        .iter()
+        .filter(|k| k.agent.is_some())
+        .count();
     announce(&format!(
         "serving MCP at http://{local}/mcp and the page at http://{local}/{}",
-        if state.policy.guarded() {
-            " (token required)"
-        } else {
-            ""
+        match (state.policy.guarded(), named) {
+            (false, _) => String::new(),
+            (true, 0) => " (token required)".to_string(),
+            (true, n) => format!(" (token required: {n} named agents)"),
         }
     ));
 

@@ -125,6 +125,7 @@ pub fn read(path: &Path) -> Result<Vec<NamedToken>, String> {
     let source = format!("the tokens file {}", path.display());
     let text = read_text(path, &source)?;
     let list = parse(&text, &source)?;
+    warn_if_writable_by_others(path);
     if list.is_empty() {
         return Err(format!(
             "{source} lists no agent: add one with cairn token add NAME --role write --file {}",
@@ -143,6 +144,23 @@ fn read_text(path: &Path, source: &str) -> Result<String, String> {
     }
     std::fs::read_to_string(path).map_err(|e| format!("cannot read {source}: {e}"))
 }
+
+/// The hashes are no secret, but whoever may write the file may add an agent.
+#[cfg(unix)]
+fn warn_if_writable_by_others(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    if let Ok(m) = std::fs::metadata(path) {
+        if m.permissions().mode() & 0o022 != 0 {
+            tracing::warn!(
+                file = %path.display(),
+                "the tokens file can be written by other users, who could add an agent; chmod 600 it"
+            );
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn warn_if_writable_by_others(_path: &Path) {}
 
 /// A new token: `cairn_` and 32 random bytes in hex.
 pub fn mint() -> Result<String, String> {
