@@ -781,7 +781,7 @@ async fn a_request_that_stalls_is_cut_off_while_other_clients_are_served() {
 
 /// The official Python MCP SDK, installed by `scripts/test.sh` into a virtualenv
 /// under `target/` (or the interpreter `$CAIRN_TEST_PYTHON_MCP` names).
-fn python_mcp() -> Option<std::path::PathBuf> {
+pub(crate) fn python_mcp() -> Option<std::path::PathBuf> {
     let p = std::env::var_os("CAIRN_TEST_PYTHON_MCP")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| {
