@@ -267,6 +267,11 @@ async fn every_kind_reads_as_its_tool_answers() {
     assert!(e.message.contains("{projectId}/{iri}"), "{e:?}");
     let e = read_err(&c.client, "cairn://class/Nowhere/ai%3AAcceleratedModel").await;
     assert_eq!(e.code, ErrorCode::RESOURCE_NOT_FOUND, "{e:?}");
+    // A project without an ontology: refused as the tool refuses it, no internal error.
+    let e = read_err(&c.client, "cairn://class/Shop/ai%3AAcceleratedModel").await;
+    assert_eq!(e.code, ErrorCode::INVALID_PARAMS, "{e:?}");
+    assert!(e.message.contains("has no ontology repository"), "{e:?}");
+    assert_eq!(e.data.as_ref().unwrap()["code"], json!("INVALID_OPERATION"));
     let long = format!("cairn://task/{}", "a".repeat(5000));
     let e = read_err(&c.client, &long).await;
     assert_eq!(e.code, ErrorCode::INVALID_PARAMS);

@@ -237,8 +237,9 @@ fn def_of(kind: Kind) -> &'static KindDef {
 }
 
 /// The read tool's envelope as a resource's data, or the JSON-RPC error saying why
-/// not: a resource that does not exist is `-32002` (resource not found), a wrong part
-/// of the URI `-32602`, anything else an internal error.
+/// not: a resource that does not exist is `-32002` (resource not found), what the tool
+/// refuses `-32602`, anything else (a busy or full store) an internal error; `data`
+/// carries the tool's code and details.
 fn data_of(uri: &str, env: Value) -> Result<Value, McpError> {
     if env["success"] == json!(true) {
         return Ok(env["data"].clone());
@@ -255,7 +256,8 @@ fn data_of(uri: &str, env: Value) -> Result<Value, McpError> {
     }
     Err(match code {
         "NOT_FOUND" => McpError::resource_not_found(message, Some(data)),
-        "VALIDATION_ERROR" => McpError::invalid_params(message, Some(data)),
+        // What the read tool refuses of what the URI asks (an ontology not attached).
+        "VALIDATION_ERROR" | "INVALID_OPERATION" => McpError::invalid_params(message, Some(data)),
         _ => McpError::internal_error(message, Some(data)),
     })
 }
