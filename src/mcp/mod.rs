@@ -14,6 +14,7 @@ pub mod memory;
 pub mod names;
 pub mod ontology;
 pub mod prompts;
+pub mod resources;
 pub mod schema;
 pub mod server;
 pub mod tasks;
@@ -228,6 +229,30 @@ pub async fn dispatch(
     raw: Option<Map<String, Value>>,
     progress: Progress,
 ) -> Value {
+    let started = std::time::Instant::now();
+    let env = answer(app, reg, name, raw, progress).await;
+    // A name no tool has is not counted: the metrics' labels are the served tools.
+    if reg.find(name).is_some() {
+        let code = env["error"]["code"].as_str().unwrap_or("OK");
+        app.metrics.record(name, code, started.elapsed());
+    }
+    env
+}
+
+/// A read tool's envelope for a resource (`resources::read`): the call a tool makes,
+/// not counted among the tools' calls in the metrics.
+pub async fn read_tool(app: &App, reg: &Registry, name: &str, raw: Map<String, Value>) -> Value {
+    answer(app, reg, name, Some(raw), Progress::default()).await
+}
+
+/// [`dispatch`] without the metrics.
+async fn answer(
+    app: &App,
+    reg: &Registry,
+    name: &str,
+    raw: Option<Map<String, Value>>,
+    progress: Progress,
+) -> Value {
     let Some(def) = reg.find(name) else {
         // The nearest names, not all of them: the agent has tools/list for that.
         let names: Vec<&str> = reg.defs.iter().map(|d| d.name).collect();
@@ -252,7 +277,6 @@ pub async fn dispatch(
         return envelope::failure(&refusal);
     }
     let app = &app.with_progress(progress);
-    let started = std::time::Instant::now();
     // The background embedder waits while any call is in flight.
     let _busy = app.background.call();
     let run = async {
@@ -287,7 +311,7 @@ pub async fn dispatch(
     if def.effect != Effect::ReadOnly && embeds {
         crate::service::embedding::schedule(app);
     }
-    let env = match out {
+    match out {
         Ok(Ok(Reply {
             partial: Some(e),
             data,
@@ -303,10 +327,7 @@ pub async fn dispatch(
                 .unwrap_or_default();
             envelope::failure(&Error::Internal(format!("the tool panicked: {what}")))
         }
-    };
-    let code = env["error"]["code"].as_str().unwrap_or("OK");
-    app.metrics.record(name, code, started.elapsed());
-    env
+    }
 }
 
 #[cfg(test)]

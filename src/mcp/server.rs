@@ -1,7 +1,8 @@
 //! The rmcp server handler: initialize, tools/list and tools/call over any transport.
 //! Tool calls are answered with the envelope as JSON text and as `structuredContent`.
 //! A call whose `_meta` carries a `progressToken` gets `notifications/progress` while
-//! its long operations run ([`Notifier`]); a call without one gets none.
+//! its long operations run ([`Notifier`]); a call without one gets none. Resources
+//! (`cairn://` URIs, their reads and subscriptions) are `mcp::resources`'.
 
 use std::sync::Arc;
 
@@ -9,13 +10,17 @@ use std::sync::Mutex;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
-    GetPromptResponse, Implementation, ListPromptsResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ProgressToken, ServerCapabilities, ServerConfig,
+    GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ProgressToken, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use tokio::sync::mpsc;
 
+use crate::mcp::resources::{self, subscribe::Subscriptions};
+use crate::mcp::schema::Effect;
 use crate::mcp::{dispatch, prompts, Registry};
 use crate::service::agent::Agent;
 use crate::service::progress::{Progress, Sink};
@@ -80,6 +85,8 @@ pub struct Server {
     app: App,
     reg: Arc<Registry>,
     instructions: Arc<str>,
+    /// Every session's resource subscriptions (one book: HTTP sessions share it).
+    subs: Arc<Subscriptions>,
 }
 
 impl Server {
@@ -89,6 +96,7 @@ impl Server {
             app,
             reg: Arc::new(reg),
             instructions,
+            subs: Arc::default(),
         }
     }
 }
@@ -106,6 +114,10 @@ impl ServerHandler for Server {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_prompts()
+                // Subscriptions are served; the list is not announced as changing:
+                // it holds the tasks changed last, which every write reorders.
+                .enable_resources()
+                .enable_resources_subscribe()
                 .build(),
         )
         .with_server_info(Implementation::new("cairn", env!("CARGO_PKG_VERSION")))
@@ -180,6 +192,62 @@ impl ServerHandler for Server {
         })
     }
 
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        resources::list(&self.app, &self.reg, cursor).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(resources::templates(&self.reg))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        Box::pin(resources::read(&self.app, &self.reg, &request.uri))
+            .await
+            .map(Into::into)
+    }
+
+    // The session-scoped subscriptions of protocol versions with `initialize` (the
+    // versions Cairn's clients negotiate); `subscriptions/listen` is not served.
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        // A resource that cannot be read cannot be subscribed to; the first read is
+        // what later reads are compared with.
+        let first = Box::pin(resources::text(&self.app, &self.reg, &request.uri)).await;
+        if let Err(e) = &first {
+            return Err(e.clone());
+        }
+        self.subs
+            .add(&self.app, &self.reg, context.peer, &request.uri, &first)
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        resources::parse(&self.reg, &request.uri)?;
+        self.subs.remove(&context.peer, &request.uri);
+        Ok(())
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -214,6 +282,14 @@ impl ServerHandler for Server {
         if let Some((sink, task)) = forwarder {
             sink.close();
             let _ = task.await;
+        }
+        // A write may change what a subscribed resource reads.
+        if self
+            .reg
+            .find(&request.name)
+            .is_some_and(|d| d.effect != Effect::ReadOnly)
+        {
+            self.subs.changed();
         }
         Ok(tool_result(env).into())
     }

@@ -449,3 +449,47 @@ async fn filtered_in(c: &mut Conn, ct: ContainerType, q: &SearchQuery) -> Result
         }
     }
 }
+
+/// What `resources/list` offers, one page of it in one read: the first
+/// `projects_max` projects (oldest first), then the `tasks_max` tasks most recently
+/// changed; `offset` and `limit` page that sequence. Answers the page and the
+/// sequence's length.
+pub async fn listing(
+    app: &App,
+    projects_max: i64,
+    tasks_max: i64,
+    offset: i64,
+    limit: i64,
+) -> Result<(Vec<Project>, Vec<Item>, i64)> {
+    let mut tx = app.store.snapshot().await?;
+    let s = project::Search {
+        query: None,
+        tags: &[],
+        limit: 0,
+        offset: 0,
+    };
+    let (_, projects_total) = project::search(&mut tx, &s).await?;
+    let tasks_total = item::count_tasks(&mut tx).await?;
+    let n_projects = projects_total.min(projects_max);
+    let total = n_projects + tasks_total.min(tasks_max);
+    let end = (offset + limit).min(total);
+    let mut projects = Vec::new();
+    if offset < n_projects {
+        let s = project::Search {
+            query: None,
+            tags: &[],
+            limit: end.min(n_projects) - offset,
+            offset,
+        };
+        projects = project::search(&mut tx, &s).await?.0;
+    }
+    let from = offset.max(n_projects) - n_projects;
+    let to = end - n_projects;
+    let tasks = if to > from {
+        item::recent_tasks(&mut tx, to - from, from).await?
+    } else {
+        Vec::new()
+    };
+    tx.commit().await?;
+    Ok((projects, tasks, total))
+}

@@ -392,6 +392,23 @@ pub async fn search(
     Ok((items, total))
 }
 
+/// How many tasks there are.
+pub async fn count_tasks(conn: &mut Conn) -> Result<i64> {
+    Ok(sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM tasks")
+        .fetch_one(conn.db())
+        .await?)
+}
+
+/// Tasks most recently changed first (a write moves `updated_at`), a page of them:
+/// what `resources/list` offers beside the projects.
+pub async fn recent_tasks(conn: &mut Conn, limit: i64, offset: i64) -> Result<Vec<Item>> {
+    let sql = format!(
+        "{} ORDER BY x.updated_at DESC, x.rowid DESC LIMIT ? OFFSET ?",
+        select(ItemKind::Task)
+    );
+    fetch(conn, ItemKind::Task, sql, &[], &[limit, offset]).await
+}
+
 /// Items in work order: priority (HIGH first), then complexity (tasks), then age.
 pub async fn ordered(
     conn: &mut Conn,

@@ -44,6 +44,7 @@ mod pg_url;
 mod project_memory;
 mod project_names;
 mod repo_guard;
+mod resources;
 mod retrieval;
 mod sections;
 mod security;

@@ -583,6 +583,14 @@ async fn alter_references(app: &App, a: Args) -> Result<Reply> {
 async fn get_entity(app: &App, a: Args) -> Result<Reply> {
     let id = a.req_id("entityId")?;
     let v = svc::get_entity(app, &id).await?;
+    Ok(Reply::new(
+        format!("entity {}", v.entity.name),
+        entity_view(&v),
+    ))
+}
+
+/// `get_entity`'s answer; the entity's resource (`mcp::resources`) serves it too.
+fn entity_view(v: &svc::EntityView) -> Value {
     let relations: Vec<Value> = v
         .edges
         .iter()
@@ -597,17 +605,32 @@ async fn get_entity(app: &App, a: Args) -> Result<Reply> {
             x
         })
         .collect();
-    Ok(Reply::new(
-        format!("entity {}", v.entity.name),
-        json!({
-            "entity": view::entity(&v.entity),
-            "categories": v.categories.iter().map(view::category).collect::<Vec<_>>(),
-            "references": v.references.iter().map(view::reference).collect::<Vec<_>>(),
-            "parents": v.parents.iter().map(view::entity_ref).collect::<Vec<_>>(),
-            "children": v.children.iter().map(view::entity_ref).collect::<Vec<_>>(),
-            "relations": relations,
-        }),
-    ))
+    json!({
+        "entity": view::entity(&v.entity),
+        "categories": v.categories.iter().map(view::category).collect::<Vec<_>>(),
+        "references": v.references.iter().map(view::reference).collect::<Vec<_>>(),
+        "parents": v.parents.iter().map(view::entity_ref).collect::<Vec<_>>(),
+        "children": v.children.iter().map(view::entity_ref).collect::<Vec<_>>(),
+        "relations": relations,
+    })
+}
+
+/// An entity as its resource serves it: `get_entity`'s answer, each reference with
+/// the lines its code is at now (`currentStartLine`, `currentEndLine`: the recorded
+/// ones, or where the code moved since, as the page shows them).
+pub async fn entity_resource(app: &App, id: &str) -> Result<Value> {
+    let v = svc::get_entity(app, id).await?;
+    let mut data = entity_view(&v);
+    let now =
+        crate::service::code::analysis::current_of(app, &v.entity.project_id, &v.references).await;
+    if let Some(refs) = data["references"].as_array_mut() {
+        for ((out, r), now) in refs.iter_mut().zip(&v.references).zip(now) {
+            let (from, to) = now.unwrap_or((r.start_line, r.end_line));
+            out["currentStartLine"] = json!(from);
+            out["currentEndLine"] = json!(to);
+        }
+    }
+    Ok(data)
 }
 
 async fn find_entities(app: &App, a: Args) -> Result<Reply> {
