@@ -7,7 +7,7 @@
 //! database rebuilds from those rows ([`REBUILT`]): vectors (embedded again by the
 //! next search or `cairn reindex`), full-text rows (written by the triggers on
 //! insert, or by the searches' catch-up, whose marks start again at nothing), the
-//! generation counters and each atom's `gen` (set by the triggers), the atoms'
+//! generation counters and each atom's `gen` (set by the triggers and the insert), the atoms'
 //! tombstones. Rows are written in creation order (`rowid`) and inserted in it, so
 //! what orders by creation reads the same order after an import; the rowids
 //! themselves are not carried (PostgreSQL's differ from SQLite's anyway).
@@ -52,8 +52,9 @@ struct Table {
     name: &'static str,
     cols: &'static str,
     order: &'static str,
-    /// Columns the schema has and the export leaves to the triggers.
-    rebuilt: &'static [&'static str],
+    /// Columns the schema has and the export leaves out, each with the SQL an
+    /// import sets it with (`?N` being the N-th exported column).
+    rebuilt: &'static [(&'static str, &'static str)],
 }
 
 const fn t(name: &'static str, cols: &'static str) -> Table {
@@ -110,7 +111,12 @@ const TABLES: &[Table] = &[
          version# created_at updated_at",
     ),
     Table {
-        rebuilt: &["gen"],
+        // The generation the atom's insert reaches, as `store::graph` stamps it
+        // (`?2` is the project), so the search's catch-up indexes it.
+        rebuilt: &[(
+            "gen",
+            "COALESCE((SELECT generation FROM graph_generations WHERE project_id = ?2), 0) + 1",
+        )],
         ..t(
             "graph_atoms",
             "id project_id molecule_id name paths knowledge related_atoms created_by_task_id \
@@ -256,12 +262,17 @@ impl Table {
     }
 
     fn insert(&self) -> String {
-        let cols: Vec<&str> = self.columns().map(|(n, _)| n).collect();
+        let mut cols: Vec<&str> = self.columns().map(|(n, _)| n).collect();
+        let mut values: Vec<String> = (1..=cols.len()).map(|i| format!("?{i}")).collect();
+        for (col, expr) in self.rebuilt {
+            cols.push(col);
+            values.push((*expr).to_string());
+        }
         format!(
             "INSERT INTO {} ({}) VALUES ({})",
             self.name,
             cols.join(", "),
-            super::placeholders(cols.len())
+            values.join(", ")
         )
     }
 
@@ -574,7 +585,7 @@ async fn check_schema(conn: &mut Conn) -> Result<(), Failure> {
                 .fetch_all(conn.db())
                 .await?
         };
-        have.retain(|c| c != "rowid" && !table.rebuilt.contains(&c.as_str()));
+        have.retain(|c| c != "rowid" && !table.rebuilt.iter().any(|(r, _)| r == c));
         have.sort();
         let mut want: Vec<&str> = table.columns().map(|(n, _)| n).collect();
         want.sort();
