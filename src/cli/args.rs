@@ -236,7 +236,10 @@ pub fn parse(args: Vec<OsString>) -> Result<(Overrides, Command), String> {
             dir: PathBuf::from(rest.next().ok_or("export needs the directory to write")?),
         },
         Some("import") => Command::Import {
-            dir: PathBuf::from(rest.next().ok_or("import needs the directory of an export")?),
+            dir: PathBuf::from(
+                rest.next()
+                    .ok_or("import needs the directory of an export")?,
+            ),
         },
         Some("embed") => {
             let texts: Vec<String> = rest.by_ref().collect();
@@ -336,5 +339,7 @@ mod tests {
         assert!(e("serve --token-file t").contains("need --http"));
         assert!(e("--http 1.2.3.4:5 tools").contains("go with serve"));
         assert_eq!(e("embed"), "embed needs at least one text");
+        assert_eq!(e("export"), "export needs the directory to write");
+        assert_eq!(e("import a b"), "unexpected argument 'b'");
     }
 }

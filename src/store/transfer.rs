@@ -70,7 +70,10 @@ const fn t(name: &'static str, cols: &'static str) -> Table {
 /// (`memory_subjects.merged_into` names a subject that may come later: it is
 /// written after every subject is in.)
 const TABLES: &[Table] = &[
-    t("projects", "id name summary description version# created_at updated_at"),
+    t(
+        "projects",
+        "id name summary description version# created_at updated_at",
+    ),
     t(
         "features",
         "id project_id name summary description status priority# status_reason version# \
@@ -81,7 +84,10 @@ const TABLES: &[Table] = &[
         "id project_id feature_id title summary description status priority# complexity# \
          status_reason version# created_at updated_at",
     ),
-    t("dependencies", "id item_type from_id to_id type reason created_at"),
+    t(
+        "dependencies",
+        "id item_type from_id to_id type reason created_at",
+    ),
     t(
         "sections",
         "id entity_type entity_id title usage_description content content_format ordinal# \
@@ -192,7 +198,10 @@ const TABLES: &[Table] = &[
          line# version# created_at updated_at",
     ),
     t("ontology_axioms", "page_id project_id seq# line# kind ofn"),
-    t("ontology_problems", "project_id seq# file line# col# message"),
+    t(
+        "ontology_problems",
+        "project_id seq# file line# col# message",
+    ),
     t(
         "ontology_proposals",
         "id project_id operation state target_iri term_id agent_id agent_type session_id \
@@ -200,7 +209,10 @@ const TABLES: &[Table] = &[
          quality_score~ tier_coverage report diff pr_number# pr_url push_error decided_at \
          version# created_at updated_at",
     ),
-    t("ontology_proposal_files", "proposal_id path blob_sha content"),
+    t(
+        "ontology_proposal_files",
+        "proposal_id path blob_sha content",
+    ),
     t("ontology_term_counters", "project_id domain next#"),
 ];
 
@@ -467,9 +479,15 @@ fn manifest(counts: &Counts) -> String {
 fn read_manifest(dir: &Path) -> Result<Vec<u64>, Failure> {
     if !dir.is_dir() {
         return Err(refused(if dir.exists() {
-            format!("{} is not a directory; name the directory `cairn export` wrote", dir.display())
+            format!(
+                "{} is not a directory; name the directory `cairn export` wrote",
+                dir.display()
+            )
         } else {
-            format!("{} does not exist; name the directory `cairn export` wrote", dir.display())
+            format!(
+                "{} does not exist; name the directory `cairn export` wrote",
+                dir.display()
+            )
         }));
     }
     let path = dir.join(MANIFEST);
@@ -490,13 +508,15 @@ fn read_manifest(dir: &Path) -> Result<Vec<u64>, Failure> {
         )));
     }
     let bad = |why: String| refused(format!("{}: {why}", path.display()));
-    let v: Value = serde_json::from_str(&text)
-        .map_err(|e| bad(format!("not JSON ({e})")))?;
+    let v: Value = serde_json::from_str(&text).map_err(|e| bad(format!("not JSON ({e})")))?;
     let format = v
         .get("format")
         .and_then(Value::as_u64)
         .ok_or_else(|| bad("no \"format\" number".into()))?;
-    let writer = v.get("cairn").and_then(Value::as_str).unwrap_or("an unknown version");
+    let writer = v
+        .get("cairn")
+        .and_then(Value::as_str)
+        .unwrap_or("an unknown version");
     if format > FORMAT {
         return Err(bad(format!(
             "written by Cairn {writer} in format {format}; this Cairn ({}) reads format \
@@ -511,7 +531,10 @@ fn read_manifest(dir: &Path) -> Result<Vec<u64>, Failure> {
         .get("counts")
         .and_then(Value::as_object)
         .ok_or_else(|| bad("no \"counts\" object".into()))?;
-    if let Some(k) = counts.keys().find(|k| !TABLES.iter().any(|t| t.name == k.as_str())) {
+    if let Some(k) = counts
+        .keys()
+        .find(|k| !TABLES.iter().any(|t| t.name == k.as_str()))
+    {
         return Err(bad(format!("counts a kind this Cairn does not know: {k}")));
     }
     let mut want = Vec::with_capacity(TABLES.len());
@@ -703,14 +726,17 @@ async fn read_rows(conn: &mut Conn, table: &Table, path: &Path) -> Result<u64, F
         let bad = |why: String| refused(format!("{} line {at}: {why}", path.display()));
         if buf.last() != Some(&b'\n') {
             return Err(bad(if buf.len() > MAX_LINE {
-                format!("longer than {} MiB, the most a row may take", MAX_LINE >> 20)
+                format!(
+                    "longer than {} MiB, the most a row may take",
+                    MAX_LINE >> 20
+                )
             } else {
                 "the line does not end: the file is truncated; export again".into()
             }));
         }
         buf.pop();
-        let obj: serde_json::Map<String, Value> = serde_json::from_slice(&buf)
-            .map_err(|e| bad(format!("not a JSON object ({e})")))?;
+        let obj: serde_json::Map<String, Value> =
+            serde_json::from_slice(&buf).map_err(|e| bad(format!("not a JSON object ({e})")))?;
         if let Some(k) = obj.keys().find(|k| !cols.iter().any(|(c, _)| c == k)) {
             return Err(bad(format!("{} has no column {k}", table.name)));
         }

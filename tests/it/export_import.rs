@@ -61,10 +61,10 @@ async fn serve(db: &OsString, home: &Path, file: &Path) -> Cairn {
             .env_remove("CAIRN_DB")
             .env("CAIRN_MODEL_DIR", model_dir());
     });
-    let client = ()
-        .serve(TokioChildProcess::new(cmd).expect("spawn cairn"))
-        .await
-        .expect("MCP initialize");
+    let client =
+        ().serve(TokioChildProcess::new(cmd).expect("spawn cairn"))
+            .await
+            .expect("MCP initialize");
     Cairn::from_client(client, file)
 }
 
@@ -110,9 +110,11 @@ async fn fill(c: Cairn, repo: crate::code::Repo) -> (crate::code::Code, Made) {
         .enumerate()
     {
         let t = c
-            .task(json!({"title":title,"projectId":project,"featureId":feature,
+            .task(
+                json!({"title":title,"projectId":project,"featureId":feature,
                          "summary":format!("step {i} of checkout"),"tags":"checkout,backend",
-                         "priority":(["HIGH","MEDIUM","LOW"][i]),"complexity":(i + 2)}))
+                         "priority":(["HIGH","MEDIUM","LOW"][i]),"complexity":(i + 2)}),
+            )
             .await;
         tasks.push(crate::harness::id_of(&t));
     }
@@ -187,10 +189,16 @@ async fn fill(c: Cairn, repo: crate::code::Repo) -> (crate::code::Code, Made) {
                "sources":[{"refType":"release_notes","uri":format!("https://gateway.example/v{value}")}]})
     };
     let old = c
-        .ok("manage_memory", remember("2025-11-14T10:00:00Z", "2024-06", "2025-11-01"))
+        .ok(
+            "manage_memory",
+            remember("2025-11-14T10:00:00Z", "2024-06", "2025-11-01"),
+        )
         .await;
     let new = c
-        .ok("manage_memory", remember("2025-12-10T10:00:00Z", "2025-01", "2025-12-01"))
+        .ok(
+            "manage_memory",
+            remember("2025-12-10T10:00:00Z", "2025-01", "2025-12-01"),
+        )
         .await;
     c.ok(
         "manage_memory",
@@ -232,35 +240,89 @@ async fn fill(c: Cairn, repo: crate::code::Repo) -> (crate::code::Code, Made) {
 /// The answers of the read tools over what `fill` made, each tool's `data`.
 async fn answers(c: &Cairn, m: &Made) -> Vec<(String, Value)> {
     let mut calls: Vec<(&str, Value)> = vec![
-        ("query_container", json!({"operation":"overview","containerType":"project"})),
-        ("query_container", json!({"operation":"overview","containerType":"project","id":m.project})),
-        ("query_container", json!({"operation":"overview","containerType":"feature","id":m.feature})),
-        ("query_container", json!({"operation":"get","containerType":"project","id":m.project})),
-        ("query_container", json!({"operation":"get","containerType":"feature","id":m.feature})),
-        ("query_container", json!({"operation":"search","containerType":"task","projectId":m.project,"query":"card"})),
-        ("query_sections", json!({"entityType":"TASK","entityId":m.tasks[0]})),
-        ("query_dependencies", json!({"containerType":"task","id":m.tasks[1]})),
+        (
+            "query_container",
+            json!({"operation":"overview","containerType":"project"}),
+        ),
+        (
+            "query_container",
+            json!({"operation":"overview","containerType":"project","id":m.project}),
+        ),
+        (
+            "query_container",
+            json!({"operation":"overview","containerType":"feature","id":m.feature}),
+        ),
+        (
+            "query_container",
+            json!({"operation":"get","containerType":"project","id":m.project}),
+        ),
+        (
+            "query_container",
+            json!({"operation":"get","containerType":"feature","id":m.feature}),
+        ),
+        (
+            "query_container",
+            json!({"operation":"search","containerType":"task","projectId":m.project,"query":"card"}),
+        ),
+        (
+            "query_sections",
+            json!({"entityType":"TASK","entityId":m.tasks[0]}),
+        ),
+        (
+            "query_dependencies",
+            json!({"containerType":"task","id":m.tasks[1]}),
+        ),
         ("list_tags", json!({})),
         ("get_next_task", json!({"projectId":m.project})),
         ("get_blocked_tasks", json!({"projectId":m.project})),
         ("query_templates", json!({"operation":"list"})),
-        ("query_graph", json!({"operation":"get","entityType":"atom","id":m.atom})),
-        ("query_graph", json!({"operation":"get","entityType":"molecule","id":m.molecule})),
-        ("query_graph", json!({"operation":"context","projectId":m.project,"paths":"src/price/tax.rs"})),
-        ("query_graph", json!({"operation":"search","entityType":"atom","projectId":m.project,"query":"cents"})),
-        ("manage_changelog", json!({"operation":"search","parentType":"atom","parentId":m.atom})),
+        (
+            "query_graph",
+            json!({"operation":"get","entityType":"atom","id":m.atom}),
+        ),
+        (
+            "query_graph",
+            json!({"operation":"get","entityType":"molecule","id":m.molecule}),
+        ),
+        (
+            "query_graph",
+            json!({"operation":"context","projectId":m.project,"paths":"src/price/tax.rs"}),
+        ),
+        (
+            "query_graph",
+            json!({"operation":"search","entityType":"atom","projectId":m.project,"query":"cents"}),
+        ),
+        (
+            "manage_changelog",
+            json!({"operation":"search","parentType":"atom","parentId":m.atom}),
+        ),
         ("query_memory", json!({"operation":"get","id":m.old_memory})),
-        ("query_memory", json!({"operation":"get","id":m.new_memory,"includeHistory":true})),
-        ("query_memory", json!({"operation":"recall","projectId":m.project,"query":"gateway api version"})),
-        ("query_memory", json!({"operation":"list","includeHistory":true})),
+        (
+            "query_memory",
+            json!({"operation":"get","id":m.new_memory,"includeHistory":true}),
+        ),
+        (
+            "query_memory",
+            json!({"operation":"recall","projectId":m.project,"query":"gateway api version"}),
+        ),
+        (
+            "query_memory",
+            json!({"operation":"list","includeHistory":true}),
+        ),
         ("manage_diary", json!({"operation":"list"})),
         ("get_entity", json!({"entityId":m.entity})),
         ("find_entities", json!({"projectId":m.code_project})),
         ("project_overview", json!({"projectId":m.code_project})),
-        ("find", json!({"query":"integer cents","projectId":m.project})),
+        (
+            "find",
+            json!({"query":"integer cents","projectId":m.project}),
+        ),
     ];
     for t in &m.tasks {
-        calls.push(("query_container", json!({"operation":"get","containerType":"task","id":t})));
+        calls.push((
+            "query_container",
+            json!({"operation":"get","containerType":"task","id":t}),
+        ));
     }
     let mut out = Vec::new();
     for (tool, args) in calls {
@@ -380,10 +442,18 @@ fn bad_exports_are_refused_by_file_and_line_and_leave_nothing_behind() {
     // An export never writes into a directory that holds files.
     let again = cli(&src, &["export", good.to_str().unwrap()]);
     assert_eq!(again.status.code(), Some(1));
-    assert!(text(&again.stderr).contains("is not empty"), "{}", text(&again.stderr));
+    assert!(
+        text(&again.stderr).contains("is not empty"),
+        "{}",
+        text(&again.stderr)
+    );
     let orphan = dir.path().join("no/such/parent");
     let e = cli(&src, &["export", orphan.to_str().unwrap()]);
-    assert!(text(&e.stderr).contains("its parent directory must exist"), "{}", text(&e.stderr));
+    assert!(
+        text(&e.stderr).contains("its parent directory must exist"),
+        "{}",
+        text(&e.stderr)
+    );
 
     let target = dir.path().join("target.db");
     let refused = |name: &str, change: &dyn Fn(&Path), says: &[&str]| {
@@ -413,12 +483,24 @@ fn bad_exports_are_refused_by_file_and_line_and_leave_nothing_behind() {
     );
     refused(
         "wrong-type",
-        &|d| replace_line(&tasks(d), 3, &third.replace("\"version\":1", "\"version\":\"1\"")),
+        &|d| {
+            replace_line(
+                &tasks(d),
+                3,
+                &third.replace("\"version\":1", "\"version\":\"1\""),
+            )
+        },
         &["tasks.jsonl line 3", "version must be a whole number"],
     );
     refused(
         "unknown-column",
-        &|d| replace_line(&tasks(d), 1, &third.replace("{\"id\"", "{\"colour\":\"red\",\"id\"")),
+        &|d| {
+            replace_line(
+                &tasks(d),
+                1,
+                &third.replace("{\"id\"", "{\"colour\":\"red\",\"id\""),
+            )
+        },
         &["tasks.jsonl line 1", "tasks has no column colour"],
     );
     refused(
@@ -449,8 +531,11 @@ fn bad_exports_are_refused_by_file_and_line_and_leave_nothing_behind() {
         "newer",
         &|d| {
             let m = std::fs::read_to_string(d.join("manifest.json")).unwrap();
-            std::fs::write(d.join("manifest.json"), m.replace("\"format\": 1", "\"format\": 2"))
-                .unwrap();
+            std::fs::write(
+                d.join("manifest.json"),
+                m.replace("\"format\": 1", "\"format\": 2"),
+            )
+            .unwrap();
         },
         &["manifest.json", "format 2", "reads format 1 and older"],
     );
@@ -465,18 +550,32 @@ fn bad_exports_are_refused_by_file_and_line_and_leave_nothing_behind() {
         &|d| std::fs::write(tasks(d), vec![b'x'; (32 << 20) + 10]).unwrap(),
         &["tasks.jsonl line 1", "longer than 32 MiB"],
     );
-    let missing = cli(&target, &["import", dir.path().join("nowhere").to_str().unwrap()]);
+    let missing = cli(
+        &target,
+        &["import", dir.path().join("nowhere").to_str().unwrap()],
+    );
     assert_eq!(missing.status.code(), Some(1));
-    assert!(text(&missing.stderr).contains("nowhere does not exist"), "{}", text(&missing.stderr));
+    assert!(
+        text(&missing.stderr).contains("nowhere does not exist"),
+        "{}",
+        text(&missing.stderr)
+    );
 
     // None of those left a row: the good export goes in whole, once.
     let ok = cli(&target, &["import", good.to_str().unwrap()]);
     assert!(ok.status.success(), "{}", text(&ok.stderr));
-    assert!(text(&ok.stderr).contains("import: tasks 3"), "{}", text(&ok.stderr));
+    assert!(
+        text(&ok.stderr).contains("import: tasks 3"),
+        "{}",
+        text(&ok.stderr)
+    );
     let twice = cli(&target, &["import", good.to_str().unwrap()]);
     assert_eq!(twice.status.code(), Some(3), "{}", text(&twice.stderr));
     let err = text(&twice.stderr);
-    assert!(err.contains("not empty") && err.contains("3 tasks"), "{err}");
+    assert!(
+        err.contains("not empty") && err.contains("3 tasks"),
+        "{err}"
+    );
     let got = crate::harness::cli_ok(
         &target,
         "query_container",
