@@ -53,7 +53,7 @@ struct Table {
     cols: &'static str,
     order: &'static str,
     /// Columns the schema has and the export leaves out, each with the SQL an
-    /// import sets it with (`?N` being the N-th exported column).
+    /// import sets it with (`@N` being the N-th exported column).
     rebuilt: &'static [(&'static str, &'static str)],
 }
 
@@ -118,10 +118,10 @@ const TABLES: &[Table] = &[
     ),
     Table {
         // The generation the atom's insert reaches, as `store::graph` stamps it
-        // (`?2` is the project), so the search's catch-up indexes it.
+        // (`@2` is the project), so the search's catch-up indexes it.
         rebuilt: &[(
             "gen",
-            "COALESCE((SELECT generation FROM graph_generations WHERE project_id = ?2), 0) + 1",
+            "COALESCE((SELECT generation FROM graph_generations WHERE project_id = @2), 0) + 1",
         )],
         ..t(
             "graph_atoms",
@@ -273,19 +273,33 @@ impl Table {
         )
     }
 
-    fn insert(&self) -> String {
-        let mut cols: Vec<&str> = self.columns().map(|(n, _)| n).collect();
-        let mut values: Vec<String> = (1..=cols.len()).map(|i| format!("?{i}")).collect();
-        for (col, expr) in self.rebuilt {
-            cols.push(col);
-            values.push((*expr).to_string());
+    /// The insert of `rows` rows, numbered `?1…` row after row; a rebuilt column's
+    /// `@N` is the row's N-th exported column.
+    fn insert(&self, rows: usize) -> String {
+        let n = self.columns().count();
+        let mut cols: Vec<&str> = self.columns().map(|(c, _)| c).collect();
+        cols.extend(self.rebuilt.iter().map(|(c, _)| *c));
+        let mut sql = format!("INSERT INTO {} ({}) VALUES ", self.name, cols.join(", "));
+        for r in 0..rows {
+            let mut values: Vec<String> = (1..=n).map(|i| format!("?{}", r * n + i)).collect();
+            for (_, expr) in self.rebuilt {
+                let mut e = (*expr).to_string();
+                for d in (1..=n).rev() {
+                    e = e.replace(&format!("@{d}"), &format!("?{}", r * n + d));
+                }
+                values.push(e);
+            }
+            sql.push_str(if r == 0 { "(" } else { ", (" });
+            sql.push_str(&values.join(", "));
+            sql.push(')');
         }
-        format!(
-            "INSERT INTO {} ({}) VALUES ({})",
-            self.name,
-            cols.join(", "),
-            values.join(", ")
-        )
+        sql
+    }
+
+    /// How many rows one insert carries: few statements, within both backends'
+    /// limits on parameters.
+    fn batch(&self) -> usize {
+        (20_000 / self.columns().count()).clamp(1, 500)
     }
 
     fn has_real(&self) -> bool {
@@ -706,8 +720,8 @@ async fn read_rows(conn: &mut Conn, table: &Table, path: &Path) -> Result<u64, F
         ))
     })?;
     let cols: Vec<(&str, Ty)> = table.columns().collect();
-    let sql = table.insert();
-    let persistent = !table.has_real();
+    let batch = table.batch();
+    let mut pending: Vec<(u64, Vec<Cell>)> = Vec::with_capacity(batch);
     let merged_into = table.name == "memory_subjects";
     let mut merges: Vec<(String, String)> = Vec::new();
     let mut input = BufReader::new(file);
@@ -775,19 +789,14 @@ async fn read_rows(conn: &mut Conn, table: &Table, path: &Path) -> Result<u64, F
                 }
             }
         }
-        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql.clone())).persistent(persistent);
-        for c in cells {
-            q = match c {
-                Cell::Text(v) => q.bind(v),
-                Cell::Int(v) => q.bind(v),
-                Cell::Real(v) => q.bind(v),
-            };
+        pending.push((at, cells));
+        if pending.len() == batch {
+            insert(conn, table, &pending, path).await?;
+            pending.clear();
         }
-        q.execute(conn.db())
-            .await
-            .map_err(|e| refuse_row(e, &bad))?;
         n += 1;
     }
+    insert(conn, table, &pending, path).await?;
     for (id, target) in merges {
         sqlx::query("UPDATE memory_subjects SET merged_into = ? WHERE id = ?")
             .bind(&target)
@@ -804,6 +813,64 @@ async fn read_rows(conn: &mut Conn, table: &Table, path: &Path) -> Result<u64, F
             })?;
     }
     Ok(n)
+}
+
+/// Inserts `rows` (each with its line) in one statement. When the database refuses
+/// it for a row's sake, the statement is undone to a savepoint and the rows are
+/// inserted one by one, so the refusal names the line of the row.
+async fn insert(
+    conn: &mut Conn,
+    table: &Table,
+    rows: &[(u64, Vec<Cell>)],
+    path: &Path,
+) -> Result<(), Failure> {
+    let one = |at: u64| move |why: String| refused(format!("{} line {at}: {why}", path.display()));
+    match rows {
+        [] => return Ok(()),
+        [(at, cells)] => {
+            return run_insert(conn, table, &[cells])
+                .await
+                .map_err(|e| refuse_row(e, &one(*at)))
+        }
+        _ => {}
+    }
+    sqlx::query("SAVEPOINT cairn_import")
+        .execute(conn.db())
+        .await?;
+    let all: Vec<&Vec<Cell>> = rows.iter().map(|(_, c)| c).collect();
+    match run_insert(conn, table, &all).await.map_err(Error::from) {
+        Ok(()) => {}
+        // Busy, full, read-only: the database's, not a row's.
+        Err(e) if !matches!(e, Error::Internal(_)) => return Err(e.into()),
+        Err(_) => {
+            sqlx::query("ROLLBACK TO SAVEPOINT cairn_import")
+                .execute(conn.db())
+                .await?;
+            for (at, cells) in rows {
+                run_insert(conn, table, &[cells])
+                    .await
+                    .map_err(|e| refuse_row(e, &one(*at)))?;
+            }
+        }
+    }
+    sqlx::query("RELEASE SAVEPOINT cairn_import")
+        .execute(conn.db())
+        .await?;
+    Ok(())
+}
+
+async fn run_insert(conn: &mut Conn, table: &Table, rows: &[&Vec<Cell>]) -> sqlx::Result<()> {
+    let sql = table.insert(rows.len());
+    // A statement binding an optional float runs unprepared (`dialect::Db`).
+    let mut q = sqlx::query(sqlx::AssertSqlSafe(sql)).persistent(!table.has_real());
+    for c in rows.iter().flat_map(|r| r.iter()) {
+        q = match c {
+            Cell::Text(v) => q.bind(v.as_deref()),
+            Cell::Int(v) => q.bind(*v),
+            Cell::Real(v) => q.bind(*v),
+        };
+    }
+    q.execute(conn.db()).await.map(|_| ())
 }
 
 /// A row the database would not take (a broken reference, a duplicate key) is the
