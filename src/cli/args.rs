@@ -28,6 +28,10 @@ USAGE:
                                           similarities (checks the model install)
     cairn [OPTIONS] backup PATH           write a consistent copy of the SQLite database to
                                           PATH (a new file), also while servers use it
+    cairn [OPTIONS] export DIR            write everything the database holds to DIR (new or
+                                          empty) as JSON lines, one file per table
+    cairn [OPTIONS] import DIR            load an export into an empty database (SQLite or
+                                          PostgreSQL), all of it or nothing (exit 3: not empty)
 
 OPTIONS:
     --db PATH|URL       database file (else $CAIRN_DB, else config `db`, else ~/.local/share/cairn/cairn.db);
@@ -98,6 +102,14 @@ pub enum Command {
         name: String,
         role: crate::service::agent::Role,
         file: PathBuf,
+    },
+    /// `export DIR`: every table of user state as JSON lines (`store::transfer`).
+    Export {
+        dir: PathBuf,
+    },
+    /// `import DIR`: an export loaded into an empty database.
+    Import {
+        dir: PathBuf,
     },
 }
 
@@ -235,6 +247,15 @@ pub fn parse(args: Vec<OsString>) -> Result<(Overrides, Command), String> {
         }
         Some("backup") => Command::Backup {
             to: PathBuf::from(rest.next().ok_or("backup needs the path of the copy")?),
+        },
+        Some("export") => Command::Export {
+            dir: PathBuf::from(rest.next().ok_or("export needs the directory to write")?),
+        },
+        Some("import") => Command::Import {
+            dir: PathBuf::from(
+                rest.next()
+                    .ok_or("import needs the directory of an export")?,
+            ),
         },
         Some("embed") => {
             let texts: Vec<String> = rest.by_ref().collect();
@@ -392,5 +413,7 @@ mod tests {
         assert!(e("serve --token-file t").contains("need --http"));
         assert!(e("--http 1.2.3.4:5 tools").contains("go with serve"));
         assert_eq!(e("embed"), "embed needs at least one text");
+        assert_eq!(e("export"), "export needs the directory to write");
+        assert_eq!(e("import a b"), "unexpected argument 'b'");
     }
 }

@@ -6,6 +6,7 @@ pub mod args;
 mod output;
 mod run;
 mod tools;
+mod transfer;
 
 use std::process::ExitCode;
 

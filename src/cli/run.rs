@@ -158,6 +158,11 @@ async fn session(
     cmd: Command,
     http: Option<crate::web::Bound>,
 ) -> Result<ExitCode, String> {
+    // Before the configured pipelines are applied: an export reads the database as
+    // it is, and an import replaces the pipelines with the export's.
+    if let Some(done) = super::transfer::run(&app, &cmd).await {
+        return done;
+    }
     workflow::apply_configured(&app)
         .await
         .map_err(|e| e.to_string())?;
@@ -269,7 +274,9 @@ async fn session(
         | Command::Version
         | Command::Tools { .. }
         | Command::Embed { .. }
-        | Command::TokenAdd { .. } => Ok(ExitCode::SUCCESS),
+        | Command::TokenAdd { .. }
+        | Command::Export { .. }
+        | Command::Import { .. } => Ok(ExitCode::SUCCESS),
     }
 }
 

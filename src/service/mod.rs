@@ -26,6 +26,7 @@ pub mod semantic;
 pub mod tags;
 pub mod task_ranking;
 pub mod templates;
+pub mod transfer;
 pub mod workflow;
 
 use crate::config::Config;

@@ -21,6 +21,7 @@ pub mod section;
 pub mod semantic;
 pub mod tag;
 pub mod template;
+pub mod transfer;
 
 use std::ops::{Deref, DerefMut};
 use std::path::Path;

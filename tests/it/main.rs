@@ -20,6 +20,7 @@ mod concurrency;
 mod containers;
 mod embed;
 mod errors;
+mod export_import;
 mod file_modes;
 mod find;
 mod find_all;
