@@ -183,11 +183,7 @@ impl GitCli {
                 input.extend_from_slice(format!("get-mark :{}\n", i + 1).as_bytes());
             }
             input.extend_from_slice(b"done\n");
-            let out = g.plumbing(
-                &["fast-import", "--quiet", "--done"],
-                &[],
-                Some(input),
-            )?;
+            let out = g.plumbing(&["fast-import", "--quiet", "--done"], &[], Some(input))?;
             let ids: Vec<String> = String::from_utf8_lossy(&out)
                 .lines()
                 .map(|l| l.trim().to_string())
