@@ -36,6 +36,7 @@ mod memory_recall;
 mod memory_stored;
 mod memory_surface;
 mod ontology;
+mod ontology_axioms;
 mod ontology_changes;
 mod ontology_fidelity;
 mod ontology_roundtrip;

@@ -47,6 +47,9 @@ pub struct ClassDraft {
     pub alt_terms: Vec<String>,
     /// Classes it is disjoint with, as page names or IRIs (written as wiki links).
     pub disjoint_with: Vec<String>,
+    /// Further axioms as `(key, value)` page lines (`owl:equivalentClass`,
+    /// `owl:axiom`, ...), added with [`add_statement`].
+    pub axioms: Vec<(String, String)>,
 }
 
 /// `[[a]], [[b]]`.
@@ -95,6 +98,9 @@ impl ClassDraft {
         }
         push(keys::ALT_TERMS, self.alt_terms.join(", "));
         push(keys::DISJOINT_WITH, links(&self.disjoint_with));
+        for (k, v) in &self.axioms {
+            add_statement(&mut p, k, v);
+        }
         let q = quality::assess(&p);
         p.set(keys::QUALITY_SCORE, &format!("{:.2}", q.score), &key_rank);
         p
@@ -196,6 +202,31 @@ pub fn remove_link(page: &mut Page, key: &str, target: &str) -> bool {
     true
 }
 
+/// Adds one axiom's value under `key`: a line of its own for `owl:axiom::` (one
+/// axiom a line), else one more item of the property's list; false when the page
+/// states it already.
+pub fn add_statement(page: &mut Page, key: &str, value: &str) -> bool {
+    let value = value.trim();
+    if key == keys::AXIOM {
+        if page
+            .props
+            .iter()
+            .any(|p| p.key == key && p.value.trim() == value)
+        {
+            return false;
+        }
+        page.add(key, value, &key_rank);
+        return true;
+    }
+    let mut list = page.get(key).map(items).unwrap_or_default();
+    if list.iter().any(|i| i == value) {
+        return false;
+    }
+    list.push(value.to_string());
+    page.set(key, &list.join(", "), &key_rank);
+    true
+}
+
 /// Sets a field in place, or inserts it where the template puts it.
 pub fn set_field(page: &mut Page, key: &str, value: &str) {
     page.set(key, &one_line(value), &key_rank);
@@ -227,6 +258,7 @@ mod tests {
             ],
             alt_terms: vec!["ViT".into()],
             disjoint_with: Vec::new(),
+            axioms: Vec::new(),
         }
     }
 

@@ -58,7 +58,9 @@ pub mod keys {
     pub const EQUIVALENT_CLASS: &str = "owl:equivalentClass";
     /// Disjoint class expressions.
     pub const DISJOINT_WITH: &str = "owl:disjointWith";
-    /// A general axiom `X SubClassOf Y` / `X EquivalentTo Y` / `X DisjointWith Y`.
+    /// A general axiom, one per line: `X SubClassOf Y`, `X EquivalentTo Y`,
+    /// `X DisjointWith Y` between class expressions, or one about a property or an
+    /// individual ([`super::AXIOM_KEYWORDS`]).
     pub const AXIOM: &str = "owl:axiom";
     /// Super-properties of a property.
     pub const SUB_PROPERTY_OF: &str = "sub-property-of";
@@ -288,6 +290,9 @@ pub enum Stmt {
     Type(ClassExpr<Name>),
     /// `ObjectPropertyAssertion(p this b)`.
     Fact(Name, Name),
+    /// A statement about another entity than the page's, of this kind (an
+    /// `owl:axiom::` about a property or an individual).
+    About(EntityKind, Name, Box<Stmt>),
 }
 
 /// A statement with the line (and key) it was read from.
@@ -357,8 +362,24 @@ fn is_logical(key: &str) -> bool {
     .any(|k| allowed(*k, key))
 }
 
+/// The keywords of `owl:axiom::`: the class axioms between two expressions, then
+/// those about a named property (`p SubPropertyOf q`, `p o q SubPropertyOf r`,
+/// `p Domain C`, `p Range C`, `p Characteristics Transitive`) or individual
+/// (`a Types C`, `a Facts p b`).
+pub const AXIOM_KEYWORDS: [&str; 9] = [
+    "SubClassOf",
+    "EquivalentTo",
+    "DisjointWith",
+    "SubPropertyOf",
+    "Domain",
+    "Range",
+    "Characteristics",
+    "Types",
+    "Facts",
+];
+
 /// Splits `X SubClassOf Y` at its keyword (outside parentheses and wiki links).
-fn split_general(text: &str) -> Option<(GciKind, &str, &str)> {
+fn split_general(text: &str) -> Option<(&'static str, &str, &str)> {
     let bytes = text.as_bytes();
     let mut depth = 0i32;
     let mut i = 0;
@@ -368,12 +389,8 @@ fn split_general(text: &str) -> Option<(GciKind, &str, &str)> {
         } else if bytes[i..].starts_with(b"]]") || bytes[i] == b')' {
             depth -= 1;
         } else if depth == 0 && bytes[i] == b' ' {
-            for k in [
-                GciKind::SubClassOf,
-                GciKind::EquivalentTo,
-                GciKind::DisjointWith,
-            ] {
-                let kw = format!(" {} ", k.keyword());
+            for k in AXIOM_KEYWORDS {
+                let kw = format!(" {k} ");
                 if bytes[i..].starts_with(kw.as_bytes()) {
                     return Some((k, &text[..i], &text[i + kw.len()..]));
                 }
@@ -386,6 +403,110 @@ fn split_general(text: &str) -> Option<(GciKind, &str, &str)> {
         };
     }
     None
+}
+
+/// The statements one `owl:axiom::` line makes, `rcol` being the 1-based column of
+/// its right side on the page (`at` places an error of the left side).
+fn general_axiom(
+    kw: &str,
+    l: &str,
+    r: &str,
+    at: &dyn Fn(ExprError) -> PageError,
+    at_right: &dyn Fn(ExprError) -> PageError,
+) -> Result<Vec<Stmt>, PageError> {
+    let one_name =
+        |text: &str, what: &str, at: &dyn Fn(ExprError) -> PageError| match parse_expr(text)
+            .map_err(at)?
+        {
+            ClassExpr::Class(n) => Ok(n),
+            _ => Err(at(ExprError {
+                column: 1,
+                message: format!("{what} is one name before `{kw}`"),
+            })),
+        };
+    let about = |kind: EntityKind, n: Name, st: Stmt| Stmt::About(kind, n, Box::new(st));
+    let p = EntityKind::ObjectProperty;
+    Ok(match kw {
+        "SubClassOf" | "EquivalentTo" | "DisjointWith" => {
+            let k = match kw {
+                "SubClassOf" => GciKind::SubClassOf,
+                "EquivalentTo" => GciKind::EquivalentTo,
+                _ => GciKind::DisjointWith,
+            };
+            vec![Stmt::General(
+                k,
+                parse_expr(l).map_err(at)?,
+                parse_expr(r).map_err(at_right)?,
+            )]
+        }
+        "SubPropertyOf" => {
+            let sup = match parse_expr(r).map_err(at_right)? {
+                ClassExpr::Class(n) => n,
+                _ => {
+                    return Err(at_right(ExprError {
+                        column: 1,
+                        message: "a super-property is one property name".into(),
+                    }))
+                }
+            };
+            let chain = parse_chain(l).map_err(at)?;
+            if chain.len() > 1 {
+                vec![about(p, sup, Stmt::Chain(chain))]
+            } else {
+                let sub = one_name(l, "the sub-property", at)?;
+                vec![about(p, sub, Stmt::SubPropertyOf(sup))]
+            }
+        }
+        "Domain" | "Range" => {
+            let n = one_name(l, "the property", at)?;
+            let x = parse_expr(r).map_err(at_right)?;
+            vec![about(
+                p,
+                n,
+                if kw == "Domain" {
+                    Stmt::Domain(x)
+                } else {
+                    Stmt::Range(x)
+                },
+            )]
+        }
+        "Characteristics" => {
+            let n = one_name(l, "the property", at)?;
+            let st = match r.trim() {
+                "Transitive" => Stmt::Transitive,
+                "Reflexive" => Stmt::Reflexive,
+                v => {
+                    return Err(at_right(ExprError {
+                        column: 1,
+                        message: format!("`{v}`: expected Transitive or Reflexive"),
+                    }))
+                }
+            };
+            vec![about(p, n, st)]
+        }
+        "Types" => {
+            let n = one_name(l, "the individual", at)?;
+            vec![about(
+                EntityKind::Individual,
+                n,
+                Stmt::Type(parse_expr(r).map_err(at_right)?),
+            )]
+        }
+        _ => {
+            let n = one_name(l, "the individual", at)?;
+            let pairs = parse_name_pairs(r).map_err(at_right)?;
+            if pairs.is_empty() {
+                return Err(at_right(ExprError {
+                    column: 1,
+                    message: "expected a property and an individual".into(),
+                }));
+            }
+            pairs
+                .into_iter()
+                .map(|(q, b)| about(EntityKind::Individual, n.clone(), Stmt::Fact(q, b)))
+                .collect()
+        }
+    })
 }
 
 /// Reads a page's block for its meaning. Errors name the line (and the column of an
@@ -531,14 +652,17 @@ pub fn read_entry(page: &Page) -> Result<Entry, PageError> {
                     return Err(err(
                         p.line,
                         col,
-                        "expected `X SubClassOf Y`, `X EquivalentTo Y` or `X DisjointWith Y`"
-                            .into(),
+                        format!(
+                            "expected `X keyword Y` with a keyword among {}",
+                            AXIOM_KEYWORDS.join(", ")
+                        ),
                     ));
                 };
-                let lx = parse_expr(l).map_err(at)?;
                 let rcol = col + p.value[..p.value.len() - r.len()].chars().count();
-                let rx = parse_expr(r).map_err(|e| err(p.line, rcol + e.column - 1, e.message))?;
-                push(Stmt::General(k, lx, rx));
+                let at_right = |e: ExprError| err(p.line, rcol + e.column - 1, e.message);
+                for st in general_axiom(k, l, r, &at, &at_right)? {
+                    push(st);
+                }
             }
             rel => {
                 let iri = relationship_iri(rel).unwrap_or_default().to_string();
@@ -642,6 +766,45 @@ mod tests {
         assert_eq!(s.len(), 4);
         assert_eq!(*s[0], Stmt::Transitive);
         assert!(matches!(s[2], Stmt::Chain(c) if c.len() == 3));
+    }
+
+    #[test]
+    fn a_general_axiom_may_be_about_a_property_or_an_individual() {
+        let e = entry("- A\n  - ### OntologyBlock\n    - owl:class:: ai:A\n    - owl:axiom:: ai:p SubPropertyOf ai:q\n    - owl:axiom:: ai:p o ai:q SubPropertyOf ai:r\n    - owl:axiom:: ai:p Domain ai:A and (ai:q some ai:B)\n    - owl:axiom:: ai:p Characteristics Transitive\n    - owl:axiom:: ai:x Types ai:A\n    - owl:axiom:: ai:x Facts ai:p ai:y, ai:q ai:z\n").unwrap();
+        let s: Vec<&Stmt> = e.statements.iter().map(|s| &s.stmt).collect();
+        assert_eq!(s.len(), 7);
+        let p = |n: &str| Name::Iri(n.into());
+        let about = |k, n: &str, st| Stmt::About(k, p(n), Box::new(st));
+        use EntityKind::{Individual, ObjectProperty};
+        assert_eq!(
+            *s[0],
+            about(ObjectProperty, "ai:p", Stmt::SubPropertyOf(p("ai:q")))
+        );
+        assert_eq!(
+            *s[1],
+            about(
+                ObjectProperty,
+                "ai:r",
+                Stmt::Chain(vec![p("ai:p"), p("ai:q")])
+            )
+        );
+        assert!(
+            matches!(s[2], Stmt::About(ObjectProperty, _, d) if matches!(**d, Stmt::Domain(ClassExpr::And(_))))
+        );
+        assert_eq!(*s[3], about(ObjectProperty, "ai:p", Stmt::Transitive));
+        assert_eq!(
+            *s[4],
+            about(Individual, "ai:x", Stmt::Type(ClassExpr::Class(p("ai:A"))))
+        );
+        assert_eq!(
+            *s[6],
+            about(Individual, "ai:x", Stmt::Fact(p("ai:q"), p("ai:z")))
+        );
+        // A bad right side is placed at its column.
+        let e = entry("- A\n  - ### OntologyBlock\n    - owl:class:: ai:A\n    - owl:axiom:: ai:p Characteristics Sticky\n").unwrap_err();
+        assert_eq!((e.line, e.column), (4, 40));
+        let e = entry("- A\n  - ### OntologyBlock\n    - owl:class:: ai:A\n    - owl:axiom:: ai:p and ai:q Domain ai:A\n").unwrap_err();
+        assert_eq!(e.line, 4);
     }
 
     #[test]

@@ -364,6 +364,7 @@ fn a_proposed_page_is_resolved_and_checked_against_the_ontology() {
         )],
         alt_terms: vec!["Swin".into()],
         disjoint_with: Vec::new(),
+        axioms: Vec::new(),
     };
     let page = draft.to_page();
     let entry = super::entity::read_entry(&page).unwrap();

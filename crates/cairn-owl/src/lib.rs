@@ -45,12 +45,16 @@
 //! | `owl:equivalentClass:: [[Model]] and (ai:processes some [[Image Data]])` | `EquivalentClasses(C X)` |
 //! | `owl:disjointWith:: [[A]], [[B]]` | `DisjointClasses(C A)`, `DisjointClasses(C B)` |
 //! | `owl:axiom:: [[A]] and [[B]] SubClassOf [[D]]` | a general axiom; also `EquivalentTo`, `DisjointWith` |
+//! | `owl:axiom:: core:hasPart SubPropertyOf core:relatesTo` | an axiom about a property, on any page: also `p o q SubPropertyOf r`, `p Domain X`, `p Range X`, `p Characteristics Transitive` (or `Reflexive`) |
+//! | `owl:axiom:: ai:GPT4 Types [[Model]]`, `owl:axiom:: ai:GPT4 Facts ai:developedBy ai:OpenAI` | an assertion about an individual, on any page |
 //!
 //! Values are comma-separated lists (commas inside `[[...]]` or parentheses do not
 //! separate). A class expression is Manchester style: `A and B`, `p some C`
 //! (`some` binds tighter than `and`), parentheses, `owl:Thing`, `owl:Nothing`, names
 //! as IRIs or wiki links. `owl:axiom::` holds one axiom per line and may appear on any
-//! page; Cairn writes there the axioms whose left side is not a named class.
+//! page; Cairn writes there the axioms whose left side is not a named class, and a
+//! proposal the axioms about other entities than its page's (the property or
+//! individual named must have a page of its own).
 //!
 //! The five relationship keys stand for shared properties in the `core:` namespace,
 //! not per-domain ones, so `has part` means one thing across `ai`, `bc` and `mv` (its

@@ -483,6 +483,10 @@ impl Ontology {
             Stmt::Domain(x) => Axiom::ObjectPropertyDomain(this.to_string(), self.expr(names, x)?),
             Stmt::Range(x) => Axiom::ObjectPropertyRange(this.to_string(), self.expr(names, x)?),
             Stmt::Type(x) => Axiom::ClassAssertion(self.expr(names, x)?, this.to_string()),
+            Stmt::About(k, n, st) => {
+                let that = self.lookup(names, n, *k)?;
+                return self.statement_axiom(names, &that, *k, st);
+            }
             Stmt::Fact(p, b) => Axiom::ObjectPropertyAssertion(
                 self.lookup(names, p, EntityKind::ObjectProperty)?,
                 this.to_string(),

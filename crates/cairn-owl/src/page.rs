@@ -325,6 +325,25 @@ impl Page {
         self.props.insert(at, prop);
     }
 
+    /// Inserts one more line of `key` (a repeated key is allowed) after the lines
+    /// `order` ranks with it or before it.
+    pub fn add(&mut self, key: &str, value: &str, order: &dyn Fn(&str) -> usize) {
+        let rank = order(key);
+        let at = self
+            .props
+            .iter()
+            .position(|p| order(&p.key) > rank)
+            .unwrap_or(self.props.len());
+        let prop = Prop {
+            key: key.to_string(),
+            value: value.to_string(),
+            indent: self.prop_indent(),
+            extra: Vec::new(),
+            line: 0,
+        };
+        self.props.insert(at, prop);
+    }
+
     /// Appends a property at the end of the block (a repeated key is allowed).
     pub fn push(&mut self, key: &str, value: &str) {
         let prop = Prop {

@@ -16,7 +16,8 @@ use crate::mcp::args::{Args, NAME_MAX, QUERY_MAX, SUMMARY_MAX, TEXT_MAX};
 use crate::mcp::budget;
 use crate::mcp::envelope::{self, Reply};
 use crate::mcp::schema::{Effect, ToolDef, Ty, P};
-use crate::service::ontology::propose::{self, AgentContext, Amendment, AxiomInput, NoteProposal};
+use crate::service::ontology::axioms::{self, AxiomInput};
+use crate::service::ontology::propose::{self, AgentContext, Amendment, NoteProposal};
 use crate::service::ontology::{interop, read, sync};
 use crate::service::App;
 
@@ -100,6 +101,7 @@ pub const PROPOSE: ToolDef = ToolDef {
         P("role", Ty::Str, ""),
         P("isSubclassOf", Ty::StrOrList, ""),
         P("relationships", Ty::Object, "{has-part|requires|enables|bridges-to|relates-to|disjointWith: [IRIs]}"),
+        P("axioms", Ty::Objects(&[]), "As ontology_validate's; subject defaults to this entity"),
         P("altTerms", Ty::StrOrList, ""),
         P("iri", Ty::Str, ""),
         P("addRelationships", Ty::Object, ""),
@@ -424,6 +426,7 @@ async fn propose_tool(app: &App, a: Args) -> Result<Reply> {
                 is_subclass_of: names(&a, "isSubclassOf")?,
                 relationships: name_map(&a, "relationships")?,
                 alt_terms: names(&a, "altTerms")?,
+                axioms: proposed_axioms(&a)?,
             };
             propose::create(app, &pid, proposal, ctx).await?
         }
@@ -467,6 +470,7 @@ async fn propose_tool(app: &App, a: Args) -> Result<Reply> {
                 quality_score: a.num("qualityScore", 0.0, 1.0)?.map(|x| x as f32),
                 add_alt_terms: names(&a, "altTerms")?,
                 custom_fields: custom,
+                add_axioms: proposed_axioms(&a)?,
             };
             propose::amend(app, &pid, &target, amendment, ctx).await?
         }
@@ -484,15 +488,10 @@ async fn propose_tool(app: &App, a: Args) -> Result<Reply> {
     ))
 }
 
-async fn validate(app: &App, a: Args) -> Result<Reply> {
-    let pid = a.req_id("projectId")?;
-    let raw = a.objects("axioms", 50)?.unwrap_or_default();
-    if raw.is_empty() {
-        return Err(Error::validation(
-            "axioms",
-            "give at least one {axiomType, subject, object}",
-        ));
-    }
+/// The `axioms` parameter in the one shape `ontology_validate` and
+/// `ontology_propose` take ([`AXIOMS_ACCEPTED`]); a proposal's may leave out the
+/// subject (its own entity).
+fn axiom_inputs(raw: &[Map<String, Value>], subject_required: bool) -> Result<Vec<AxiomInput>> {
     let mut input = Vec::new();
     for (i, m) in raw.iter().enumerate() {
         let get = |k: &str| -> Result<Option<String>> {
@@ -521,7 +520,7 @@ async fn validate(app: &App, a: Args) -> Result<Reply> {
             ));
         }
         let t = get("axiomType")?.unwrap_or_default();
-        let known = propose::AXIOM_TYPES
+        let known = axioms::AXIOM_TYPES
             .iter()
             .find(|(n, ..)| n.eq_ignore_ascii_case(&t))
             .map(|(n, ..)| *n);
@@ -543,7 +542,7 @@ async fn validate(app: &App, a: Args) -> Result<Reply> {
             ("object", object.is_some(), shape.contains('o')),
             ("property", property.is_some(), shape.contains('p')),
         ] {
-            if given != wanted {
+            if given != wanted && (k != "subject" || subject_required) {
                 let what = if wanted {
                     "is required"
                 } else {
@@ -562,7 +561,25 @@ async fn validate(app: &App, a: Args) -> Result<Reply> {
             property,
         });
     }
-    let v = propose::validate(app, &pid, input).await?;
+    Ok(input)
+}
+
+/// A proposal's `axioms`, none when absent.
+fn proposed_axioms(a: &Args) -> Result<Vec<AxiomInput>> {
+    axiom_inputs(&a.objects("axioms", 50)?.unwrap_or_default(), false)
+}
+
+async fn validate(app: &App, a: Args) -> Result<Reply> {
+    let pid = a.req_id("projectId")?;
+    let raw = a.objects("axioms", 50)?.unwrap_or_default();
+    if raw.is_empty() {
+        return Err(Error::validation(
+            "axioms",
+            "give at least one {axiomType, subject, object}",
+        ));
+    }
+    let input = axiom_inputs(&raw, true)?;
+    let v = axioms::validate(app, &pid, input).await?;
     let c = &v.checked;
     let msg = match &c.clash {
         Some(_) => "the axioms break the ontology".to_string(),

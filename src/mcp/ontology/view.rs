@@ -12,8 +12,9 @@ use crate::domain::ontology_query::{NameProblem, Position, QueryError, Repair};
 use crate::domain::ontology_query::{NodeId, Value as QValue};
 use crate::error::Clash;
 use crate::mcp::envelope::round2;
+use crate::service::ontology::axioms::Validated;
 use crate::service::ontology::interop::Imported;
-use crate::service::ontology::propose::{Checked, Proposed, Validated};
+use crate::service::ontology::propose::{Checked, Proposed};
 use crate::service::ontology::read::{Answered, Note, Traversal};
 use crate::service::ontology::sync::{Attached, Changes, Status, SyncReport};
 

@@ -1,7 +1,7 @@
 //! Use cases of the `ontology` toolset (docs/ontology.md): attaching a project's ontology
 //! repository and syncing it ([`sync`]), the read path ([`read`]: discover, read,
 //! query, traverse), proposals and hypothetical axioms checked by the reasoner
-//! ([`propose`]), a checked proposal's term id, commit, branch and row ([`stage`]),
+//! ([`propose`]; the one shape of an axiom they take, [`axioms`]), a checked proposal's term id, commit, branch and row ([`stage`]),
 //! OWL functional syntax in and out ([`interop`]), and pull requests on GitHub
 //! ([`github`]).
 //!
@@ -14,6 +14,7 @@
 //! write transaction (see [`stage`] for how a proposal keeps its branch and its row
 //! together without one). Nothing here knows MCP or SQL.
 
+pub mod axioms;
 pub mod github;
 pub mod interop;
 pub mod propose;

@@ -14,6 +14,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use super::axioms::{stated, AxiomInput, OnPage};
 use super::stage::{commit, reads_back};
 use super::{served, today};
 use crate::domain::field::Field;
@@ -36,7 +37,7 @@ pub use super::stage::push_again;
 
 /// Refuses a field that would not be one line of a page: a line break as CommonMark
 /// reads one (LF, CR), a Unicode line separator, or another control character.
-fn one_line(parameter: impl std::fmt::Display, value: &str) -> Result<()> {
+pub(super) fn one_line(parameter: impl std::fmt::Display, value: &str) -> Result<()> {
     match draft::not_one_line(value) {
         None => Ok(()),
         Some(c) => Err(Error::validation(
@@ -79,6 +80,9 @@ pub struct NoteProposal {
     /// (relationship key, targets).
     pub relationships: Vec<(String, Vec<String>)>,
     pub alt_terms: Vec<String>,
+    /// Further axioms, in the shape `ontology_validate` takes ([`AxiomInput`]); an
+    /// empty subject is the new class.
+    pub axioms: Vec<AxiomInput>,
 }
 
 /// Changes to an existing page (`NoteAmendment`, docs/ontology.md, proposals).
@@ -91,6 +95,9 @@ pub struct Amendment {
     pub add_alt_terms: Vec<String>,
     /// Other fields; an empty value removes the field.
     pub custom_fields: Vec<(String, String)>,
+    /// Axioms to add, in the shape `ontology_validate` takes; an empty subject is the
+    /// amended entity.
+    pub add_axioms: Vec<AxiomInput>,
 }
 
 /// The page key of a relationship, however it was spelled (`has-part`, `hasPart`,
@@ -411,6 +418,13 @@ pub async fn create(
         }
     }
     let parents = targets(ix, Field::IsSubclassOf, &p.is_subclass_of)?;
+    let on = OnPage {
+        kind: EntityKind::Class,
+        iri: &iri,
+        path: &path,
+        title: &term,
+    };
+    let lines = axiom_lines(ix, &on, &p.axioms)?;
     let date = today().1;
     let make = |term_id: &str| {
         ClassDraft {
@@ -430,6 +444,7 @@ pub async fn create(
             relationships: relationships.clone(),
             alt_terms: p.alt_terms.clone(),
             disjoint_with: disjoint_with.clone(),
+            axioms: lines.clone(),
         }
         .to_page()
     };
@@ -487,6 +502,24 @@ pub async fn create(
         },
     )
     .await
+}
+
+/// The page lines `(key, value)` that state a proposal's axioms on its page, each
+/// checked and resolved on its own first so a refusal names it (`axioms[i]...`). An
+/// axiom without a subject, or with the page's term or IRI as its subject, is about
+/// the page's entity.
+fn axiom_lines(ix: &Index, on: &OnPage, input: &[AxiomInput]) -> Result<Vec<(String, String)>> {
+    let mut lines = Vec::new();
+    for (i, a) in input.iter().enumerate() {
+        let mut a = a.clone();
+        let s = a.subject.trim();
+        if s.is_empty() || s.eq_ignore_ascii_case(on.title) || s == on.iri {
+            a.subject = on.iri.to_string();
+        }
+        let st = stated(ix, i, &a, Some(on))?;
+        lines.push((st.key.to_string(), st.value));
+    }
+    Ok(lines)
 }
 
 /// The axioms a page states, resolved against the ontology; a name that resolves
@@ -662,6 +695,23 @@ pub async fn amend(
             draft::set_field(&mut page, k, v);
         }
     }
+    let kind = ix
+        .ontology
+        .entity(&iri)
+        .map_or(EntityKind::Class, |e| e.kind);
+    let title = page
+        .title()
+        .map(str::to_string)
+        .unwrap_or_else(|| title_from_file(&path));
+    let on = OnPage {
+        kind,
+        iri: &iri,
+        path: &path,
+        title: &title,
+    };
+    for (k, v) in axiom_lines(ix, &on, &a.add_axioms)? {
+        draft::add_statement(&mut page, &k, &v);
+    }
     if page.write() == old {
         return Err(Error::invalid(format!(
             "the amendment changes nothing on {path}"
@@ -727,229 +777,6 @@ pub async fn amend(
         Ok(vec![(path, page)])
     })
     .await
-}
-
-/// One hypothetical axiom (`AxiomInput`, docs/ontology.md, hypothetical axioms):
-/// its type, its subject, and its object (absent for the property characteristics)
-/// and property (a property assertion's).
-#[derive(Debug, Clone)]
-pub struct AxiomInput {
-    pub axiom_type: String,
-    pub subject: String,
-    pub object: Option<String>,
-    pub property: Option<String>,
-}
-
-/// The axiom types `ontology_validate` takes (the relationship keys besides), each
-/// with the page form that states it: the subject's entity key and the property
-/// key the object goes to.
-pub const AXIOM_TYPES: &[(&str, &str, &str)] = &[
-    ("SubClassOf", keys::OWL_CLASS, keys::SUB_CLASS_OF),
-    ("EquivalentClasses", keys::OWL_CLASS, keys::EQUIVALENT_CLASS),
-    ("DisjointClasses", keys::OWL_CLASS, keys::DISJOINT_WITH),
-    (
-        "SubObjectPropertyOf",
-        keys::OWL_OBJECT_PROPERTY,
-        keys::SUB_PROPERTY_OF,
-    ),
-    (
-        "ObjectPropertyDomain",
-        keys::OWL_OBJECT_PROPERTY,
-        keys::DOMAIN,
-    ),
-    (
-        "ObjectPropertyRange",
-        keys::OWL_OBJECT_PROPERTY,
-        keys::RANGE,
-    ),
-    (
-        "TransitiveObjectProperty",
-        keys::OWL_OBJECT_PROPERTY,
-        keys::TRANSITIVE,
-    ),
-    (
-        "ReflexiveObjectProperty",
-        keys::OWL_OBJECT_PROPERTY,
-        keys::REFLEXIVE,
-    ),
-    ("ClassAssertion", keys::OWL_INDIVIDUAL, keys::RDF_TYPE),
-    ("ObjectPropertyAssertion", keys::OWL_INDIVIDUAL, keys::FACTS),
-];
-
-/// The page lines `(entity line, key, value)` that state one hypothetical axiom, or
-/// what is wrong with it.
-fn hypothesis_page(
-    ix: &Index,
-    a: &AxiomInput,
-) -> std::result::Result<(String, &'static str, String), String> {
-    let t = a.axiom_type.trim();
-    let subject = as_expr(ix, &a.subject);
-    let object = a.object.as_deref().map(|o| as_expr(ix, o));
-    let named = looks_like_iri(&subject) && !subject.contains(' ');
-    let need = |o: Option<String>| o.ok_or_else(|| format!("{t} needs an object"));
-    let Some(&(name, ident, key)) = AXIOM_TYPES.iter().find(|(n, ..)| n.eq_ignore_ascii_case(t))
-    else {
-        // A relationship key: an existential on a class, an assertion between
-        // individuals.
-        let key =
-            rel_key(t, false).ok_or_else(|| format!("'{t}' is not an axiom type Cairn checks"))?;
-        if !named {
-            return Err(format!("{key} needs a named subject"));
-        }
-        let individual = ix
-            .ontology
-            .entity(&subject)
-            .is_some_and(|e| e.kind == EntityKind::Individual);
-        let ident = if individual {
-            keys::OWL_INDIVIDUAL
-        } else {
-            keys::OWL_CLASS
-        };
-        return Ok((format!("{ident}:: {subject}"), key, need(object)?));
-    };
-    let class_axiom = ident == keys::OWL_CLASS;
-    if class_axiom && !named {
-        // A general axiom: its left side is an expression.
-        let kw = match name {
-            "SubClassOf" => "SubClassOf",
-            "EquivalentClasses" => "EquivalentTo",
-            _ => "DisjointWith",
-        };
-        let o = need(object)?;
-        return Ok((
-            "owl:class:: cairn:Hypothesis".into(),
-            keys::AXIOM,
-            format!("{subject} {kw} {o}"),
-        ));
-    }
-    let chain = name == "SubObjectPropertyOf" && subject.contains(" o ");
-    if !named && !chain {
-        return Err(format!(
-            "'{}' is not an IRI or a known name",
-            a.subject.trim()
-        ));
-    }
-    let value = match key {
-        keys::TRANSITIVE | keys::REFLEXIVE if object.is_some() => {
-            return Err(format!(
-                "{name} takes its property as the subject, and no object"
-            ))
-        }
-        keys::TRANSITIVE | keys::REFLEXIVE => "true".to_string(),
-        keys::FACTS => {
-            let p = a.property.as_deref().map(|p| as_expr(ix, p));
-            let p = p.ok_or_else(|| format!("{name} needs a property"))?;
-            format!("{p} {}", need(object)?)
-        }
-        _ => need(object)?,
-    };
-    if chain {
-        // `p o q SubObjectPropertyOf r` is stated on r's page.
-        return Ok((format!("{ident}:: {value}"), keys::PROPERTY_CHAIN, subject));
-    }
-    Ok((format!("{ident}:: {subject}"), key, value))
-}
-
-/// What hypothetical axioms would do.
-pub struct Validated {
-    pub checked: Checked,
-    pub axioms: Vec<Sourced>,
-    /// Gained subsumptions with the asserted axioms each follows from (the first few).
-    pub explained: Vec<((String, String), Vec<Sourced>)>,
-}
-
-/// Gained subsumptions explained at most. Only inferred direct parents are explained
-/// (the others follow from them and from what is asserted), those of classes that
-/// exist already first, being what a hypothesis changes: an explanation is a traced
-/// saturation that can reach much of the ontology (hundreds of milliseconds at
-/// 10,000 classes).
-const VALIDATE_EXPLAINED: usize = 3;
-
-/// A name written in a page expression: a known entity's IRI, else as given.
-fn as_expr(ix: &Index, s: &str) -> String {
-    match ix.resolve(s) {
-        Some(iri) => iri.to_string(),
-        None => s.trim().to_string(),
-    }
-}
-
-/// `ontology_validate`: hypothetical axioms checked against the synced ontology.
-pub async fn validate(app: &App, project_id: &str, input: Vec<AxiomInput>) -> Result<Validated> {
-    let (_, s) = served(app, project_id).await?;
-    let ix = &s.index;
-    let mut all = Vec::new();
-    for (i, a) in input.iter().enumerate() {
-        let file = format!("axioms[{i}]");
-        // Each value is checked under its own name, so a refusal says which one.
-        for (name, v) in [
-            ("subject", Some(&a.subject)),
-            ("object", a.object.as_ref()),
-            ("property", a.property.as_ref()),
-        ] {
-            if let Some(v) = v {
-                one_line(format!("{file}.{name}"), v)?;
-            }
-        }
-        let (ident, key, value) =
-            hypothesis_page(ix, a).map_err(|m| Error::validation(&file, m))?;
-        let text =
-            format!("- {file}\n  - ### OntologyBlock\n    - {ident}\n    - {key}:: {value}\n");
-        let page = Page::parse(&text)
-            .map_err(|e| Error::validation(format!("axioms[{i}]"), e.to_string()))?;
-        let entry =
-            read_entry(&page).map_err(|e| Error::validation(format!("axioms[{i}]"), e.message))?;
-        let (axioms, problems) = ix.ontology.page_axioms(&file, &entry);
-        if !problems.is_empty() {
-            return Err(problems_error(format!("axioms[{i}]"), problems));
-        }
-        all.extend(axioms);
-    }
-    let checked = checked_in_pool(&s, Vec::new(), all.clone()).await?;
-    let s2 = s.clone();
-    let (checked, explained) = tokio::task::spawn_blocking(move || {
-        let after = &checked.after;
-        let known = |c: &str| s2.index.ontology.entity(c).is_some();
-        let inferred_direct = |(a, b): &&(String, String)| {
-            after.direct_parents(a).contains(&b.as_str())
-                && after
-                    .superclasses(a)
-                    .iter()
-                    .any(|x| x.sup == b.as_str() && !x.asserted)
-        };
-        let mut pairs: Vec<&(String, String)> = checked
-            .gained
-            .iter()
-            .filter(inferred_direct)
-            .filter(|(a, _)| known(a))
-            .collect();
-        pairs.extend(
-            checked
-                .gained
-                .iter()
-                .filter(inferred_direct)
-                .filter(|(a, _)| !known(a)),
-        );
-        let explained = pairs
-            .into_iter()
-            .take(VALIDATE_EXPLAINED)
-            .map(|(a, b)| {
-                let why = checked
-                    .after
-                    .explain_subsumption(a, b)
-                    .map(|j| j.axioms)
-                    .unwrap_or_default();
-                ((a.clone(), b.clone()), why)
-            })
-            .collect();
-        (checked, explained)
-    })
-    .await
-    .map_err(|e| Error::Internal(format!("explaining subsumptions: {e}")))?;
-    Ok(Validated {
-        checked,
-        axioms: all,
-        explained,
-    })
 }
 
 #[cfg(test)]
