@@ -126,7 +126,9 @@ fn properties(params: &[P]) -> Map<String, Value> {
             Ty::Num => json!({ "type": "number" }),
             Ty::Bool => json!({ "type": "boolean" }),
             Ty::Enum(values) => json!({ "type": "string", "enum": values }),
-            Ty::Objects([]) => json!({ "type": "array", "items": { "type": "object" } }),
+            // Any objects: their description says which fields, and an item that is not
+            // an object is refused naming the parameter, so `items` would only cost.
+            Ty::Objects([]) => json!({ "type": "array" }),
             Ty::Object => json!({ "type": "object" }),
             Ty::Objects(shapes) => {
                 let one_of: Vec<Value> = shapes.iter().map(shape).collect();
