@@ -24,6 +24,14 @@ USAGE:
                                           similarities (checks the model install)
     cairn [OPTIONS] backup PATH           write a consistent copy of the SQLite database to
                                           PATH (a new file), also while servers use it
+    cairn [OPTIONS] import --from task-orchestrator FILE.db
+                                          import the TypeScript task-orchestrator port's
+                                          database (all or nothing; refused when its ids
+                                          are here already)
+    cairn [OPTIONS] import --from mcp-memory FILE [--kind TYPE=KIND]...
+                                          import the MCP memory server's memory.json:
+                                          entities as subjects, observations and relations
+                                          as Facts (--kind: an entity type's subject kind)
 
 OPTIONS:
     --db PATH|URL       database file (else $CAIRN_DB, else config `db`, else ~/.local/share/cairn/cairn.db);
@@ -86,6 +94,8 @@ pub enum Command {
     Embed {
         texts: Vec<String>,
     },
+    /// `import --from SOURCE FILE`: another store's data imported.
+    ImportFrom(super::import_from::ImportFrom),
 }
 
 /// `serve --http`'s options as given.
@@ -226,6 +236,18 @@ pub fn parse(args: Vec<OsString>) -> Result<(Overrides, Command), String> {
                 return Err("embed needs at least one text".into());
             }
             Command::Embed { texts }
+        }
+        Some("import") => {
+            let words: Vec<String> = rest.by_ref().collect();
+            match super::import_from::parse(&words)? {
+                Some(i) => Command::ImportFrom(i),
+                None => {
+                    return Err(format!(
+                        "import needs --from {} and the file to import",
+                        super::import_from::SOURCES.join("|")
+                    ))
+                }
+            }
         }
         Some(other) => return Err(format!("unknown command '{other}'")),
         None => return Err("a command is required".into()),
