@@ -28,20 +28,34 @@ use super::{Counts, LIMIT_BYTES, LIMIT_ROWS};
 /// The one schema this importer reads (the port's `_meta.schema_id`).
 const SCHEMA: &str = "task-orchestrator-v3";
 
+/// A dependency edge to write: its kind, its blocker (None for NO_OP), the item it
+/// points at, BLOCKS or RELATES_TO, its reason and when it was made.
+type Edge = (
+    ItemKind,
+    Option<String>,
+    String,
+    &'static str,
+    Option<String>,
+    String,
+);
+
+/// An item's links as the port keeps them on its row: its kind and id, its
+/// blockers, their reason, its related items and when the row last changed.
+type Links = (
+    ItemKind,
+    String,
+    Vec<String>,
+    Option<String>,
+    Vec<String>,
+    String,
+);
+
 /// Everything the file holds, checked and in Cairn's types, in the port's order.
 #[derive(Default)]
 struct Plan {
     projects: Vec<Project>,
     items: Vec<Item>,
-    /// (kind, from or None for NO_OP, to, type, reason, created at)
-    edges: Vec<(
-        ItemKind,
-        Option<String>,
-        String,
-        &'static str,
-        Option<String>,
-        String,
-    )>,
+    edges: Vec<Edge>,
     sections: Vec<Section>,
     templates: Vec<(Template, Vec<TemplateSection>)>,
     molecules: Vec<Molecule>,
@@ -188,8 +202,8 @@ async fn refuse_taken(c: &mut crate::store::Conn, shown: &str, p: &Plan) -> Resu
     if let Some((name, id)) = template_names(c, &names).await?.first() {
         return Err(Error::invalid(format!(
             "{shown}: template '{name}' has the name of this database's template {id}, and names \
-             are unique; rename one of them (the port's manage_template, or Cairn's), then import \
-             again; nothing was written"
+             are unique; rename one of them (in the port or in Cairn), then import again; \
+             nothing was written"
         )));
     }
     Ok(())
@@ -280,7 +294,7 @@ impl Cols<'_> {
             })
             .collect()
     }
-    fn related(&self, col: &str, key: &str) -> Result<Vec<Related>> {
+    fn related(&self, col: &str, key: src::Related) -> Result<Vec<Related>> {
         let raw = self.opt(col)?.unwrap_or_else(|| "[]".into());
         let list = src::related(&raw, key).map_err(|e| self.bad(col, e))?;
         list.into_iter()
@@ -345,14 +359,7 @@ fn plan(shown: &str, rows: &PortRows, pipelines: &Pipelines) -> Result<Plan> {
     // (id → kind) of every item, for the edges and sections below.
     let mut kinds: HashMap<String, ItemKind> = HashMap::new();
     // Per item: its blockers, its reason and its related items, as the port keeps them.
-    let mut links: Vec<(
-        ItemKind,
-        String,
-        Vec<String>,
-        Option<String>,
-        Vec<String>,
-        String,
-    )> = Vec::new();
+    let mut links: Vec<Links> = Vec::new();
     for (kind, table_rows) in [
         (ItemKind::Feature, &rows.features),
         (ItemKind::Task, &rows.tasks),
@@ -596,7 +603,7 @@ fn plan(shown: &str, rows: &PortRows, pipelines: &Pipelines) -> Result<Plan> {
             project_id,
             name: c.bounded("name", 255)?,
             knowledge: c.opt("knowledge")?.unwrap_or_default(),
-            related: c.related("related_molecules", "moleculeId")?,
+            related: c.related("related_molecules", src::Related::Molecules)?,
             created_by_task_id: c.id("created_by_task_id")?,
             last_task_id: c.id("last_task_id")?,
             version: c.int("version")?,
@@ -632,7 +639,7 @@ fn plan(shown: &str, rows: &PortRows, pipelines: &Pipelines) -> Result<Plan> {
             name: c.bounded("name", 255)?,
             paths,
             knowledge: c.opt("knowledge")?.unwrap_or_default(),
-            related: c.related("related_atoms", "atomId")?,
+            related: c.related("related_atoms", src::Related::Atoms)?,
             created_by_task_id: c.id("created_by_task_id")?,
             last_task_id: c.id("last_task_id")?,
             version: c.int("version")?,

@@ -222,9 +222,20 @@ pub fn strings(text: &str) -> std::result::Result<Vec<String>, String> {
         .map_err(|e| format!("not a JSON array of strings: {e}"))
 }
 
-/// A JSON array of `{KEY: id, reason}` objects, as the port keeps related atoms and
-/// molecules: each as (id, reason).
-pub fn related(text: &str, key: &str) -> std::result::Result<Vec<(String, String)>, String> {
+/// Which of the port's lists of related nodes a column holds.
+#[derive(Debug, Clone, Copy)]
+pub enum Related {
+    Atoms,
+    Molecules,
+}
+
+/// A JSON array of `{atomId | moleculeId: id, reason}` objects, as the port keeps
+/// related atoms and molecules: each as (id, reason).
+pub fn related(text: &str, of: Related) -> std::result::Result<Vec<(String, String)>, String> {
+    let key = match of {
+        Related::Atoms => "atomId",
+        Related::Molecules => "moleculeId",
+    };
     let v: Vec<serde_json::Map<String, serde_json::Value>> =
         serde_json::from_str(text).map_err(|e| format!("not a JSON array of objects: {e}"))?;
     v.iter()
