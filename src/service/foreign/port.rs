@@ -3,8 +3,10 @@
 //! the same columns (README, "Importing from other stores"), so every row keeps its
 //! id (dashed), status, priority, version, timestamps and order; what the port keeps
 //! as JSON on a row (`blocked_by`, `related_to`) becomes Cairn's dependency edges,
-//! and its comma-separated tags Cairn's tag rows. Every row is checked before the
-//! write transaction opens; the write is one transaction, all or nothing.
+//! and its comma-separated tags Cairn's tag rows. The file is read before the write
+//! transaction opens; inside it, under the write lock, every row is checked against
+//! the pipelines in force and the ids already taken before the first is written, and
+//! the whole import commits or nothing does.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
