@@ -32,6 +32,14 @@ USAGE:
                                           empty) as JSON lines, one file per table
     cairn [OPTIONS] import DIR            load an export into an empty database (SQLite or
                                           PostgreSQL), all of it or nothing (exit 3: not empty)
+    cairn [OPTIONS] import --from task-orchestrator FILE.db
+                                          import the TypeScript task-orchestrator port's
+                                          database (all or nothing; refused when its ids
+                                          are here already)
+    cairn [OPTIONS] import --from mcp-memory FILE [--kind TYPE=KIND]...
+                                          import the MCP memory server's memory.json:
+                                          entities as subjects, observations and relations
+                                          as Facts (--kind: an entity type's subject kind)
 
 OPTIONS:
     --db PATH|URL       database file (else $CAIRN_DB, else config `db`, else ~/.local/share/cairn/cairn.db);
@@ -111,6 +119,8 @@ pub enum Command {
     Import {
         dir: PathBuf,
     },
+    /// `import --from SOURCE FILE`: another store's data imported.
+    ImportFrom(super::import_from::ImportFrom),
 }
 
 /// `serve --http`'s options as given.
@@ -251,12 +261,20 @@ pub fn parse(args: Vec<OsString>) -> Result<(Overrides, Command), String> {
         Some("export") => Command::Export {
             dir: PathBuf::from(rest.next().ok_or("export needs the directory to write")?),
         },
-        Some("import") => Command::Import {
-            dir: PathBuf::from(
-                rest.next()
-                    .ok_or("import needs the directory of an export")?,
-            ),
-        },
+        // `import DIR` loads Cairn's own export; `import --from SOURCE FILE` another store's.
+        Some("import") => {
+            let words: Vec<String> = rest.by_ref().collect();
+            match (super::import_from::parse(&words)?, words.as_slice()) {
+                (Some(i), _) => Command::ImportFrom(i),
+                (None, [dir]) if !dir.starts_with('-') => Command::Import {
+                    dir: PathBuf::from(dir),
+                },
+                (None, _) => return Err(format!(
+                    "import needs the directory of an export, or --from {} and the file to import",
+                    super::import_from::SOURCES.join("|")
+                )),
+            }
+        }
         Some("embed") => {
             let texts: Vec<String> = rest.by_ref().collect();
             if texts.is_empty() {
@@ -415,5 +433,14 @@ mod tests {
         assert_eq!(e("embed"), "embed needs at least one text");
         assert_eq!(e("export"), "export needs the directory to write");
         assert_eq!(e("import a b"), "unexpected argument 'b'");
+        assert!(e("import").starts_with("import needs the directory of an export, or --from"));
+        assert!(e("import --kind a=Lib dir").contains("--from"));
+        assert!(
+            matches!(run("import dir").unwrap().1, Command::Import { dir } if dir == PathBuf::from("dir"))
+        );
+        assert!(matches!(
+            run("import --from mcp-memory m.json").unwrap().1,
+            Command::ImportFrom(_)
+        ));
     }
 }

@@ -3,6 +3,7 @@
 //! or HTTP, runs one tool, lists the tools, reindexes or checks the model ([`run`]).
 
 pub mod args;
+mod import_from;
 mod output;
 mod run;
 mod tools;

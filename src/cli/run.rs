@@ -270,6 +270,7 @@ async fn session(
             );
             Ok(ExitCode::SUCCESS)
         }
+        Command::ImportFrom(i) => super::import_from::run(&app, i).await,
         Command::Usage
         | Command::Version
         | Command::Tools { .. }

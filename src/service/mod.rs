@@ -13,6 +13,7 @@ pub mod context;
 pub mod dependencies;
 pub mod embedding;
 pub mod find;
+pub mod foreign;
 pub mod graph;
 pub mod memory;
 pub mod metrics;

@@ -9,6 +9,7 @@ pub mod dependency;
 pub mod embedding;
 mod error;
 pub mod file;
+pub mod foreign;
 pub mod graph;
 pub mod item;
 pub mod lock;

@@ -30,6 +30,7 @@ mod graph_agent;
 mod graph_search;
 mod hostile;
 mod http;
+mod importers;
 mod memory;
 mod memory_input;
 mod memory_recall;

@@ -339,16 +339,23 @@ fn authored_by(fields: &mut Vec<(String, Raw)>, name: &str) -> Result<()> {
 /// the existing atom), a stronger claim supersedes, a weaker one is recorded
 /// superseded, a tie contests both. An accepted Decision then settles contests on the
 /// same predicate, subject and context. Everything in one transaction.
-pub async fn remember(app: &App, r: Remember) -> Result<Written> {
-    let now = r.now;
+pub async fn remember(app: &App, mut r: Remember) -> Result<Written> {
+    if let Some(name) = app.author() {
+        authored_by(&mut r.fields, name)?;
+    }
     let mut tx = app.store.write().await?;
+    let w = remember_in(&mut tx, r).await?;
+    tx.commit().await?;
+    Ok(w)
+}
+
+/// `remember` inside the caller's write transaction (an import writes many in one).
+pub(crate) async fn remember_in(tx: &mut Conn, r: Remember) -> Result<Written> {
+    let now = r.now;
     let mut created = Vec::new();
     let mut fields = r.fields;
-    if let Some(name) = app.author() {
-        authored_by(&mut fields, name)?;
-    }
-    let kinds = resolve_subjects(&mut tx, &mut fields, now, &mut created).await?;
-    let refs = record_sources(&mut tx, &r.sources, now).await?;
+    let kinds = resolve_subjects(&mut *tx, &mut fields, now, &mut created).await?;
+    let refs = record_sources(&mut *tx, &r.sources, now).await?;
     let evidence = EvidenceFacts::of(refs.iter().map(|x| (x.id, x.ref_type)));
     let id = AtomId(fresh());
     let atom = {
@@ -367,7 +374,7 @@ pub async fn remember(app: &App, r: Remember) -> Result<Written> {
     let replaced = match &r.supersedes {
         None => None,
         Some(s) => {
-            let (old, _) = load_atom(&mut tx, s).await?;
+            let (old, _) = load_atom(&mut *tx, s).await?;
             if old.status.is_retired() {
                 return Err(Error::invalid(format!(
                     "atom {s} is {} already: supersede the atom that holds its place now ({} get shows its history)",
@@ -380,8 +387,8 @@ pub async fn remember(app: &App, r: Remember) -> Result<Written> {
     };
     let group = group_key(&atom);
     let (held, resolver) =
-        holders_and_resolver(&mut tx, &atom, &group, replaced.as_ref().map(|a| a.id)).await?;
-    let held_c = contenders(&mut tx, &held).await?;
+        holders_and_resolver(&mut *tx, &atom, &group, replaced.as_ref().map(|a| a.id)).await?;
+    let held_c = contenders(&mut *tx, &held).await?;
     let new_c = Contender::of(
         &atom,
         refs.iter().map(|x| (x.id, x.ref_type)).collect(),
@@ -391,7 +398,7 @@ pub async fn remember(app: &App, r: Remember) -> Result<Written> {
     let now_s = stamp(now);
     let mut actions: Vec<Action> = Vec::new();
     let names = kinds;
-    let mut w = Writer::new(&mut tx, now);
+    let mut w = Writer::new(&mut *tx, now);
     w.know(held.iter().cloned());
     if let Some(old) = &replaced {
         w.know([old.clone()]);
@@ -454,11 +461,10 @@ pub async fn remember(app: &App, r: Remember) -> Result<Written> {
     let (atom, version) = match known {
         Some(x) => x,
         None => {
-            let (a, row) = load_atom(&mut tx, &subject_id.to_string()).await?;
+            let (a, row) = load_atom(&mut *tx, &subject_id.to_string()).await?;
             (a, row.version)
         }
     };
-    tx.commit().await?;
     Ok(Written {
         atom,
         version,
