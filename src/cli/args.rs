@@ -269,10 +269,12 @@ pub fn parse(args: Vec<OsString>) -> Result<(Overrides, Command), String> {
                 (None, [dir]) if !dir.starts_with('-') => Command::Import {
                     dir: PathBuf::from(dir),
                 },
-                (None, _) => return Err(format!(
+                (None, _) => {
+                    return Err(format!(
                     "import needs the directory of an export, or --from {} and the file to import",
                     super::import_from::SOURCES.join("|")
-                )),
+                ))
+                }
             }
         }
         Some("embed") => {
