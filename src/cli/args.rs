@@ -378,6 +378,7 @@ fn token_command(rest: &mut impl Iterator<Item = String>) -> Result<Command, Str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     fn run(line: &str) -> Result<(Overrides, Command), String> {
         parse(line.split_whitespace().map(OsString::from).collect())
@@ -438,7 +439,7 @@ mod tests {
         assert!(e("import").starts_with("import needs the directory of an export, or --from"));
         assert!(e("import --kind a=Lib dir").contains("--from"));
         assert!(
-            matches!(run("import dir").unwrap().1, Command::Import { dir } if dir == PathBuf::from("dir"))
+            matches!(run("import dir").unwrap().1, Command::Import { dir } if dir == Path::new("dir"))
         );
         assert!(matches!(
             run("import --from mcp-memory m.json").unwrap().1,
