@@ -282,7 +282,7 @@ mod tests {
         assert!(text.contains("one of get | list\n"), "{text}");
         assert!(text.contains("  id         string, required\n"), "{text}");
         assert!(text.contains("array or string\n"), "{text}");
-        assert!(text.contains("array of objects\n"), "{text}");
+        assert!(text.contains("  commands   array\n"), "{text}");
         assert!(text.contains("in a description long enough"), "{text}");
     }
 }
