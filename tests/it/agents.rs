@@ -424,20 +424,8 @@ async fn the_python_sdk_with_a_read_token_reads_and_is_refused_its_write() {
         &[],
     )
     .await;
-    let script = dir.path().join("agent.py");
-    std::fs::write(&script, PYTHON_AGENT).unwrap();
-    let out = tokio::process::Command::new(python)
-        .arg(&script)
-        .arg(s.mcp_url())
-        .arg(&reader)
-        .output()
-        .await
-        .expect("run the Python client");
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let (stdout, _) =
+        crate::http::run_python(&python, dir.path(), PYTHON_AGENT, &[&s.mcp_url(), &reader]).await;
     assert!(stdout.contains("read True"), "{stdout}");
     assert!(stdout.contains("write True FORBIDDEN"), "{stdout}");
 }

@@ -781,6 +781,30 @@ async fn a_request_that_stalls_is_cut_off_while_other_clients_are_served() {
 
 /// The official Python MCP SDK, installed by `scripts/test.sh` into a virtualenv
 /// under `target/` (or the interpreter `$CAIRN_TEST_PYTHON_MCP` names).
+/// Runs a Python SDK client script (written into `dir`) with `args`; asserts it exits
+/// cleanly and answers its stdout and stderr.
+pub(crate) async fn run_python(
+    python: &std::path::Path,
+    dir: &std::path::Path,
+    script: &str,
+    args: &[&str],
+) -> (String, String) {
+    let path = dir.join("client.py");
+    std::fs::write(&path, script).unwrap();
+    let out = tokio::process::Command::new(python)
+        .arg(&path)
+        .args(args)
+        .output()
+        .await
+        .expect("run the Python client");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    (stdout, stderr)
+}
+
 pub(crate) fn python_mcp() -> Option<std::path::PathBuf> {
     let p = std::env::var_os("CAIRN_TEST_PYTHON_MCP")
         .map(std::path::PathBuf::from)
@@ -822,19 +846,7 @@ async fn the_python_sdk_ends_its_session_without_a_failure() {
     let dir = TempDir::new();
     let db = dir.path().join("cairn.db");
     let s = HttpServer::start(&db, &["--toolsets", "tasks"], &[], &[]).await;
-    let script = dir.path().join("client.py");
-    std::fs::write(&script, PYTHON_CLIENT).unwrap();
-    let out = tokio::process::Command::new(python)
-        .arg(&script)
-        .arg(s.mcp_url())
-        .output()
-        .await
-        .expect("run the Python client");
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let (stdout, stderr) = run_python(&python, dir.path(), PYTHON_CLIENT, &[&s.mcp_url()]).await;
     assert!(stdout.contains("tools "), "{stdout}");
     assert!(stdout.lines().any(|l| l == "DELETE 204"), "{stdout}");
     // Nothing the SDK logs at WARNING or above ("Session termination failed: 202").

@@ -576,19 +576,8 @@ async fn the_python_sdk_lists_reads_subscribes_and_hears() {
     let dir = TempDir::new();
     let db = dir.path().join("cairn.db");
     let s = HttpServer::start(&db, &["--toolsets", "tasks"], &[], &[]).await;
-    let script = dir.path().join("client.py");
-    std::fs::write(&script, PYTHON_CLIENT).unwrap();
-    let out = tokio::process::Command::new(python)
-        .arg(&script)
-        .arg(s.mcp_url())
-        .output()
-        .await
-        .expect("run the Python client");
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let (stdout, stderr) =
+        crate::http::run_python(&python, dir.path(), PYTHON_CLIENT, &[&s.mcp_url()]).await;
     let line = |p: &str| {
         stdout
             .lines()
