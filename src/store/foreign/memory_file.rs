@@ -40,17 +40,7 @@ pub fn read(
     max_records: usize,
 ) -> Result<Vec<Line>, Unreadable> {
     let shown = path.display().to_string();
-    let meta =
-        std::fs::metadata(path).map_err(|e| Unreadable(format!("cannot read {shown}: {e}")))?;
-    if !meta.is_file() {
-        return Err(Unreadable(format!("{shown} is not a file")));
-    }
-    if meta.len() > max_bytes {
-        return Err(Unreadable(format!(
-            "{shown} is {} bytes, past the import limit of {max_bytes}",
-            meta.len()
-        )));
-    }
+    super::checked_file(path, &shown, max_bytes)?;
     let bytes = std::fs::read(path).map_err(|e| Unreadable(format!("cannot read {shown}: {e}")))?;
     let text = std::str::from_utf8(&bytes).map_err(|e| {
         let line = bytes[..e.valid_up_to()]

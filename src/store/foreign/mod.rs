@@ -18,6 +18,26 @@ use crate::store::{lock, placeholders, Conn, Result};
 #[derive(Debug)]
 pub struct Unreadable(pub String);
 
+/// The file an import reads: it exists, is a file, and is within `max_bytes`.
+fn checked_file(
+    path: &std::path::Path,
+    shown: &str,
+    max_bytes: u64,
+) -> std::result::Result<(), Unreadable> {
+    let meta =
+        std::fs::metadata(path).map_err(|e| Unreadable(format!("cannot read {shown}: {e}")))?;
+    if !meta.is_file() {
+        return Err(Unreadable(format!("{shown} is not a file")));
+    }
+    if meta.len() > max_bytes {
+        return Err(Unreadable(format!(
+            "{shown} is {} bytes, past the import limit of {max_bytes}",
+            meta.len()
+        )));
+    }
+    Ok(())
+}
+
 /// Sets the version of row `id` of `t` to the one it had in the source; the
 /// repositories' inserts start every row at 1.
 pub async fn set_version(conn: &mut Conn, t: lock::Table, id: &str, version: i64) -> Result<()> {

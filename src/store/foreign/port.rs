@@ -75,17 +75,7 @@ pub async fn read_port(
     max_rows: i64,
 ) -> std::result::Result<PortRows, Unreadable> {
     let shown = path.display().to_string();
-    let meta =
-        std::fs::metadata(path).map_err(|e| Unreadable(format!("cannot read {shown}: {e}")))?;
-    if !meta.is_file() {
-        return Err(Unreadable(format!("{shown} is not a file")));
-    }
-    if meta.len() > max_bytes {
-        return Err(Unreadable(format!(
-            "{shown} is {} bytes, past the import limit of {max_bytes}",
-            meta.len()
-        )));
-    }
+    super::checked_file(path, &shown, max_bytes)?;
     let opts = SqliteConnectOptions::from_str("sqlite:")
         .map_err(|e| Unreadable(e.to_string()))?
         .filename(path)
