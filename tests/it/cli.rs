@@ -582,3 +582,73 @@ async fn backup_copies_a_database_in_use_and_never_overwrites() {
     );
     c.stop().await;
 }
+
+/// The README's `.mcp.json` is what a client starts: its command and arguments, run as
+/// Claude Code would run them (no database named, so the default one under the data
+/// home), serve MCP; and its `claude mcp add` line names the same command.
+#[tokio::test]
+async fn readme_mcp_json_starts_a_server_on_the_default_database() {
+    use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+    use rmcp::ServiceExt;
+    let readme = include_str!("../../README.md");
+    let after = readme
+        .split_once("`.mcp.json`, which reads:")
+        .expect("the README gives a .mcp.json")
+        .1;
+    let block = after
+        .split_once("```json\n")
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .expect("a json block")
+        .0;
+    let entry: serde_json::Value = serde_json::from_str(block).expect("the .mcp.json parses");
+    let server = &entry["mcpServers"]["cairn"];
+    assert_eq!(server["command"], "cairn", "{block}");
+    let args: Vec<String> = server["args"]
+        .as_array()
+        .expect("args")
+        .iter()
+        .map(|a| a.as_str().expect("a string argument").to_string())
+        .collect();
+    let line = format!(
+        "claude mcp add -s project cairn -- cairn {}",
+        args.join(" ")
+    );
+    assert!(
+        readme.replace("\n", " ").contains(&line),
+        "the README's claude mcp add line differs from its .mcp.json: {line}"
+    );
+    let home = TempDir::new();
+    let data = home.path().to_path_buf();
+    let cmd = tokio::process::Command::new(BIN).configure(|c| {
+        c.args(&args)
+            .env_remove("CAIRN_CONFIG")
+            .env_remove("CAIRN_DB")
+            .env_remove("CAIRN_MODEL_DIR")
+            .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
+            .env("XDG_DATA_HOME", &data)
+            .env("HOME", &data);
+    });
+    let client =
+        ().serve(TokioChildProcess::new(cmd).expect("spawn cairn"))
+            .await
+            .expect("MCP initialize");
+    let tools = client.list_all_tools().await.expect("tools/list");
+    assert!(tools.iter().any(|t| t.name == "manage_container"));
+    let made = client
+        .call_tool(
+            rmcp::model::CallToolRequestParams::new("manage_container").with_arguments(
+                json!({"operation":"create","containerType":"project","name":"From .mcp.json"})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            ),
+        )
+        .await
+        .expect("call");
+    assert_eq!(made.structured_content.as_ref().unwrap()["success"], true);
+    client.cancel().await.ok();
+    assert!(
+        data.join("cairn/cairn.db").is_file(),
+        "the default database was not made under the data home"
+    );
+}
