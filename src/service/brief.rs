@@ -229,7 +229,8 @@ pub async fn brief(app: &App, id: &str) -> Result<Brief> {
     Ok(b)
 }
 
-async fn brief_in(app: &App, c: &mut Conn, id: &str) -> Result<Brief> {
+/// [`brief`] on `c`, for a read that composes it with others (the page's task view).
+pub async fn brief_in(app: &App, c: &mut Conn, id: &str) -> Result<Brief> {
     let task = match containers::get_in(c, crate::domain::ContainerType::Task, id).await? {
         containers::Container::Item(t) if t.kind == ItemKind::Task => t,
         _ => return Err(Error::not_found("task", id)),

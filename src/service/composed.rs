@@ -2,7 +2,8 @@
 //! asked for (its sections, a task's graph context and memory, the task counts under
 //! a project or feature), the overviews (every project with its task counts, a
 //! project's features and tasks, a feature's tasks, a task's sections), and a
-//! project's task board (the page's first view). Each runs in
+//! project's task board (the page's first view), one task for the page's task view,
+//! and the tasks no project holds. Each runs in
 //! one read transaction (`Store::snapshot`), so its parts agree with each other
 //! even while another process writes, and each part is one query or a few for the
 //! whole answer, never one per row. The caller (the tool, the page) words the
@@ -12,13 +13,15 @@ use std::collections::HashMap;
 
 use time::OffsetDateTime;
 
+use crate::domain::container::Dependency as Edge;
 use crate::domain::{ContainerType, Item, ItemKind, Project, Section, Status};
 use crate::error::Result;
+use crate::service::brief::{self, Brief};
 use crate::service::containers::{get_in, Container};
 use crate::service::context::{self, TaskContext};
 use crate::service::memory::recall::{self, TaskMemory};
-use crate::service::App;
-use crate::store::{item, project, section, Conn};
+use crate::service::{workflow, App};
+use crate::store::{dependency, item, project, section, Conn};
 
 /// The parts a get reads beside the container. A part that does not apply to the
 /// container's type (graph context and memory are a task's) is not read.
@@ -172,6 +175,8 @@ pub struct Board {
     pub names: HashMap<String, String>,
     /// Task counts by status of the features `features_shown` selects.
     pub counts: HashMap<String, Vec<(String, i64)>>,
+    /// The reason given for the NO_OP blocker of each card or row that has one.
+    pub outside: HashMap<String, String>,
 }
 
 /// Blockers off the page whose names a board looks up, at most.
@@ -240,6 +245,17 @@ pub async fn board(
     missing.dedup();
     missing.truncate(BLOCKERS_MAX);
     names.extend(item::names_of(c, &missing).await?);
+    let noop: Vec<String> = columns
+        .iter()
+        .flat_map(|(_, rows, _, _)| rows.iter())
+        .chain(features.iter())
+        .filter(|i| i.blocked_by.iter().any(|b| b == "NO_OP"))
+        .map(|i| i.id.clone())
+        .collect();
+    let outside = dependency::noop_reasons(c, &noop)
+        .await?
+        .into_iter()
+        .collect();
     let shown: Vec<String> = features
         .get(features_shown.start.min(features.len())..features_shown.end.min(features.len()))
         .unwrap_or_default()
@@ -254,5 +270,77 @@ pub async fn board(
         columns,
         names,
         counts,
+        outside,
+    })
+}
+
+/// One task as the page's task view shows it, read in one transaction: its briefing
+/// (the task, its sections and the parts `brief` composes), the edges into it and out
+/// of it (each with the other end's name and status), and where it stands in its
+/// pipeline with the refusal `advance` would answer now.
+pub struct TaskView {
+    pub brief: Brief,
+    pub dependencies: Vec<Edge>,
+    pub dependents: Vec<Edge>,
+    pub state: workflow::State,
+    /// The names of its project and feature, when it has them.
+    pub names: HashMap<String, String>,
+}
+
+/// Task `id` for the page, in one read: `brief::brief_in`, the edges,
+/// `workflow::state_in` and the two names share one state of the database.
+pub async fn task_view(app: &App, id: &str) -> Result<TaskView> {
+    let mut tx = app.store.snapshot().await?;
+    let c = &mut *tx;
+    let brief = brief::brief_in(app, c, id).await?;
+    let t = &brief.task;
+    let dependencies = dependency::incoming(c, ItemKind::Task, &t.id).await?;
+    let dependents = dependency::outgoing(c, ItemKind::Task, &t.id).await?;
+    let state = workflow::state_in(c, ItemKind::Task, &t.id).await?;
+    let mut names: HashMap<String, String> = HashMap::new();
+    if let Some(f) = &t.feature_id {
+        names.extend(item::names_of(c, std::slice::from_ref(f)).await?);
+    }
+    if let Some(p) = &t.project_id {
+        if let Container::Project(p) = get_in(c, ContainerType::Project, p).await? {
+            names.insert(p.id, p.name);
+        }
+    }
+    tx.commit().await?;
+    Ok(TaskView {
+        brief,
+        dependencies,
+        dependents,
+        state,
+        names,
+    })
+}
+
+/// Tasks without a project, a page at a time (oldest first), how many there are, and the names of the features they belong to.
+pub struct Unowned {
+    pub tasks: Vec<Item>,
+    pub total: i64,
+    pub names: HashMap<String, String>,
+}
+
+/// The tasks no project holds (standalone, or of a feature without a project), in
+/// one read.
+pub async fn unowned(app: &App, page: i64, offset: i64) -> Result<Unowned> {
+    let mut tx = app.store.snapshot().await?;
+    let c = &mut *tx;
+    let f = item::Filter {
+        without_project: true,
+        ..Default::default()
+    };
+    let (tasks, total) = item::search(c, ItemKind::Task, &f, page, offset).await?;
+    let mut features: Vec<String> = tasks.iter().filter_map(|t| t.feature_id.clone()).collect();
+    features.sort();
+    features.dedup();
+    let names = item::names_of(c, &features).await?.into_iter().collect();
+    tx.commit().await?;
+    Ok(Unowned {
+        tasks,
+        total,
+        names,
     })
 }

@@ -443,6 +443,7 @@ async fn filtered_in(c: &mut Conn, ct: ContainerType, q: &SearchQuery) -> Result
                 tags: &q.tags,
                 query: q.query.as_deref(),
                 blocked: None,
+                without_project: false,
             };
             let (rows, total) = item::search(c, kind, &f, q.limit, q.offset).await?;
             Ok(Page::Items(rows, total))

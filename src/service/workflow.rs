@@ -446,12 +446,18 @@ pub struct State {
 
 pub async fn state(app: &App, kind: ItemKind, id: &str) -> Result<State> {
     let mut c = app.store.read().await?;
-    let it = item::require(&mut c, kind, id).await?;
-    let pipelines = pipeline::load(&mut c).await?;
+    state_in(&mut c, kind, id).await
+}
+
+/// [`state`] on `c`, for a read that composes it with others (the page's task view):
+/// the refusals are those `advance` and `revert` would answer, by the same rules.
+pub async fn state_in(c: &mut Conn, kind: ItemKind, id: &str) -> Result<State> {
+    let it = item::require(c, kind, id).await?;
+    let pipelines = pipeline::load(c).await?;
     let p = pipelines.get(kind);
-    let blockers = dependency::open_blockers(&mut c, kind, id).await?;
-    let advance_refused = next_state(&mut c, p, &it).await.err();
-    let revert_refused = previous_state(&mut c, p, &it).await.err();
+    let blockers = dependency::open_blockers(c, kind, id).await?;
+    let advance_refused = next_state(c, p, &it).await.err();
+    let revert_refused = previous_state(c, p, &it).await.err();
     Ok(State {
         next: if it.status.is_terminal() {
             None

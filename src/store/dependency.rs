@@ -75,6 +75,25 @@ pub async fn set_noop_reason(conn: &mut Conn, to_id: &str, reason: &str) -> Resu
     Ok(())
 }
 
+/// The reasons of the NO_OP blockers of the items among `ids`, in one query per 500
+/// ids: what a board's cards say blocks them outside Cairn.
+pub async fn noop_reasons(conn: &mut Conn, ids: &[String]) -> Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    for chunk in ids.chunks(500) {
+        let sql = format!(
+            "SELECT to_id, reason FROM dependencies WHERE from_id IS NULL AND type = 'BLOCKS' \
+             AND reason IS NOT NULL AND to_id IN ({})",
+            crate::store::placeholders(chunk.len())
+        );
+        let mut q = sqlx::query_as::<_, (String, String)>(AssertSqlSafe(sql));
+        for id in chunk {
+            q = q.bind(id);
+        }
+        out.extend(q.fetch_all(conn.db()).await?);
+    }
+    Ok(out)
+}
+
 pub async fn get(
     conn: &mut Conn,
     id: &str,

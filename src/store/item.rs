@@ -300,6 +300,8 @@ pub struct Filter<'a> {
     pub tags: &'a [String],
     pub query: Option<&'a str>,
     pub blocked: Option<bool>,
+    /// Only items without a project (a standalone task, a task of a feature without one).
+    pub without_project: bool,
 }
 
 fn where_clause(kind: ItemKind, f: &Filter<'_>, binds: &mut Vec<String>) -> String {
@@ -307,6 +309,9 @@ fn where_clause(kind: ItemKind, f: &Filter<'_>, binds: &mut Vec<String>) -> Stri
     if let Some(p) = f.project_id {
         w.push("x.project_id = ?".into());
         binds.push(p.into());
+    }
+    if f.without_project {
+        w.push("x.project_id IS NULL".into());
     }
     if let Some(p) = f.feature_id {
         w.push("x.feature_id = ?".into());

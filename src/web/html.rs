@@ -219,7 +219,7 @@ pre{white-space:pre-wrap;word-break:break-word;background:#fff;border:1px solid 
 table{border-collapse:collapse;width:100%;background:#fff}th,td{border:1px solid var(--bd);padding:.3rem .45rem;text-align:left;vertical-align:top}th{background:#f1f2f4;font-size:12px}
 .glob{background:#f1f2f4;border-radius:3px;padding:0 .25rem;margin-right:.25rem;white-space:nowrap}
 .mut{color:var(--mut)}.pager{color:var(--mut)}.pager a{margin-left:.5rem}.err{color:var(--warn);font-weight:600}
-.box{background:#fff;border:1px solid var(--bd);border-radius:6px;padding:.7rem;margin:.5rem 0 1rem}
+.box{background:#fff;border:1px solid var(--bd);border-radius:6px;padding:.7rem;margin:.5rem 0 1rem}.box>h2:first-child{margin-top:0}.section h3{margin:.6rem 0 .2rem;font-size:.95rem}dd{margin:0 0 .15rem 1rem}dt{font-weight:600;margin-top:.4rem}
 textarea,input[type=text],select{font:inherit;padding:.3rem;border:1px solid var(--bd);border-radius:4px}textarea{width:100%;min-height:4.5rem}
 button{font:inherit;padding:.3rem .8rem;border-radius:4px;border:1px solid var(--acc);background:var(--acc);color:#fff;cursor:pointer}
 .tree ul{list-style:none;padding-left:1.1rem;margin:.1rem 0}.tree>ul{padding-left:0}.scope{font-size:11px;color:var(--mut);margin-right:.3rem}

@@ -43,6 +43,7 @@ mod ontology_fidelity;
 mod ontology_roundtrip;
 mod page;
 mod page_escaping;
+mod page_task;
 mod pg_url;
 mod project_memory;
 mod project_names;

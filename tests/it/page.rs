@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use crate::code::{Code, Repo};
 use crate::harness::{id_of, Cairn, HttpServer, TempDir, Transport};
 
-const TOKEN: &str = "b7e4c1d9a2f64e0c8d3a5b9f1e7c2a6d";
+pub(crate) const TOKEN: &str = "b7e4c1d9a2f64e0c8d3a5b9f1e7c2a6d";
 
 fn client() -> reqwest::Client {
     reqwest::Client::builder()
@@ -21,7 +21,10 @@ fn client() -> reqwest::Client {
 }
 
 /// GET `url` with `headers`: status, headers, body.
-async fn get(url: &str, headers: &[(&str, &str)]) -> (u16, reqwest::header::HeaderMap, String) {
+pub(crate) async fn get(
+    url: &str,
+    headers: &[(&str, &str)],
+) -> (u16, reqwest::header::HeaderMap, String) {
     let mut r = client().get(url);
     for (k, v) in headers {
         r = r.header(*k, *v);
@@ -32,7 +35,7 @@ async fn get(url: &str, headers: &[(&str, &str)]) -> (u16, reqwest::header::Head
     (status, h, resp.text().await.unwrap())
 }
 
-fn base(c: &Cairn) -> String {
+pub(crate) fn base(c: &Cairn) -> String {
     c.http.as_ref().expect("an HTTP server").base.clone()
 }
 
@@ -229,7 +232,7 @@ async fn views_follow_the_served_toolsets_and_lists_come_a_page_at_a_time() {
 }
 
 /// A project's graph: a molecule of two atoms, and an atom in no molecule.
-async fn knowledge_fixture(c: &Cairn, p: &str) {
+pub(crate) async fn knowledge_fixture(c: &Cairn, p: &str) {
     let t = id_of(
         &c.task(json!({"title":"Record what we learned","projectId":p}))
             .await,
@@ -480,7 +483,7 @@ async fn the_memory_view_shows_what_a_project_recalls_and_each_atoms_history() {
 // --- a real browser -------------------------------------------------------------
 
 /// chromedriver on a free port, and one headless Chromium session through it.
-struct Browser {
+pub(crate) struct Browser {
     driver: tokio::process::Child,
     url: String,
     session: String,
@@ -491,7 +494,7 @@ struct Browser {
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 
 impl Browser {
-    async fn start() -> Browser {
+    pub(crate) async fn start() -> Browser {
         let driver_bin = ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"]
             .into_iter()
             .find(|p| std::path::Path::new(p).exists())
@@ -554,7 +557,12 @@ impl Browser {
         }
     }
 
-    async fn cmd(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
+    pub(crate) async fn cmd(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> Value {
         let u = format!("{}/session/{}{path}", self.url, self.session);
         let mut r = self.http.request(method, u);
         if let Some(b) = body {
@@ -567,12 +575,12 @@ impl Browser {
         v["value"].clone()
     }
 
-    async fn go(&self, url: &str) {
+    pub(crate) async fn go(&self, url: &str) {
         self.cmd(reqwest::Method::POST, "/url", Some(json!({ "url": url })))
             .await;
     }
 
-    async fn find(&self, css: &str) -> String {
+    pub(crate) async fn find(&self, css: &str) -> String {
         let v = self
             .cmd(
                 reqwest::Method::POST,
@@ -586,7 +594,7 @@ impl Browser {
             .to_string()
     }
 
-    async fn text(&self, css: &str) -> String {
+    pub(crate) async fn text(&self, css: &str) -> String {
         let e = self.find(css).await;
         self.cmd(reqwest::Method::GET, &format!("/element/{e}/text"), None)
             .await
@@ -595,7 +603,7 @@ impl Browser {
             .to_string()
     }
 
-    async fn title(&self) -> String {
+    pub(crate) async fn title(&self) -> String {
         self.cmd(reqwest::Method::GET, "/title", None)
             .await
             .as_str()
@@ -603,7 +611,7 @@ impl Browser {
             .to_string()
     }
 
-    async fn current_url(&self) -> String {
+    pub(crate) async fn current_url(&self) -> String {
         self.cmd(reqwest::Method::GET, "/url", None)
             .await
             .as_str()
@@ -611,12 +619,12 @@ impl Browser {
             .to_string()
     }
 
-    async fn screenshot(&self) -> Vec<u8> {
+    pub(crate) async fn screenshot(&self) -> Vec<u8> {
         let b64 = self.cmd(reqwest::Method::GET, "/screenshot", None).await;
         base64_decode(b64.as_str().unwrap())
     }
 
-    async fn quit(self) {
+    pub(crate) async fn quit(self) {
         let _ = self
             .http
             .delete(format!("{}/session/{}", self.url, self.session))

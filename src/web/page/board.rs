@@ -1,6 +1,7 @@
 //! The task board: the next task, the features with their task counts, and the
 //! tasks in one column per status (a page of [`PAGE`] cards each), blocked cards
-//! marked with the names of their open blockers.
+//! marked with the names of their open blockers; each card links to its task view
+//! (`task.rs`).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -8,7 +9,7 @@ use std::fmt::Write as _;
 use crate::domain::{Item, Project};
 use crate::error::Result;
 use crate::service::composed::{self, Board};
-use crate::web::html::{esc, excerpt, pager};
+use crate::web::html::{enc, esc, excerpt, link, pager};
 use crate::web::page::{Req, PAGE};
 
 pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<String> {
@@ -21,6 +22,7 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
         columns,
         names,
         counts: all,
+        outside,
     } = composed::board(
         req.app,
         &project.id,
@@ -71,7 +73,7 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
                 "<tr data-filter class=\"feature{}\"><td>{}{}</td><td>{}</td><td>{}</td><td class=\"mut\">{}</td></tr>",
                 if f.blocked_by.is_empty() { "" } else { " blocked" },
                 esc(&f.name),
-                blockers(f, &names),
+                blockers(f, &names, &outside),
                 f.status.as_str(),
                 f.priority.as_str(),
                 counts.join(", ")
@@ -113,7 +115,11 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
             if is_next {
                 b.push_str("<span class=\"badge b-next\">Next</span>");
             }
-            let _ = write!(b, "<div class=\"t\">{}</div>", esc(&t.name));
+            let _ = write!(
+                b,
+                "<div class=\"t\">{}</div>",
+                link(&format!("/task/{}", enc(&t.id)), &esc(&t.name))
+            );
             let mut meta = vec![t.priority.as_str().to_string()];
             if let Some(c) = t.complexity {
                 meta.push(format!("complexity {c}"));
@@ -129,7 +135,7 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
                     esc(&excerpt(&t.summary, 160))
                 );
             }
-            b.push_str(&blockers(t, &names));
+            b.push_str(&blockers(t, &names, &outside));
             b.push_str("</article>");
         }
         b.push_str(&pager(
@@ -147,7 +153,11 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
 }
 
 /// "Blocked by A, B" for an item with open blockers; nothing otherwise.
-fn blockers(i: &Item, names: &HashMap<String, String>) -> String {
+fn blockers(
+    i: &Item,
+    names: &HashMap<String, String>,
+    outside: &HashMap<String, String>,
+) -> String {
     if i.blocked_by.is_empty() {
         return String::new();
     }
@@ -156,7 +166,8 @@ fn blockers(i: &Item, names: &HashMap<String, String>) -> String {
         .iter()
         .map(|b| {
             if b == "NO_OP" {
-                match &i.status_reason {
+                // The reason lives on the NO_OP edge, given when it was blocked.
+                match outside.get(&i.id) {
                     Some(r) if !r.is_empty() => format!("outside Cairn ({})", esc(r)),
                     _ => "outside Cairn".to_string(),
                 }

@@ -1,13 +1,17 @@
 //! The alive memory as a project sees it: what `recall` answers for the project
 //! (ACTIVE first, then its scope, its score), narrowed by words, with retired atoms on
 //! request; and one atom in full (`?atom=`): its evidence, its edges, and its history
-//! chain, each step linked, so a person can read what was believed before.
+//! chain, each step linked, so a person can read what was believed before. The
+//! confidence shown is the memory core's decayed one at the page's clock
+//! (`decay::effective_confidence`), beside the validation it counts from and the
+//! review date.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use time::OffsetDateTime;
 
+use crate::domain::memory::decay;
 use crate::domain::memory::model::{AtomValue, MemoryAtom, NodeRef, SubjectId, SubjectKind};
 use crate::domain::memory::recall::ScopeMatch;
 use crate::domain::memory::wire::format_time;
@@ -27,6 +31,8 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
     }
     let q = req.param("q").unwrap_or("").trim().to_string();
     let history = req.param("history").is_some_and(|v| v == "1");
+    // One clock for the recall and for every confidence and review date shown.
+    let now = OffsetDateTime::now_utc();
     let _ = write!(
         b,
         "<form method=\"get\" action=\"{}\"><input name=\"q\" value=\"{}\" placeholder=\"recall by words\"> \
@@ -49,7 +55,7 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
             max_tokens: None,
             limit: PAGE as usize,
             min_score: recall::DEFAULT_MIN_SCORE,
-            now: OffsetDateTime::now_utc(),
+            now,
         },
     )
     .await;
@@ -80,21 +86,20 @@ pub async fn render(req: &Req<'_>, project: &Project, base: &str) -> Result<Stri
     }
     b.push_str(
         "<table><tr><th>Statement</th><th>Type</th><th>Status</th><th>About</th><th>Scope</th>\
-         <th>Confidence</th><th>Review</th></tr>",
+         <th>Confidence</th><th>Validated</th><th>Review</th></tr>",
     );
     for h in &r.hits {
         let a = &h.atom;
         let _ = write!(
             b,
             "<tr data-filter class=\"memory-atom\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
-             <td>{}</td><td>{:.2}</td><td class=\"mut\">{}</td></tr>",
+             <td>{}</td>{}</tr>",
             link(&atom_href(base, a), &esc(&excerpt(&a.statement, 240))),
             esc(a.atom_type().as_wire()),
             status_badge(a),
             esc(&a.about.map(|s| name(&r.subjects, s)).unwrap_or_default()),
             scope(h.scope),
-            a.confidence,
-            esc(&a.next_review_at.map(day).unwrap_or_default())
+            life(a, now)
         );
     }
     b.push_str("</table>");
@@ -117,11 +122,11 @@ async fn atom(req: &Req<'_>, base: &str, id: &str, b: &mut String) -> Result<()>
     let a = &v.atom;
     let _ = write!(
         b,
-        "<section class=\"box\" id=\"atom\"><h2>{}</h2><p>{} · {} · confidence {:.2} · evidence {} · version {}</p>",
+        "<section class=\"box\" id=\"atom\"><h2>{}</h2><p>{} · {} · confidence {} · evidence {} · version {}</p>",
         esc(&a.statement),
         esc(a.atom_type().as_wire()),
         status_badge(a),
-        a.confidence,
+        confidence(a, OffsetDateTime::now_utc()),
         esc(v.strength.as_str()),
         v.version
     );
@@ -237,6 +242,43 @@ async fn atom(req: &Req<'_>, base: &str, id: &str, b: &mut String) -> Result<()>
     }
     b.push_str("</section>");
     Ok(())
+}
+
+/// The three life cells of a row: the confidence now, when it was last validated
+/// (the anchor decay and review count from), and when its review is due.
+fn life(a: &MemoryAtom, now: OffsetDateTime) -> String {
+    let due = match a.next_review_at {
+        Some(t) if decay::review_due(a, now) => format!(
+            "<span class=\"badge b-stale\">overdue</span>{}",
+            esc(&day(t))
+        ),
+        Some(t) => esc(&day(t)),
+        None => "never by time".to_string(),
+    };
+    format!(
+        "<td class=\"confidence\">{}</td><td class=\"validated mut\">{}</td><td class=\"review mut\">{due}</td>",
+        confidence(a, now),
+        esc(&day(a.validation_anchor()))
+    )
+}
+
+/// The confidence at `now` as the memory core decays it (docs/memory.md, decay
+/// classes), and the validated one it decayed from when they differ.
+fn confidence(a: &MemoryAtom, now: OffsetDateTime) -> String {
+    let c = decay::effective_confidence(a, now);
+    let p = decay::policy_of(a);
+    let how = match p.half_life_days {
+        Some(h) => format!("half-life {h} d, floor {:.2}", p.floor),
+        None => "does not decay".to_string(),
+    };
+    if (c - a.validated_confidence).abs() >= 0.005 {
+        format!(
+            "<span title=\"{how}\">{c:.2}</span> <span class=\"mut\">of {:.2}</span>",
+            a.validated_confidence
+        )
+    } else {
+        format!("<span title=\"{how}\">{c:.2}</span>")
+    }
 }
 
 fn atom_href(base: &str, a: &MemoryAtom) -> String {

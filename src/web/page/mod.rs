@@ -10,6 +10,7 @@ mod code;
 mod knowledge;
 mod memory;
 mod ontology;
+mod task;
 
 use std::fmt::Write as _;
 
@@ -94,6 +95,10 @@ impl Req<'_> {
             .clamp(0, i64::MAX / 2)
     }
 
+    fn serves(&self, toolset: &str) -> bool {
+        self.toolsets.iter().any(|t| t == toolset)
+    }
+
     fn served(&self) -> impl Iterator<Item = &'static View> + '_ {
         VIEWS
             .iter()
@@ -115,6 +120,7 @@ pub async fn render(req: &Req<'_>, path: &str) -> Answer {
             None => Err(Error::not_found("view", "any")),
         },
         ["p", id, slug] => project_view(req, id, slug).await,
+        ["task", id] if req.serves("tasks") => task_view(req, id).await,
         _ => Err(Error::NotFound {
             entity: "page",
             id: excerpt(path, 200),
@@ -132,8 +138,10 @@ pub async fn render(req: &Req<'_>, path: &str) -> Answer {
         }
         Err(e) => {
             let status = match &e {
-                Error::NotFound { .. } => StatusCode::NOT_FOUND,
-                Error::Validation { .. } => StatusCode::BAD_REQUEST,
+                Error::NotFound { .. } | Error::NotFoundNear { .. } => StatusCode::NOT_FOUND,
+                Error::Validation { .. } | Error::ValidationDetails { .. } => {
+                    StatusCode::BAD_REQUEST
+                }
                 // Its cause is in the log already, beside the id the page shows.
                 Error::Unexpected(_) => StatusCode::INTERNAL_SERVER_ERROR,
                 _ => StatusCode::CONFLICT,
@@ -190,7 +198,65 @@ async fn projects(req: &Req<'_>) -> crate::error::Result<Rendered> {
     }
     b.push_str("</table>");
     b.push_str(&pager("/", "offset", offset, PAGE, rows.len(), total));
+    if req.serves("tasks") {
+        unowned(req, &mut b).await?;
+    }
     Ok(("Projects".into(), None, b))
+}
+
+/// The tasks no project holds (standalone, or of a feature without a project): no
+/// board has them, so the list of projects does, each linked to its task view.
+async fn unowned(req: &Req<'_>, b: &mut String) -> crate::error::Result<()> {
+    let offset = req.offset("standalone");
+    let u = crate::service::composed::unowned(req.app, PAGE, offset).await?;
+    if u.total == 0 {
+        return Ok(());
+    }
+    let _ = write!(
+        b,
+        "<h2 id=\"standalone\">Tasks without a project <span class=\"mut\">{}</span></h2>\
+         <table><tr><th>Task</th><th>Status</th><th>Priority</th><th>Feature</th><th>Summary</th></tr>",
+        u.total
+    );
+    for t in &u.tasks {
+        let _ = write!(
+            b,
+            "<tr data-filter class=\"standalone-task{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            if t.blocked_by.is_empty() { "" } else { " blocked" },
+            link(&format!("/task/{}", enc(&t.id)), &esc(&t.name)),
+            t.status.as_str(),
+            t.priority.as_str(),
+            esc(t.feature_id.as_ref().and_then(|f| u.names.get(f)).map_or("", String::as_str)),
+            esc(&excerpt(&t.summary, 160))
+        );
+    }
+    b.push_str("</table>");
+    b.push_str(&pager(
+        "/",
+        "standalone",
+        offset,
+        PAGE,
+        u.tasks.len(),
+        u.total,
+    ));
+    Ok(())
+}
+
+/// One task, under its project's navigation when it has a project.
+async fn task_view(req: &Req<'_>, id: &str) -> crate::error::Result<Rendered> {
+    let (title, project, body) = task::render(req, id).await?;
+    let nav = project.map(|(pid, name)| {
+        let items = req
+            .served()
+            .map(|v| NavItem {
+                label: v.label,
+                href: format!("/p/{}/{}", enc(&pid), v.slug),
+                current: false,
+            })
+            .collect();
+        (name, items)
+    });
+    Ok((title, nav, body))
 }
 
 async fn project_view(req: &Req<'_>, id: &str, slug: &str) -> crate::error::Result<Rendered> {
