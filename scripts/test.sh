@@ -4,8 +4,9 @@
 # CPython 3.11 and its pip (the retrieval benchmark's sets), a headless
 # browser and its WebDriver (Debian's chromium and chromium-driver, for the page's
 # tests), curl (the ontology toolset's GitHub calls), PostgreSQL (scripts/pg.sh), the
-# embedding model (into target/test-model) and the Python MCP SDK (into target/py-mcp,
-# when pip can reach its index) — then runs the whole suite on SQLite,
+# embedding model (into target/test-model), the Python MCP SDK (into target/py-mcp,
+# when pip can reach its index) and the TypeScript MCP SDK (into target/ts-mcp, when npm
+# can reach its registry) — then runs the whole suite on SQLite,
 # and the integration suite again on a throwaway PostgreSQL cluster under target/pg,
 # stopped at the end whatever the outcome, and last the Dockerfile's image where a container
 # engine answers (scripts/docker-test.sh); before the tests, `cargo fmt --check` and
@@ -48,6 +49,18 @@ if ! target/py-mcp/bin/python -c 'import mcp' >/dev/null 2>&1; then
       && target/py-mcp/bin/pip install -q --disable-pip-version-check 'mcp==2.3.0' >/dev/null 2>&1; }; then
     echo "the Python MCP SDK could not be installed (offline?); its HTTP test is skipped" >&2
     rm -rf target/py-mcp
+  fi
+fi
+# The official TypeScript MCP SDK, pinned, for the test that its client accepts every
+# tool's answer against the tool's outputSchema (tests/it/sdk_output.rs); offline it is
+# left out and that test says it was skipped.
+TS_MCP=1.32.2
+if ! grep -qs "\"version\": \"$TS_MCP\"" target/ts-mcp/node_modules/@modelcontextprotocol/sdk/package.json; then
+  rm -rf target/ts-mcp
+  mkdir -p target/ts-mcp
+  if ! npm install -s --no-audit --no-fund --prefix target/ts-mcp "@modelcontextprotocol/sdk@$TS_MCP" >/dev/null 2>&1; then
+    echo "the TypeScript MCP SDK could not be installed (offline?); its test is skipped" >&2
+    rm -rf target/ts-mcp
   fi
 fi
 export CAIRN_TEST_MODEL_DIR="$PWD/target/test-model"

@@ -29,6 +29,7 @@ const KIND_NAMES: [&str; 7] = [
 
 pub const FIND: ToolDef = ToolDef {
     name: "find",
+    title: "Find anything",
     toolset: ANY,
     description:
         "Search every kind at once, ranked together; each hit names the call that reads it.",

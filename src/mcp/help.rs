@@ -260,6 +260,7 @@ mod tests {
     fn describe_names_types_enums_and_required_in_declared_order() {
         const DEF: ToolDef = ToolDef {
             name: "demo",
+            title: "Demo",
             toolset: "tasks",
             description: "Demonstrates the help text.",
             params: &[

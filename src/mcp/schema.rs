@@ -1,5 +1,6 @@
-//! Compact tool definitions: a tool is a name, a description, typed parameters and
-//! annotations, turned into the JSON Schema published by `tools/list`.
+//! Compact tool definitions: a tool is a name, a title, a description, typed
+//! parameters and annotations, turned into the JSON Schema published by `tools/list`,
+//! with the schema of the envelope every tool answers as its `outputSchema`.
 //!
 //! Tool definitions are paid for in tokens on every agent turn, so schemas carry
 //! types, enums and short descriptions only where a name does not say enough.
@@ -66,6 +67,8 @@ pub enum Effect {
 #[derive(Debug)]
 pub struct ToolDef {
     pub name: &'static str,
+    /// A short title for people (MCP's `title`: a client's tool picker shows it).
+    pub title: &'static str,
     pub toolset: &'static str,
     pub description: &'static str,
     pub params: &'static [P],
@@ -106,8 +109,29 @@ impl ToolDef {
         if self.idempotent && self.effect != Effect::ReadOnly {
             ann = ann.idempotent(true);
         }
-        Tool::new(self.name, self.description, Arc::new(self.input_schema())).with_annotations(ann)
+        Tool::new(self.name, self.description, Arc::new(self.input_schema()))
+            .with_title(self.title)
+            .with_raw_output_schema(output_schema())
+            .with_annotations(ann)
     }
+}
+
+/// Every tool's `outputSchema`: the envelope (`mcp::envelope`), which is every tool's
+/// `structuredContent`, failures included. Only what every answer holds is said: the
+/// schema is paid for in tools/list once per tool, and what `data` and `error` hold is
+/// said by the server's instructions and each tool's answer. The official SDKs check
+/// each answer against it (tests/it/sdk_output.rs).
+pub fn output_schema() -> Arc<Map<String, Value>> {
+    static SCHEMA: std::sync::OnceLock<Arc<Map<String, Value>>> = std::sync::OnceLock::new();
+    SCHEMA
+        .get_or_init(|| {
+            let v = json!({ "type": "object", "required": ["success", "message"] });
+            match v {
+                Value::Object(m) => Arc::new(m),
+                _ => Arc::default(),
+            }
+        })
+        .clone()
 }
 
 /// An object schema with `params` as its properties.

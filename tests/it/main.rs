@@ -50,6 +50,7 @@ mod project_names;
 mod repo_guard;
 mod resources;
 mod retrieval;
+mod sdk_output;
 mod sections;
 mod security;
 mod semantic;

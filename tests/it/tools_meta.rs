@@ -89,7 +89,7 @@ async fn every_tool_has_unique_name_description_and_annotations() {
     let c = Cairn::start().await;
     let tools = c.tools().await;
     assert!(tools.len() >= 23, "only {} tools", tools.len());
-    let mut names = HashSet::new();
+    let (mut names, mut titles) = (HashSet::new(), HashSet::new());
     for t in &tools {
         assert!(
             names.insert(t.name.to_string()),
@@ -99,6 +99,26 @@ async fn every_tool_has_unique_name_description_and_annotations() {
         assert!(
             t.description.as_deref().is_some_and(|d| d.len() > 20),
             "{} lacks a description",
+            t.name
+        );
+        // A title for people, short, no two alike; the envelope's schema as the
+        // output schema (tests/it/sdk_output.rs has the SDKs check answers against it).
+        let title = t.title.as_deref().unwrap_or_default();
+        assert!(
+            (4..=24).contains(&title.len()),
+            "{}: title {title:?}",
+            t.name
+        );
+        assert!(titles.insert(title.to_string()), "duplicate title {title}");
+        let out = t
+            .output_schema
+            .as_ref()
+            .unwrap_or_else(|| panic!("{} has no outputSchema", t.name));
+        assert_eq!(out.get("type"), Some(&json!("object")), "{}", t.name);
+        assert_eq!(
+            out.get("required"),
+            Some(&json!(["success", "message"])),
+            "{}",
             t.name
         );
         let a = t

@@ -28,6 +28,7 @@ pub(crate) fn repo_path(k: &str, raw: &str) -> Result<String> {
 
 pub const INIT_PROJECT: ToolDef = ToolDef {
     name: "init_project",
+    title: "Attach repository",
     toolset: "code",
     description: "Attach a git repository to a project (projectId, or a new one named name), once, with default categories.",
     params: &[
@@ -44,6 +45,7 @@ pub const INIT_PROJECT: ToolDef = ToolDef {
 
 pub const PROJECT_OVERVIEW: ToolDef = ToolDef {
     name: "project_overview",
+    title: "Project overview",
     toolset: "code",
     description: "Start here: categories, Domain, Feature and Namespace entities, counts.",
     params: &[
@@ -60,6 +62,7 @@ pub const PROJECT_OVERVIEW: ToolDef = ToolDef {
 
 pub const CREATE_CATEGORY: ToolDef = ToolDef {
     name: "create_category",
+    title: "Create category",
     toolset: "code",
     description: "Add a category at a scope (each scope has defaults).",
     params: &[
@@ -76,6 +79,7 @@ pub const CREATE_CATEGORY: ToolDef = ToolDef {
 
 pub const CREATE_ENTITY: ToolDef = ToolDef {
     name: "create_entity",
+    title: "Create entity",
     toolset: "code",
     description: "An entity at its categories' scope under higher-scope parentIds (none: Domain only); commands start with an add: text for Domain/Feature, code for Component/Unit, either for Namespace.",
     params: &[
@@ -94,6 +98,7 @@ pub const CREATE_ENTITY: ToolDef = ToolDef {
 
 pub const UPDATE_ENTITY: ToolDef = ToolDef {
     name: "update_entity",
+    title: "Update entity",
     toolset: "code",
     description: "Change an entity (lists replace) and run create_entity's commands; its last reference goes only after an add.",
     params: &[
@@ -113,6 +118,7 @@ pub const UPDATE_ENTITY: ToolDef = ToolDef {
 
 pub const DELETE_ENTITY: ToolDef = ToolDef {
     name: "delete_entity",
+    title: "Delete entity",
     toolset: "code",
     description: "Delete a childless entity, its edges, and references only it holds.",
     params: &[P("entityId", Ty::Id, ""), P("version", Ty::Int, "")],
@@ -124,6 +130,7 @@ pub const DELETE_ENTITY: ToolDef = ToolDef {
 
 pub const ALTER_REFERENCES: ToolDef = ToolDef {
     name: "alter_references",
+    title: "Alter references",
     toolset: "code",
     description: "Fix or remove references up to the first failure: update re-anchors at HEAD; delete refuses while attached.",
     params: &[PROJECT, P("commands", Ty::Objects(commands::REFERENCE_SHAPES), "")],
@@ -135,6 +142,7 @@ pub const ALTER_REFERENCES: ToolDef = ToolDef {
 
 pub const GET_ENTITY: ToolDef = ToolDef {
     name: "get_entity",
+    title: "Get entity",
     toolset: "code",
     description: "One entity in full, with its edges.",
     params: &[P("entityId", Ty::Id, "")],
@@ -146,6 +154,7 @@ pub const GET_ENTITY: ToolDef = ToolDef {
 
 pub const FIND_ENTITIES: ToolDef = ToolDef {
     name: "find_entities",
+    title: "Find entities",
     toolset: "code",
     description:
         "Entities by the filters (parentId: its children); by documentPath, with their references there.",
@@ -167,6 +176,7 @@ pub const FIND_ENTITIES: ToolDef = ToolDef {
 
 pub const ANALYZE_DOCUMENT: ToolDef = ToolDef {
     name: "analyze_document",
+    title: "Analyze document",
     toolset: "code",
     description: "Documents whose references changed (uncommitted too); with documentPath, its references at their current lines, stale ones with a fix, and untracked symbols.",
     params: &[
@@ -185,6 +195,7 @@ pub const ANALYZE_DOCUMENT: ToolDef = ToolDef {
 
 pub const VALIDATE_GRAPH: ToolDef = ToolDef {
     name: "validate_graph",
+    title: "Validate graph",
     toolset: "code",
     description: "Integrity checks of the entity graph; fix deletes orphans.",
     params: &[

@@ -15,6 +15,7 @@ use crate::service::App;
 
 pub const SEARCH: ToolDef = ToolDef {
     name: "search",
+    title: "Search code memory",
     toolset: "code",
     description:
         "Rank entities and references by meaning and words (score 1: the name is the query).",
@@ -35,6 +36,7 @@ pub const SEARCH: ToolDef = ToolDef {
 
 pub const QUERY: ToolDef = ToolDef {
     name: "query",
+    title: "Query subgraph",
     toolset: "code",
     description:
         "The subgraph relevant around entityId, or the best match of semanticQuery, ranked.",

@@ -15,6 +15,7 @@ const LISTED: usize = 20;
 
 pub const TRACK_DECLARATIONS: ToolDef = ToolDef {
     name: "track_declarations",
+    title: "Track declarations",
     toolset: "code",
     description: "Entities for a file's or folder's untracked top-level declarations, by name path (needs a language server).",
     params: &[

@@ -21,6 +21,7 @@ const NODE: Ty = Ty::Enum(&["atom", "molecule"]);
 
 pub const QUERY_GRAPH: ToolDef = ToolDef {
     name: "query_graph",
+    title: "Query graph",
     toolset: "graph",
     description: "Read the knowledge graph: context (atoms and molecules whose globs match the paths you will touch, most specific first), get, search.",
     params: &[
@@ -47,6 +48,7 @@ pub const QUERY_GRAPH: ToolDef = ToolDef {
 
 pub const MANAGE_GRAPH: ToolDef = ToolDef {
     name: "manage_graph",
+    title: "Manage graph",
     toolset: "graph",
     description: "Write atoms (knowledge of the files 1-20 globs match: * within a directory, ** across) and molecules (groups of atoms).",
     params: &[
@@ -74,6 +76,7 @@ pub const MANAGE_GRAPH: ToolDef = ToolDef {
 
 pub const MANAGE_CHANGELOG: ToolDef = ToolDef {
     name: "manage_changelog",
+    title: "Manage changelog",
     toolset: "graph",
     description:
         "An atom's or molecule's history: append (taskId, summary of what changed and why), search.",

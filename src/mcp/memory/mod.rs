@@ -34,6 +34,7 @@ const NOW: P = P("now", Ty::Unlisted, "");
 
 pub const MANAGE_MEMORY: ToolDef = ToolDef {
     name: "manage_memory",
+    title: "Manage memory",
     toolset: "memory",
     description: concat!(
         "Write memory atoms (typed statements about subjects); a change is a new atom. ",
@@ -67,6 +68,7 @@ pub const MANAGE_MEMORY: ToolDef = ToolDef {
 
 pub const QUERY_MEMORY: ToolDef = ToolDef {
     name: "query_memory",
+    title: "Query memory",
     toolset: "memory",
     description: "Read memory atoms: recall (what projectId, else Global only, should know; ACTIVE first, Project > Stack > Org > Global), get, list.",
     params: &[
@@ -96,6 +98,7 @@ pub const QUERY_MEMORY: ToolDef = ToolDef {
 
 pub const MANAGE_SUBJECT: ToolDef = ToolDef {
     name: "manage_subject",
+    title: "Manage subjects",
     toolset: "memory",
     description: "Subjects (Org, Project, Person, Tool, Lib, Service, ...), shared by all projects, by id or Kind:name; create answers an existing one.",
     params: &[
@@ -121,6 +124,7 @@ pub const MANAGE_SUBJECT: ToolDef = ToolDef {
 
 pub const CURATE_MEMORY: ToolDef = ToolDef {
     name: "curate_memory",
+    title: "Curate memory",
     toolset: "memory",
     description: "The deterministic curator (merges, promotion, reviews, decay): plan (a dry run), run (that plan's fingerprint; refused if it changed), queue (atoms due).",
     params: &[
@@ -139,6 +143,7 @@ pub const CURATE_MEMORY: ToolDef = ToolDef {
 
 pub const MANAGE_DIARY: ToolDef = ToolDef {
     name: "manage_diary",
+    title: "Manage diary",
     toolset: "memory",
     description: "Diary and reflection: write an entry, list, reflect (the prompt), ingest (its answer as DRAFT rules; duplicates add evidence).",
     params: &[

@@ -41,6 +41,7 @@ const MANAGE_OPS: &[&str] = &[
 
 pub const DISCOVER: ToolDef = ToolDef {
     name: "ontology_discover",
+    title: "Discover classes",
     toolset: "ontology",
     description: "Find classes before naming a concept: by terms (else meaning), expanded along taxonomy and relationships.",
     params: &[
@@ -57,6 +58,7 @@ pub const DISCOVER: ToolDef = ToolDef {
 
 pub const READ: ToolDef = ToolDef {
     name: "ontology_read",
+    title: "Read ontology",
     toolset: "ontology",
     description:
         "A class, property or individual (iri: IRI, term id or term) with inferred axioms \
@@ -76,6 +78,7 @@ pub const READ: ToolDef = ToolDef {
 
 pub const QUERY: ToolDef = ToolDef {
     name: "ontology_query",
+    title: "Query ontology",
     toolset: "ontology",
     description: "Read-only Cypher (MATCH, WHERE, WITH, RETURN, aggregates, ORDER BY, LIMIT, *1..3) over :OwlClass nodes labelled by superclasses, SUBCLASS_OF, INSTANCE_OF, HAS_PART…",
     params: &[PROJECT, P("cypher", Ty::Str, "")],
@@ -87,6 +90,7 @@ pub const QUERY: ToolDef = ToolDef {
 
 pub const PROPOSE: ToolDef = ToolDef {
     name: "ontology_propose",
+    title: "Propose class",
     toolset: "ontology",
     description: "After discover, propose a class (create) or a page change (amend: iri) as a branch; a contradiction or low quality is refused, saying why.",
     params: &[
@@ -118,6 +122,7 @@ pub const PROPOSE: ToolDef = ToolDef {
 
 pub const VALIDATE: ToolDef = ToolDef {
     name: "ontology_validate",
+    title: "Validate axioms",
     toolset: "ontology",
     description: "What hypothetical axioms would do, changing nothing.",
     params: &[
@@ -144,6 +149,7 @@ const AXIOMS_ACCEPTED: &str = "an axiom is {axiomType, subject, object}: SubClas
 
 pub const MANAGE: ToolDef = ToolDef {
     name: "manage_ontology",
+    title: "Manage ontology",
     toolset: "ontology",
     description: "The ontology's git repository: attach, sync, status, export (OFN, to a file), import (OFN, as a proposal), proposals, push.",
     params: &[

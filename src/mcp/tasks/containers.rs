@@ -18,6 +18,7 @@ const CONTAINER: Ty = Ty::Enum(&["project", "feature", "task"]);
 
 pub const QUERY_CONTAINER: ToolDef = ToolDef {
     name: "query_container",
+    title: "Query container",
     toolset: "tasks",
     description: "Read projects, features, tasks: get by id, search by filters, overview (a project's features, a feature's tasks, all projects).",
     params: &[
@@ -46,6 +47,7 @@ pub const QUERY_CONTAINER: ToolDef = ToolDef {
 
 pub const MANAGE_CONTAINER: ToolDef = ToolDef {
     name: "manage_container",
+    title: "Manage container",
     toolset: "tasks",
     description: "Write a project, feature or task (tasks have a title, others a name); status moves by advance, revert, terminate.",
     params: &[

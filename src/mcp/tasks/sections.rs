@@ -17,6 +17,7 @@ const BULK_MAX: usize = 100;
 
 pub const QUERY_SECTIONS: ToolDef = ToolDef {
     name: "query_sections",
+    title: "Query sections",
     toolset: "tasks",
     description: "A container's sections in order; includeContent=false: titles only.",
     params: &[
@@ -34,6 +35,7 @@ pub const QUERY_SECTIONS: ToolDef = ToolDef {
 
 pub const MANAGE_SECTIONS: ToolDef = ToolDef {
     name: "manage_sections",
+    title: "Manage sections",
     toolset: "tasks",
     description: "Write sections, all or nothing: add, update, updateText, delete (sectionId), reorder (orderedIds), bulkCreate, bulkDelete.",
     params: &[

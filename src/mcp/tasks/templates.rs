@@ -16,6 +16,7 @@ const TARGETS: [&str; 3] = ["PROJECT", "FEATURE", "TASK"];
 
 pub const QUERY_TEMPLATES: ToolDef = ToolDef {
     name: "query_templates",
+    title: "Query templates",
     toolset: "tasks",
     description: "Section blueprints. get: one by id. list (default): by the filters.",
     params: &[
@@ -37,6 +38,7 @@ pub const QUERY_TEMPLATES: ToolDef = ToolDef {
 
 pub const MANAGE_TEMPLATE: ToolDef = ToolDef {
     name: "manage_template",
+    title: "Manage templates",
     toolset: "tasks",
     description: "Templates: create (name, targetEntityType), update, delete, enable, disable (built-ins: disable only), addSection.",
     params: &[
@@ -65,6 +67,7 @@ pub const MANAGE_TEMPLATE: ToolDef = ToolDef {
 
 pub const APPLY_TEMPLATE: ToolDef = ToolDef {
     name: "apply_template",
+    title: "Apply template",
     toolset: "tasks",
     description: "Add an enabled template's sections to a container, but titles it has.",
     params: &[
@@ -80,6 +83,7 @@ pub const APPLY_TEMPLATE: ToolDef = ToolDef {
 
 pub const LIST_TAGS: ToolDef = ToolDef {
     name: "list_tags",
+    title: "List tags",
     toolset: "tasks",
     description:
         "Tags in use, counted per entity type (PROJECT, FEATURE, TASK, SECTION, TEMPLATE).",
@@ -92,6 +96,7 @@ pub const LIST_TAGS: ToolDef = ToolDef {
 
 pub const GET_TAG_USAGE: ToolDef = ToolDef {
     name: "get_tag_usage",
+    title: "Tag usage",
     toolset: "tasks",
     description: "Every item carrying a tag.",
     params: &[P("tag", Ty::Str, "")],
@@ -103,6 +108,7 @@ pub const GET_TAG_USAGE: ToolDef = ToolDef {
 
 pub const RENAME_TAG: ToolDef = ToolDef {
     name: "rename_tag",
+    title: "Rename tag",
     toolset: "tasks",
     description: "Rename a tag everywhere, merging where both are held.",
     params: &[

@@ -19,6 +19,7 @@ const KIND: Ty = Ty::Enum(&["task", "feature"]);
 
 const fn transition(
     name: &'static str,
+    title: &'static str,
     description: &'static str,
     params: &'static [P],
     required: &'static [&'static str],
@@ -26,6 +27,7 @@ const fn transition(
 ) -> ToolDef {
     ToolDef {
         name,
+        title,
         toolset: "tasks",
         description,
         params,
@@ -41,6 +43,7 @@ const REQ_BLOCK: &[&str] = &["containerType", "id", "version", "blockedBy"];
 
 pub const GET_NEXT_TASK: ToolDef = ToolDef {
     name: "get_next_task",
+    title: "Next task",
     toolset: "tasks",
     description:
         "The task to start next: NEW, unblocked, by priority (HIGH first), lower complexity, age.",
@@ -57,6 +60,7 @@ pub const GET_NEXT_TASK: ToolDef = ToolDef {
 
 pub const GET_BLOCKED_TASKS: ToolDef = ToolDef {
     name: "get_blocked_tasks",
+    title: "Blocked tasks",
     toolset: "tasks",
     description: "Blocked open tasks, with blockers.",
     params: &[P("projectId", Ty::Id, ""), P("featureId", Ty::Id, "")],
@@ -68,6 +72,7 @@ pub const GET_BLOCKED_TASKS: ToolDef = ToolDef {
 
 pub const GET_NEXT_FEATURE: ToolDef = ToolDef {
     name: "get_next_feature",
+    title: "Next feature",
     toolset: "tasks",
     description: "The feature to work on next: unblocked, ACTIVE before NEW, by priority, age.",
     params: &[P("projectId", Ty::Id, ""), P("priority", Ty::Str, "")],
@@ -79,6 +84,7 @@ pub const GET_NEXT_FEATURE: ToolDef = ToolDef {
 
 pub const GET_BLOCKED_FEATURES: ToolDef = ToolDef {
     name: "get_blocked_features",
+    title: "Blocked features",
     toolset: "tasks",
     description: "Blocked open features, with blockers.",
     params: &[P("projectId", Ty::Id, "")],
@@ -90,6 +96,7 @@ pub const GET_BLOCKED_FEATURES: ToolDef = ToolDef {
 
 pub const QUERY_WORKFLOW_STATE: ToolDef = ToolDef {
     name: "query_workflow_state",
+    title: "Workflow state",
     toolset: "tasks",
     description:
         "Where an item stands in its pipeline, and why advance or revert would be refused.",
@@ -102,6 +109,7 @@ pub const QUERY_WORKFLOW_STATE: ToolDef = ToolDef {
 
 pub const QUERY_DEPENDENCIES: ToolDef = ToolDef {
     name: "query_dependencies",
+    title: "Query dependencies",
     toolset: "tasks",
     description: "An item's dependencies (its blockers) and dependents.",
     params: &[
@@ -121,6 +129,7 @@ pub const QUERY_DEPENDENCIES: ToolDef = ToolDef {
 
 pub const MANAGE_DEPENDENCY: ToolDef = ToolDef {
     name: "manage_dependency",
+    title: "Manage dependency",
     toolset: "tasks",
     description: "create: fromId BLOCKS (default) or RELATES_TO toId, no cycle. delete: id, or fromId, toId, type.",
     params: &[
@@ -145,6 +154,7 @@ const TRANSITION_PARAMS: &[P] = &[
 
 pub const ADVANCE: ToolDef = transition(
     "advance",
+    "Advance item",
     "One step along the pipeline (default NEW → ACTIVE → CLOSED); refused when blocked or terminal. A feature follows \
      its tasks.",
     TRANSITION_PARAMS,
@@ -154,6 +164,7 @@ pub const ADVANCE: ToolDef = transition(
 
 pub const REVERT: ToolDef = transition(
     "revert",
+    "Revert item",
     "One step back; refused at NEW, when blocked or terminal.",
     TRANSITION_PARAMS,
     REQ,
@@ -162,6 +173,7 @@ pub const REVERT: ToolDef = transition(
 
 pub const TERMINATE: ToolDef = transition(
     "terminate",
+    "Terminate item",
     "End an item as WILL_NOT_IMPLEMENT; what it blocked stays blocked.",
     &[
         P("containerType", KIND, ""),
@@ -175,6 +187,7 @@ pub const TERMINATE: ToolDef = transition(
 
 pub const BLOCK: ToolDef = transition(
     "block",
+    "Block item",
     "Blocked by items of its type, or by NO_OP (outside Cairn; blockedReason required).",
     &[
         P("containerType", KIND, ""),
@@ -189,6 +202,7 @@ pub const BLOCK: ToolDef = transition(
 
 pub const UNBLOCK: ToolDef = transition(
     "unblock",
+    "Unblock item",
     "Remove blockers from an item.",
     &[
         P("containerType", KIND, ""),
@@ -202,6 +216,7 @@ pub const UNBLOCK: ToolDef = transition(
 
 pub const SYNC: ToolDef = ToolDef {
     name: "sync",
+    title: "Sync pipelines",
     toolset: "tasks",
     description: "Apply the config file's pipelines; rows in a dropped state refuse it, or override moves them back.",
     params: &[P("override", Ty::Bool, "")],
