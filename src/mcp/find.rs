@@ -31,8 +31,7 @@ pub const FIND: ToolDef = ToolDef {
     name: "find",
     title: "Find anything",
     toolset: ANY,
-    description:
-        "Search every kind at once, ranked together; each hit names the call that reads it.",
+    description: "Search every kind at once, ranked together; each hit names the call reading it.",
     params: &[
         P("query", Ty::Str, ""),
         P(

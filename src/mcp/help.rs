@@ -51,6 +51,9 @@ pub fn describe(def: &ToolDef) -> String {
         if let Some(d) = spec.get("description").and_then(Value::as_str) {
             wrap_into(&mut out, d, &rest, &rest);
         }
+        if let Some(d) = bounds(spec) {
+            wrap_into(&mut out, &d, &rest, &rest);
+        }
         for line in shapes(spec) {
             wrap_into(&mut out, &line, &format!("{rest}- "), &format!("{rest}  "));
         }
@@ -108,6 +111,23 @@ fn shapes(spec: &Value) -> Vec<String> {
 }
 
 /// A parameter's type in words: enum values, a format, alternatives, array items.
+/// A parameter's `default` and `maximum`, in the words its description had before the
+/// schema said them as keywords (`schema::keywords`): "Default 2, max 5".
+fn bounds(spec: &Value) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(d) = spec.get("default") {
+        let d = d.as_str().map_or_else(|| d.to_string(), str::to_string);
+        parts.push(format!("Default {d}"));
+    }
+    if let Some(m) = spec.get("maximum") {
+        parts.push(format!(
+            "{} {m}",
+            if parts.is_empty() { "Max" } else { "max" }
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
 fn type_of(spec: &Value) -> String {
     if let Some(values) = spec.get("enum").and_then(Value::as_array) {
         let names: Vec<String> = values

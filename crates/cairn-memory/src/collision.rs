@@ -35,9 +35,9 @@ use super::wire::format_time;
 macro_rules! memory_collision_rule {
     () => {
         "One ACTIVE atom per claim key (type, predicate, about, context). On a held key the same \
-value (ignoring case and spaces) SUPPORTS the atom; a different one wins on stronger evidence (ADR, \
-PR, commit… > doc, url, ticket > chat, diary > none), then later validFrom, then higher confidence, the loser SUPERSEDED; a tie: both CONTESTED (CONTRADICTS) \
-until a Decision or resolve."
+value (case and spaces aside) SUPPORTS it; another wins by stronger evidence (ADR, PR, commit… > \
+doc, url, ticket > chat, diary > none), then later validFrom, then higher confidence, the loser \
+SUPERSEDED; a tie: both CONTESTED (CONTRADICTS) until a Decision or resolve."
     };
 }
 

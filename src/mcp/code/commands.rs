@@ -27,7 +27,7 @@ const ADD: &[P] = &[
     P(
         "lspSymbol",
         Ty::Str,
-        "code: name path (Class/method), or a label within the lines",
+        "code: name path (Class/method) or a label in the lines",
     ),
     P("startLine", Ty::Int, "text; code without lspSymbol"),
     P("endLine", Ty::Int, ""),

@@ -30,7 +30,7 @@ pub const INIT_PROJECT: ToolDef = ToolDef {
     name: "init_project",
     title: "Attach repository",
     toolset: "code",
-    description: "Attach a git repository to a project (projectId, or a new one named name), once, with default categories.",
+    description: "Bind a git repository, once, to projectId or a new project named name, with default categories.",
     params: &[
         P("name", Ty::Str, ""),
         P("repoPath", Ty::Str, "Absolute"),
@@ -132,7 +132,7 @@ pub const ALTER_REFERENCES: ToolDef = ToolDef {
     name: "alter_references",
     title: "Alter references",
     toolset: "code",
-    description: "Fix or remove references up to the first failure: update re-anchors at HEAD; delete refuses while attached.",
+    description: "Update (re-anchor at HEAD) or delete (refused while attached) references, up to the first failure.",
     params: &[PROJECT, P("commands", Ty::Objects(commands::REFERENCE_SHAPES), "")],
     required: &["projectId", "commands"],
     effect: Effect::Destructive,
@@ -178,7 +178,7 @@ pub const ANALYZE_DOCUMENT: ToolDef = ToolDef {
     name: "analyze_document",
     title: "Analyze document",
     toolset: "code",
-    description: "Documents whose references changed (uncommitted too); with documentPath, its references at their current lines, stale ones with a fix, and untracked symbols.",
+    description: "Documents with changed references (uncommitted too); with documentPath, its references at current lines, stale ones with a fix, untracked symbols.",
     params: &[
         PROJECT,
         P("documentPath", Ty::Str, ""),

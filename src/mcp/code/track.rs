@@ -17,7 +17,7 @@ pub const TRACK_DECLARATIONS: ToolDef = ToolDef {
     name: "track_declarations",
     title: "Track declarations",
     toolset: "code",
-    description: "Entities for a file's or folder's untracked top-level declarations, by name path (needs a language server).",
+    description: "Entities for a file's or folder's untracked top-level declarations by name path (needs a language server).",
     params: &[
         P("projectId", Ty::Id, ""),
         P("path", Ty::Str, ""),

@@ -100,7 +100,7 @@ pub const MANAGE_SUBJECT: ToolDef = ToolDef {
     name: "manage_subject",
     title: "Manage subjects",
     toolset: "memory",
-    description: "Subjects (Org, Project, Person, Tool, Lib, Service, ...), shared by all projects, by id or Kind:name; create answers an existing one.",
+    description: "Subjects (Org, Project, Person, Tool, Lib, Service…) shared by all projects, by id or Kind:name; create answers an existing one.",
     params: &[
         P("operation", Ty::Enum(&["create", "update", "alias", "merge", "uses", "unuse", "get", "list"]), ""),
         P("id", Ty::Str, ""),
@@ -126,7 +126,7 @@ pub const CURATE_MEMORY: ToolDef = ToolDef {
     name: "curate_memory",
     title: "Curate memory",
     toolset: "memory",
-    description: "The deterministic curator (merges, promotion, reviews, decay): plan (a dry run), run (that plan's fingerprint; refused if it changed), queue (atoms due).",
+    description: "Deterministic curator (merges, promotion, reviews, decay): plan (dry run), run (the plan's fingerprint; refused if changed), queue (atoms due).",
     params: &[
         P("operation", Ty::Enum(&["plan", "run", "queue"]), ""),
         P("fingerprint", Ty::Str, ""),
@@ -145,7 +145,7 @@ pub const MANAGE_DIARY: ToolDef = ToolDef {
     name: "manage_diary",
     title: "Manage diary",
     toolset: "memory",
-    description: "Diary and reflection: write an entry, list, reflect (the prompt), ingest (its answer as DRAFT rules; duplicates add evidence).",
+    description: "Diary: write an entry, list, reflect (the prompt), ingest (its answer as DRAFT rules; duplicates add evidence).",
     params: &[
         P("operation", Ty::Enum(&["write", "list", "reflect", "ingest"]), ""),
         P("session", Ty::Str, ""),

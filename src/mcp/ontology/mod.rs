@@ -43,7 +43,7 @@ pub const DISCOVER: ToolDef = ToolDef {
     name: "ontology_discover",
     title: "Discover classes",
     toolset: "ontology",
-    description: "Find classes before naming a concept: by terms (else meaning), expanded along taxonomy and relationships.",
+    description: "Find classes before naming a concept: by terms (else meaning), expanded along taxonomy, relationships.",
     params: &[
         PROJECT,
         P("query", Ty::Str, ""),
@@ -61,8 +61,7 @@ pub const READ: ToolDef = ToolDef {
     title: "Read ontology",
     toolset: "ontology",
     description:
-        "A class, property or individual (iri: IRI, term id or term) with inferred axioms \
-                  and why; with depth, relationshipTypes or direction, its subgraph.",
+        "A class, property or individual (iri: IRI, term id or term), inferred axioms and why; with depth, relationshipTypes or direction, its subgraph.",
     params: &[
         PROJECT,
         P("iri", Ty::Str, ""),
@@ -92,7 +91,7 @@ pub const PROPOSE: ToolDef = ToolDef {
     name: "ontology_propose",
     title: "Propose class",
     toolset: "ontology",
-    description: "After discover, propose a class (create) or a page change (amend: iri) as a branch; a contradiction or low quality is refused, saying why.",
+    description: "After discover, propose a class (create) or page change (amend: iri) as a branch; contradictions and low quality are refused, saying why.",
     params: &[
         PROJECT,
         P("operation", Ty::Enum(PROPOSE_OPS), ""),
@@ -151,7 +150,7 @@ pub const MANAGE: ToolDef = ToolDef {
     name: "manage_ontology",
     title: "Manage ontology",
     toolset: "ontology",
-    description: "The ontology's git repository: attach, sync, status, export (OFN, to a file), import (OFN, as a proposal), proposals, push.",
+    description: "The ontology's git repository: attach, sync, status, export (OFN file), import (OFN, as a proposal), proposals, push.",
     params: &[
         PROJECT,
         P("operation", Ty::Enum(MANAGE_OPS), ""),

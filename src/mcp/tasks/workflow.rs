@@ -45,8 +45,7 @@ pub const GET_NEXT_TASK: ToolDef = ToolDef {
     name: "get_next_task",
     title: "Next task",
     toolset: "tasks",
-    description:
-        "The task to start next: NEW, unblocked, by priority (HIGH first), lower complexity, age.",
+    description: "Next task: NEW, unblocked, by priority (HIGH first), lower complexity, age.",
     params: &[
         P("projectId", Ty::Id, ""),
         P("featureId", Ty::Id, ""),
@@ -74,7 +73,7 @@ pub const GET_NEXT_FEATURE: ToolDef = ToolDef {
     name: "get_next_feature",
     title: "Next feature",
     toolset: "tasks",
-    description: "The feature to work on next: unblocked, ACTIVE before NEW, by priority, age.",
+    description: "Next feature: unblocked, ACTIVE before NEW, by priority, age.",
     params: &[P("projectId", Ty::Id, ""), P("priority", Ty::Str, "")],
     required: &[],
     effect: Effect::ReadOnly,
@@ -98,8 +97,7 @@ pub const QUERY_WORKFLOW_STATE: ToolDef = ToolDef {
     name: "query_workflow_state",
     title: "Workflow state",
     toolset: "tasks",
-    description:
-        "Where an item stands in its pipeline, and why advance or revert would be refused.",
+    description: "An item's place in its pipeline, and why advance or revert would be refused.",
     params: &[P("containerType", KIND, ""), P("id", Ty::Id, "")],
     required: &["containerType", "id"],
     effect: Effect::ReadOnly,
@@ -155,8 +153,7 @@ const TRANSITION_PARAMS: &[P] = &[
 pub const ADVANCE: ToolDef = transition(
     "advance",
     "Advance item",
-    "One step along the pipeline (default NEW → ACTIVE → CLOSED); refused when blocked or terminal. A feature follows \
-     its tasks.",
+    "Next pipeline state (default NEW → ACTIVE → CLOSED); refused if blocked or terminal. A feature follows its tasks.",
     TRANSITION_PARAMS,
     REQ,
     Effect::Destructive,
@@ -188,7 +185,7 @@ pub const TERMINATE: ToolDef = transition(
 pub const BLOCK: ToolDef = transition(
     "block",
     "Block item",
-    "Blocked by items of its type, or by NO_OP (outside Cairn; blockedReason required).",
+    "Blocked by items of its type, or NO_OP (outside Cairn; blockedReason required).",
     &[
         P("containerType", KIND, ""),
         P("id", Ty::Id, ""),
