@@ -205,7 +205,7 @@ fn keywords(ty: &Ty, desc: &str) -> Option<Map<String, Value>> {
                 Ty::Int => json!(v.parse::<i64>().ok()?),
                 Ty::Num => json!(v.parse::<f64>().ok()?),
                 Ty::Bool => json!(v.parse::<bool>().ok()?),
-                Ty::Enum(values) if values.contains(&v) => json!(v),
+                Ty::Enum(values) if values.iter().any(|x| *x == v) => json!(v),
                 _ => return None,
             };
             k.insert("default".into(), v);

@@ -265,11 +265,10 @@ fn sdk_calls(dir: &std::path::Path, calls: &[Value]) -> String {
 }
 
 /// The Python SDK checks a success's `structuredContent` in `call_tool` and skips a
-/// failure's (`isError`); the script checks those with the same `jsonschema` the SDK
-/// uses, so every answer is checked.
+/// failure's (`isError`): the script has the SDK check those too, with the same
+/// `validate_tool_result`, so every answer is checked.
 const PYTHON: &str = r#"
 import asyncio, json, sys
-import jsonschema
 from mcp import ClientSession
 import mcp.client.streamable_http as sh
 connect = getattr(sh, "streamable_http_client", None) or sh.streamablehttp_client
@@ -279,17 +278,16 @@ async def main(url, calls):
     async with connect(url) as streams:
         async with ClientSession(streams[0], streams[1]) as s:
             await s.initialize()
-            tools = {t.name: t for t in (await s.list_tools()).tools}
-            ok = [t for t in tools.values() if t.title and t.outputSchema]
-            print("tools", len(ok), flush=True)
+            tools = (await s.list_tools()).tools
+            print("tools", len([t for t in tools if t.title and t.output_schema]), flush=True)
             for c in calls:
                 r = await s.call_tool(c["tool"], c["args"])
-                sc = r.structuredContent
+                sc = r.structured_content
                 assert sc is not None, c
-                if r.isError:
-                    jsonschema.validate(sc, tools[c["tool"]].outputSchema)
+                if r.is_error:
+                    await s.validate_tool_result(c["tool"], r)
                 code = (sc.get("error") or {}).get("code")
-                print(json.dumps({"tool": c["tool"], "isError": bool(r.isError), "code": code}), flush=True)
+                print(json.dumps({"tool": c["tool"], "isError": bool(r.is_error), "code": code}), flush=True)
 
 asyncio.run(main(sys.argv[1], sys.argv[2]))
 "#;

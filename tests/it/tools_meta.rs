@@ -235,9 +235,11 @@ async fn tools_list_fits_its_budget_per_toolset_and_with_every_toolset() {
         chars <= 5_000,
         "the ontology toolset's tools/list is {chars} characters"
     );
+    // 31,000 since every tool has a title and an output schema (3,002 characters over
+    // 52 tools, 2,050 of them won back from the schemas and the wording).
     let (_, all) = served_chars("all").await;
     assert!(
-        all <= 30_000,
+        all <= 31_000,
         "tools/list with every toolset is {all} characters"
     );
 }
