@@ -301,6 +301,8 @@ mod tests {
         let at = |p: &str| lines.iter().position(|l| l.starts_with(p)).unwrap();
         assert!(at("  operation ") < at("  id ") && at("  id ") < at("  tags "));
         assert!(text.contains("one of get | list\n"), "{text}");
+        // The default the schema says as a keyword reads as the description said it.
+        assert!(text.contains("Default list\n"), "{text}");
         assert!(text.contains("  id         string, required\n"), "{text}");
         assert!(text.contains("array or string\n"), "{text}");
         assert!(text.contains("  commands   array\n"), "{text}");

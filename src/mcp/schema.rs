@@ -235,3 +235,31 @@ fn shape(sh: &Shape) -> Value {
     s.remove("type");
     Value::Object(s)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{properties, Ty, P};
+    use serde_json::json;
+
+    /// A description of a default and a bound alone becomes JSON Schema's keywords; any
+    /// other text, or a default the type cannot hold, stays a description.
+    #[test]
+    fn defaults_and_bounds_become_keywords_and_other_text_stays() {
+        let s = properties(&[
+            P("limit", Ty::Int, "Default 2, max 5"),
+            P("mode", Ty::Enum(&["a", "b"]), "Default b"),
+            P("score", Ty::Num, "Default 0.3"),
+            P("per", Ty::Int, "Per target, max 100"),
+            P("odd", Ty::Enum(&["a"]), "Default z"),
+        ]);
+        let p = &s["properties"];
+        assert_eq!(
+            p["limit"],
+            json!({"type": "integer", "default": 2, "maximum": 5})
+        );
+        assert_eq!(p["mode"], json!({"enum": ["a", "b"], "default": "b"}));
+        assert_eq!(p["score"], json!({"type": "number", "default": 0.3}));
+        assert_eq!(p["per"]["description"], "Per target, max 100");
+        assert_eq!(p["odd"], json!({"enum": ["a"], "description": "Default z"}));
+    }
+}
