@@ -194,7 +194,7 @@ fn properties(params: &[P]) -> Map<String, Value> {
 /// reads them as such, and `"default":50` is 14 characters shorter than
 /// `"description":"Default 50"`, on each of 20 parameters. `None`: the description is
 /// published as it is. `help::describe` says them in the same words.
-fn keywords(ty: &Ty, desc: &str) -> Option<Map<String, Value>> {
+fn keywords(ty: &Ty, desc: &'static str) -> Option<Map<String, Value>> {
     let mut k = Map::new();
     for part in desc.split(", ") {
         if let Some(v) = part
@@ -205,7 +205,7 @@ fn keywords(ty: &Ty, desc: &str) -> Option<Map<String, Value>> {
                 Ty::Int => json!(v.parse::<i64>().ok()?),
                 Ty::Num => json!(v.parse::<f64>().ok()?),
                 Ty::Bool => json!(v.parse::<bool>().ok()?),
-                Ty::Enum(values) if values.iter().any(|x| *x == v) => json!(v),
+                Ty::Enum(values) if values.contains(&v) => json!(v),
                 _ => return None,
             };
             k.insert("default".into(), v);
