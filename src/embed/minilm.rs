@@ -15,6 +15,7 @@
 
 use std::path::Path;
 
+use candle_core::cpu::erf::erf_f32;
 use candle_core::{DType, Device, Module, Storage, Tensor};
 use candle_nn::{Embedding as Lookup, LayerNorm, Linear, VarBuilder};
 use rayon::prelude::*;
@@ -87,35 +88,77 @@ const FEW_ROWS: usize = 16;
 /// of the output features). Batches of documents, and a pool of one thread
 /// (`RAYON_NUM_THREADS=1`), take the general product on one thread.
 fn linear(l: &Linear, x: &Tensor) -> candle_core::Result<Tensor> {
+    dense(l, x, Then::Nothing)
+}
+
+/// What follows a dense layer's product besides its bias.
+#[derive(Clone, Copy)]
+enum Then<'a> {
+    Nothing,
+    /// The GELU (erf form) of each output.
+    Gelu,
+    /// Plus this tensor of the output's shape (a residual connection).
+    Add(&'a Tensor),
+}
+
+/// `l` applied to `x` (see [`linear`]), then `then`. The bias, the activation and the
+/// residual are added here in one pass over the rows, not as candle element-wise ops:
+/// on 65,536 elements or more those run on candle's barrier pool, whose one lock and
+/// spin-waits serialise the batches [`MiniLm::embed`] runs side by side (profiled:
+/// half of the CPU time of a 2-core run went to spinning there).
+fn dense(l: &Linear, x: &Tensor, then: Then<'_>) -> candle_core::Result<Tensor> {
     let (b, t, k) = x.dims3()?;
     let rows = b * t;
     let two = rayon::current_num_threads() >= 2;
-    if rows <= FEW_ROWS {
-        if let Some(y) = few_rows(l, x, two)? {
-            let out = y.len() / rows.max(1);
-            return with_bias(l, Tensor::from_vec(y, (b, t, out), x.device())?);
+    let y = 'y: {
+        if rows <= FEW_ROWS {
+            if let Some(y) = few_rows(l, x, two)? {
+                break 'y y;
+            }
         }
-    }
-    if rows > SPLIT_ROWS || !two {
-        return l.forward(x);
-    }
-    let w = l.weight();
-    let out = w.dim(0)?;
-    let half = out / 2;
-    let x2 = x.reshape((rows, k))?;
-    let (front, back) = rayon::join(
-        || x2.matmul(&w.narrow(0, 0, half)?.t()?),
-        || x2.matmul(&w.narrow(0, half, out - half)?.t()?),
-    );
-    with_bias(l, Tensor::cat(&[front?, back?], 1)?.reshape((b, t, out))?)
+        let w = l.weight();
+        let x2 = x.reshape((rows, k))?;
+        let y = if rows > SPLIT_ROWS || !two {
+            x2.matmul(&w.t()?)?
+        } else {
+            let out = w.dim(0)?;
+            let half = out / 2;
+            let (front, back) = rayon::join(
+                || x2.matmul(&w.narrow(0, 0, half)?.t()?),
+                || x2.matmul(&w.narrow(0, half, out - half)?.t()?),
+            );
+            Tensor::cat(&[front?, back?], 1)?
+        };
+        y.flatten_all()?.to_vec1::<f32>()?
+    };
+    let out = y.len() / rows.max(1);
+    let y = finish(l, y, out, then)?;
+    Tensor::from_vec(y, (b, t, out), x.device())
 }
 
-/// `y` plus `l`'s bias, if it has one.
-fn with_bias(l: &Linear, y: Tensor) -> candle_core::Result<Tensor> {
-    match l.bias() {
-        Some(bias) => y.broadcast_add(bias),
-        None => Ok(y),
+/// Adds `l`'s bias to each row of `y` (`out` wide), then does `then`.
+fn finish(l: &Linear, mut y: Vec<f32>, out: usize, then: Then<'_>) -> candle_core::Result<Vec<f32>> {
+    let bias = l.bias().map(|b| b.to_vec1::<f32>()).transpose()?;
+    let add = match then {
+        Then::Add(r) => Some(r.flatten_all()?.to_vec1::<f32>()?),
+        _ => None,
+    };
+    for (i, row) in y.chunks_mut(out.max(1)).enumerate() {
+        if let Some(b) = &bias {
+            row.iter_mut().zip(b).for_each(|(v, b)| *v += b);
+        }
+        match (then, &add) {
+            (Then::Gelu, _) => row.iter_mut().for_each(|v| {
+                *v *= 0.5 * (1.0 + erf_f32(*v * std::f32::consts::FRAC_1_SQRT_2));
+            }),
+            (Then::Add(_), Some(r)) => row
+                .iter_mut()
+                .zip(&r[i * out..(i + 1) * out])
+                .for_each(|(v, r)| *v += r),
+            _ => {}
+        }
     }
+    Ok(y)
 }
 
 /// `x·Wᵀ` through [`vector::products`], on two threads when `two`; `None` when the
@@ -235,9 +278,10 @@ impl WordRows {
 pub struct MiniLm {
     tokenizer: Tokenizer,
     words: Words,
-    positions: Lookup,
+    /// The position table, row after row (512 × 384 f32).
+    positions: Vec<f32>,
     /// Row 0 of the token-type table: every input is a single segment.
-    segment: Tensor,
+    segment: Vec<f32>,
     emb_norm: LayerNorm,
     layers: Vec<Layer>,
     heads: usize,
@@ -339,7 +383,12 @@ impl MiniLm {
             .pp("token_type_embeddings")
             .get((cfg.type_vocab_size, h), "weight")
             .map_err(w)?;
-        let segment = types.get(0).map_err(w)?;
+        let segment = types.get(0).and_then(|r| r.to_vec1::<f32>()).map_err(w)?;
+        let positions = positions
+            .embeddings()
+            .flatten_all()
+            .and_then(|t| t.to_vec1::<f32>())
+            .map_err(w)?;
         let emb_norm = candle_nn::layer_norm(h, eps, e.pp("LayerNorm")).map_err(w)?;
         let mut layers = Vec::with_capacity(cfg.num_hidden_layers);
         for i in 0..cfg.num_hidden_layers {
@@ -411,35 +460,51 @@ impl MiniLm {
             mask.extend(std::iter::repeat_n(1f32, x.len()));
             mask.resize(mask.len() + t - x.len(), 0.0);
         }
-        let words = match &self.words {
-            Words::Memory(table) => table.forward(&Tensor::from_vec(ids, (b, t), &self.device)?)?,
-            Words::Disk(rows) => Tensor::from_vec(
-                rows.lookup(&ids)
-                    .map_err(|e| candle_core::Error::Msg(format!("model.safetensors: {e}")))?,
-                (b, t, rows.dim),
-                &self.device,
-            )?,
+        let h = self.segment.len();
+        let mut x = match &self.words {
+            Words::Memory(table) => table
+                .forward(&Tensor::from_vec(ids, (b, t), &self.device)?)?
+                .flatten_all()?
+                .to_vec1::<f32>()?,
+            Words::Disk(rows) => rows
+                .lookup(&ids)
+                .map_err(|e| candle_core::Error::Msg(format!("model.safetensors: {e}")))?,
         };
-        let mask = Tensor::from_vec(mask, (b, t), &self.device)?;
-        let pos = Tensor::arange(0u32, t as u32, &self.device)?;
-
-        let x = words
-            .broadcast_add(&self.positions.forward(&pos)?)?
-            .broadcast_add(&self.segment)?;
-        let mut x = self.emb_norm.forward(&x)?;
+        // Word + position + segment, row by row (see `dense` for why not candle's adds).
+        for (i, row) in x.chunks_mut(h).enumerate() {
+            let pos = &self.positions[(i % t) * h..(i % t + 1) * h];
+            for ((v, p), s) in row.iter_mut().zip(pos).zip(&self.segment) {
+                *v += p + s;
+            }
+        }
+        let mut x = self
+            .emb_norm
+            .forward(&Tensor::from_vec(x, (b, t, h), &self.device)?)?;
         // Additive attention bias: 0 on tokens, a large negative on padding, so softmax
-        // gives padding no weight. Shape [b, 1, 1, t] broadcasts over heads and queries.
-        let bias = ((&mask - 1.0)? * 1e4)?.reshape((b, 1, 1, t))?;
+        // gives padding no weight; one row of `t` per text.
+        let bias: Vec<f32> = mask.iter().map(|m| (m - 1.0) * 1e4).collect();
         for l in &self.layers {
             x = self.layer(l, &x, &bias)?;
         }
-        let m = mask.unsqueeze(2)?;
-        let sum = x.broadcast_mul(&m)?.sum(1)?;
-        let count = mask.sum_keepdim(1)?.clamp(1f32, f32::MAX)?;
-        sum.broadcast_div(&count)?.to_vec2::<f32>()
+        // Mean over each text's own tokens.
+        let x = x.flatten_all()?.to_vec1::<f32>()?;
+        Ok(batch
+            .iter()
+            .enumerate()
+            .map(|(i, text)| {
+                let n = text.len().clamp(1, t);
+                let mut sum = vec![0f32; h];
+                for row in x[i * t * h..].chunks(h).take(n) {
+                    sum.iter_mut().zip(row).for_each(|(s, v)| *s += v);
+                }
+                sum.iter_mut().for_each(|s| *s /= n as f32);
+                sum
+            })
+            .collect())
     }
 
-    fn layer(&self, l: &Layer, x: &Tensor, bias: &Tensor) -> candle_core::Result<Tensor> {
+    /// One encoder layer; `bias` is the attention bias, `t` per text.
+    fn layer(&self, l: &Layer, x: &Tensor, bias: &[f32]) -> candle_core::Result<Tensor> {
         let (b, t, h) = x.dims3()?;
         let split = |y: Tensor| {
             y.reshape((b, t, self.heads, self.head_dim))?
@@ -449,18 +514,43 @@ impl MiniLm {
         let q = split(linear(&l.query, x)?)?;
         let k = split(linear(&l.key, x)?)?;
         let v = split(linear(&l.value, x)?)?;
-        let scores = (q.matmul(&k.t()?.contiguous()?)? / (self.head_dim as f64).sqrt())?
-            .broadcast_add(bias)?;
-        let p = candle_nn::ops::softmax_last_dim(&scores)?;
+        let scores = q.matmul(&k.t()?.contiguous()?)?;
+        let p = Tensor::from_vec(
+            attention(scores.flatten_all()?.to_vec1::<f32>()?, bias, t, self.heads, self.head_dim),
+            (b, self.heads, t, t),
+            x.device(),
+        )?;
         let ctx = p
             .matmul(&v)?
             .transpose(1, 2)?
             .contiguous()?
             .reshape((b, t, h))?;
-        let x = l.attn_norm.forward(&(linear(&l.attn_out, &ctx)? + x)?)?;
-        let mid = linear(&l.intermediate, &x)?.gelu_erf()?;
-        l.out_norm.forward(&(linear(&l.output, &mid)? + x)?)
+        let x = l.attn_norm.forward(&dense(&l.attn_out, &ctx, Then::Add(x))?)?;
+        let mid = dense(&l.intermediate, &x, Then::Gelu)?;
+        l.out_norm.forward(&dense(&l.output, &mid, Then::Add(&x))?)
     }
+}
+
+/// Attention weights from raw scores (`[text][head][query][key]`, `t` × `t` per head):
+/// scaled by 1/√head_dim, the text's padding bias added, softmax over the keys.
+fn attention(mut s: Vec<f32>, bias: &[f32], t: usize, heads: usize, head_dim: usize) -> Vec<f32> {
+    let scale = 1.0 / (head_dim as f32).sqrt();
+    for (r, row) in s.chunks_mut(t.max(1)).enumerate() {
+        let text = r / (heads * t);
+        let bias = &bias[text * t..(text + 1) * t];
+        let mut max = f32::NEG_INFINITY;
+        for (v, b) in row.iter_mut().zip(bias) {
+            *v = *v * scale + b;
+            max = max.max(*v);
+        }
+        let mut sum = 0.0;
+        for v in row.iter_mut() {
+            *v = (*v - max).exp();
+            sum += *v;
+        }
+        row.iter_mut().for_each(|v| *v /= sum);
+    }
+    s
 }
 
 impl Embedder for MiniLm {
@@ -683,6 +773,50 @@ mod tests {
         for (t, b) in texts.iter().zip(&batch) {
             let alone = one(t);
             assert!(dot(&alone.vector, &b.vector) > 0.9999, "{t}");
+        }
+    }
+
+    /// A text's vector is the same alone, among any neighbours and in a call of any
+    /// size (one batch, several, several side by side on the pool): batching is for
+    /// speed only.
+    #[test]
+    fn a_vector_does_not_depend_on_its_batch() {
+        let who = ["The billing service", "Our deploy script", "The search index"];
+        let does = [
+            "retries failed requests",
+            "moved to PostgreSQL",
+            "sends weekly reports every Monday before the standup meeting",
+        ];
+        let mut texts: Vec<String> = Vec::new();
+        for (i, w) in who.iter().enumerate() {
+            for (j, d) in does.iter().enumerate() {
+                texts.push(format!("{w} {d} (note {i}{j})."));
+            }
+        }
+        texts.push("short".into());
+        texts.push("The rate limiter counts requests per client in a sliding window, logging every failure with its request id".into());
+        // 44 texts: more than three batches, lengths mixed.
+        let texts: Vec<&str> = texts.iter().map(String::as_str).cycle().take(44).collect();
+        let alone: Vec<Vec<f32>> = texts.iter().map(|t| one(t).vector).collect();
+        for size in [2, 5, 17, 44] {
+            for (c, chunk) in texts.chunks(size).enumerate() {
+                // Reversed too, so each text meets other neighbours.
+                let mut chunk = chunk.to_vec();
+                if c % 2 == 1 {
+                    chunk.reverse();
+                }
+                let got = model().embed(&chunk).unwrap();
+                for (t, g) in chunk.iter().zip(&got) {
+                    let i = texts.iter().position(|x| x == t).unwrap();
+                    let worst = g
+                        .vector
+                        .iter()
+                        .zip(&alone[i])
+                        .map(|(a, b)| (a - b).abs())
+                        .fold(0f32, f32::max);
+                    assert!(worst < 1e-5, "calls of {size}: '{t}' moved by {worst}");
+                }
+            }
         }
     }
 
