@@ -13,6 +13,11 @@
 //! `serve --http` under 8 concurrent streamable-HTTP clients × 500 mixed calls on
 //! 20,000 atoms, and the page rendered at that size (`benches/http`); `sessions`: the
 //! resident memory of many open MCP sessions, up to the cap and past it.
+//!
+//! The foundation's and the graph's workloads run again on the TypeScript
+//! task-orchestrator port (`benches/port`, installed by scripts/port.sh), started over
+//! stdio as Cairn is, and each figure is printed beside Cairn's with the ratio;
+//! `CAIRN_BENCH_PORT=0` leaves the port out.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -21,12 +26,10 @@ use serde_json::json;
 
 mod client;
 mod http;
+mod port;
 mod session;
 use client::{Server, BIN};
-
-fn serve(db: &std::path::Path, toolsets: &str) -> Server {
-    Server::start(db, &["--toolsets", toolsets], &[])
-}
+use port::{Fig, Rows, Target};
 
 struct Dir(PathBuf);
 impl Dir {
@@ -54,8 +57,9 @@ fn stats(mut v: Vec<Duration>) -> (f64, f64) {
     (p(0.5), p(0.95))
 }
 
+/// A row only Cairn's workloads have ("n/a" in the port's column when it is shown).
 fn row(what: &str, value: String, target: &str) {
-    println!("| {what:<58} | {value:>22} | {target:<16} |");
+    port::cairn_only(what, &value, target);
 }
 
 /// A deterministic pseudo-random sequence, so every run measures the same work.
@@ -114,13 +118,40 @@ fn main() {
     if let Ok(pg) = std::env::var("CAIRN_BENCH_PG") {
         println!("on PostgreSQL: {}", cairn::store::shown(&pg));
     }
-    println!("| {:<58} | {:>22} | {:<16} |", "measure", "value", "target");
-    println!("|{}|{}|{}|", "-".repeat(60), "-".repeat(24), "-".repeat(18));
+    let port = if std::env::var("CAIRN_BENCH_PORT").is_ok_and(|v| v == "0") {
+        None
+    } else if run("foundation") || run("graph") {
+        match Target::port() {
+            Ok(t) => Some(t),
+            Err(why) => {
+                println!("(the port is not measured, Cairn's column stands alone: {why})");
+                None
+            }
+        }
+    } else {
+        None
+    };
+    if port.is_some() {
+        port::COLUMNS.store(true, std::sync::atomic::Ordering::Relaxed);
+        println!("(port: @allpepper/task-orchestrator@3.3.3 on bun 1.4.5; cairn's lead: how many times better Cairn's figure is)");
+    }
+    port::header();
+    // Each workload runs on Cairn, then on the port, and prints both.
+    let both = |w: fn(&Target, &mut Rows)| {
+        let mut ours = Rows::default();
+        w(&Target::Cairn, &mut ours);
+        let theirs = port.as_ref().map(|p| {
+            let mut r = Rows::default();
+            w(p, &mut r);
+            r
+        });
+        port::print(ours, theirs);
+    };
     if run("foundation") {
-        foundation();
+        both(foundation);
     }
     if run("graph") {
-        graph();
+        both(graph);
     }
     if run("session") {
         // The real model when it is installed (scripts/test.sh puts it there), so the
@@ -146,11 +177,11 @@ const RUNS: usize = 5;
 /// Tasks created per run.
 const TASKS: usize = 2000;
 
-/// Creates a project and answers its id.
+/// Creates a project and answers its id (with a summary, which the port requires).
 fn bench_project(s: &mut Server, name: &str) -> String {
     let p = s.call(
         "manage_container",
-        json!({"operation":"create","containerType":"project","name":name}),
+        json!({"operation":"create","containerType":"project","name":name,"summary":"Benchmark project"}),
     );
     p["project"]["id"].as_str().expect("project id").to_string()
 }
@@ -179,7 +210,7 @@ fn create_tasks(s: &mut Server, project: &str) -> (Duration, Duration) {
 
 /// The median rate of `runs` of `n` creates each, with the slowest and fastest run,
 /// and the median server CPU per create.
-fn rates(runs: &[(Duration, Duration)], n: usize) -> (String, String) {
+fn rates(runs: &[(Duration, Duration)], n: usize) -> (Fig, Fig) {
     let mut r: Vec<f64> = runs.iter().map(|x| n as f64 / x.0.as_secs_f64()).collect();
     let mut c: Vec<f64> = runs
         .iter()
@@ -187,18 +218,17 @@ fn rates(runs: &[(Duration, Duration)], n: usize) -> (String, String) {
         .collect();
     r.sort_by(f64::total_cmp);
     c.sort_by(f64::total_cmp);
+    let (rate, cpu) = (r[r.len() / 2], c[c.len() / 2]);
     (
-        format!(
-            "{:.0}/s ({:.0}–{:.0})",
-            r[r.len() / 2],
-            r[0],
-            r[r.len() - 1]
+        Fig::higher(
+            format!("{rate:.0}/s ({:.0}–{:.0})", r[0], r[r.len() - 1]),
+            rate,
         ),
-        format!("{:.0} µs", c[c.len() / 2]),
+        Fig::lower(format!("{cpu:.0} µs"), cpu),
     )
 }
 
-fn foundation() {
+fn foundation(on: &Target, out: &mut Rows) {
     // Cold start: spawn → initialize → tools/list answered. The first start creates
     // and migrates the file; the others start on that migrated database.
     let d = Dir::new("cold");
@@ -207,7 +237,7 @@ fn foundation() {
     let mut first = Duration::ZERO;
     for i in 0..21 {
         let t = Instant::now();
-        let mut s = serve(&db, "tasks,graph");
+        let mut s = on.serve(&db);
         s.request("tools/list", json!({}));
         if i == 0 {
             first = t.elapsed();
@@ -216,35 +246,38 @@ fn foundation() {
         }
     }
     let (med, p95) = stats(starts);
-    row(
+    out.row(
         "cold start, new file (creates and migrates it)",
-        format!("{:.1} ms", ms(first)),
+        Fig::ms(ms(first), 1),
         "",
     );
-    row(
+    out.row(
         "cold start, migrated db (spawn → initialize → tools/list)",
-        format!("{med:.1} ms (p95 {p95:.1})"),
+        Fig::latency(med, p95, 1),
         "≤ 20 ms median",
     );
 
     let d = Dir::new("tasks");
-    let mut s = serve(&d.0.join("t.db"), "tasks,graph");
+    let mut s = on.serve(&d.0.join("t.db"));
     let tools = s.request("tools/list", json!({}));
     let idle = s.rss_mb();
     let chars = serde_json::to_string(&tools["tools"])
         .map(|x| x.len())
         .unwrap_or(0);
-    row(
-        &format!(
-            "tools/list, tasks + graph ({} tools)",
-            tools["tools"].as_array().map_or(0, Vec::len)
+    out.row(
+        "tools/list, tasks + graph",
+        Fig::lower(
+            format!(
+                "{chars} chars, {} tools",
+                tools["tools"].as_array().map_or(0, Vec::len)
+            ),
+            chars as f64,
         ),
-        format!("{chars} chars"),
         "≤ 20,000",
     );
-    row(
+    out.row(
         "resident memory, idle after initialize",
-        format!("{idle:.1} MB"),
+        Fig::lower(format!("{idle:.1} MB"), idle),
         "≤ 15 MB",
     );
 
@@ -256,17 +289,17 @@ fn foundation() {
     let mut runs = vec![create_tasks(&mut s, &project)];
     for r in 1..RUNS {
         let d = Dir::new(&format!("tasks-{r}"));
-        let mut s = serve(&d.0.join("t.db"), "tasks,graph");
+        let mut s = on.serve(&d.0.join("t.db"));
         let project = bench_project(&mut s, "Bench");
         runs.push(create_tasks(&mut s, &project));
     }
     let (rate, cpu) = rates(&runs, TASKS);
-    row(
+    out.row(
         &format!("tasks created over one stdio session (2,000), {RUNS} runs"),
         rate,
         "",
     );
-    row("  server CPU per task create (median)", cpu, "");
+    out.row("  server CPU per task create (median)", cpu, "");
     // The same work with 16 calls in flight: the server's throughput when a client
     // does not wait for each answer before sending the next call. In a project of
     // its own, so `get_next_task` below still ranks 2,000 tasks.
@@ -275,9 +308,10 @@ fn foundation() {
     let args = (0..n).map(|i| task_args(&p2, "Pipelined", i)).collect();
     let t = Instant::now();
     s.call_pipelined("manage_container", args, 16);
-    row(
+    let rate = n as f64 / t.elapsed().as_secs_f64();
+    out.row(
         "  the same, 16 calls in flight",
-        format!("{:.0} tasks/s", n as f64 / t.elapsed().as_secs_f64()),
+        Fig::higher(format!("{rate:.0} tasks/s"), rate),
         "",
     );
     // The floors every call pays: stdio both ways and JSON-RPC (ping), then a tool
@@ -290,7 +324,7 @@ fn foundation() {
             times.push(t.elapsed());
         }
         let (med, p95) = stats(times);
-        row(name, format!("{med:.3} ms (p95 {p95:.3})"), "");
+        out.row(name, Fig::latency(med, p95, 3), "");
     };
     floor("  ping, round trip", &mut |s| {
         s.request("ping", json!({}));
@@ -311,14 +345,15 @@ fn foundation() {
         times.push(t.elapsed());
     }
     let (med, p95) = stats(times);
-    row(
+    out.row(
         "get_next_task among 2,000 tasks, round trip",
-        format!("{med:.3} ms (p95 {p95:.3})"),
+        Fig::latency(med, p95, 3),
         "≤ 0.5 ms median",
     );
-    row(
+    let rss = s.rss_mb();
+    out.row(
         "resident memory after the task workload",
-        format!("{:.1} MB", s.rss_mb()),
+        Fig::lower(format!("{rss:.1} MB"), rss),
         "",
     );
 }
@@ -362,11 +397,14 @@ fn create_atoms(
     (took, ids)
 }
 
+/// One context call of 50 paths; `max_tokens` is sent when given (the port has no
+/// budget: its answer is always whole). Answers the round trip and the line's size.
 fn context_round(
     s: &mut Server,
     project: &str,
     modules: u64,
     rng: &mut Seeded,
+    max_tokens: Option<i64>,
 ) -> (Duration, usize) {
     let mut paths = Vec::with_capacity(50);
     for k in 0..50 {
@@ -379,22 +417,50 @@ fn context_round(
             _ => format!("src/area{area}/mod{module}/sub/file{k}.ts"),
         });
     }
+    let mut args = json!({"operation":"context","projectId":project,"paths":paths.join(",")});
+    if let Some(m) = max_tokens {
+        args["maxTokens"] = json!(m);
+    }
     let t = Instant::now();
-    let n = s
-        .call_line(
-            "query_graph",
-            json!({"operation":"context","projectId":project,"paths":paths.join(",")}),
-        )
-        .len();
+    let n = s.call_line("query_graph", args).len();
     (t.elapsed(), n)
+}
+
+/// 200 context calls after the first: their median and p95, the server's CPU per
+/// call and the largest answer line.
+fn context_calls(
+    s: &mut Server,
+    project: &str,
+    modules: u64,
+    rng: &mut Seeded,
+    max_tokens: Option<i64>,
+) -> (Fig, Fig, Fig) {
+    let mut times = Vec::new();
+    let mut size = 0;
+    let cpu = s.cpu();
+    for _ in 0..200 {
+        let (t, n) = context_round(s, project, modules, rng, max_tokens);
+        times.push(t);
+        size = size.max(n);
+    }
+    let per = (s.cpu() - cpu).as_secs_f64() * 1e3 / 200.0;
+    let (med, p95) = stats(times);
+    let kib = size as f64 / 1024.0;
+    (
+        Fig::latency(med, p95, 2),
+        Fig::lower(format!("{per:.2} ms"), per),
+        Fig::lower(format!("{kib:.0} KiB"), kib),
+    )
 }
 
 /// A project, its mapping task and 20 molecules: what every atom run writes into.
 fn graph_setup(s: &mut Server) -> (String, String, Vec<String>) {
     let project = bench_project(s, "Graph");
+    // Summary, priority and complexity: the port requires them of a task.
     let t = s.call(
         "manage_container",
-        json!({"operation":"create","containerType":"task","projectId":project,"title":"Map"}),
+        json!({"operation":"create","containerType":"task","projectId":project,"title":"Map",
+               "summary":"Map the code","priority":"MEDIUM","complexity":3}),
     );
     let task = t["task"]["id"].as_str().expect("task").to_string();
     let mut molecules = Vec::new();
@@ -409,9 +475,9 @@ fn graph_setup(s: &mut Server) -> (String, String, Vec<String>) {
     (project, task, molecules)
 }
 
-fn graph() {
+fn graph(on: &Target, out: &mut Rows) {
     let d = Dir::new("graph");
-    let mut s = serve(&d.0.join("g.db"), "tasks,graph");
+    let mut s = on.serve(&d.0.join("g.db"));
     let (project, task, molecules) = graph_setup(&mut s);
     // Like tasks, the rate is the median of RUNS sessions; the first is this one,
     // whose atoms the measures below use.
@@ -423,73 +489,63 @@ fn graph() {
     let mut runs = vec![first_2000(&mut s, &project, &task, &molecules)];
     for r in 1..RUNS {
         let d = Dir::new(&format!("graph-{r}"));
-        let mut s = serve(&d.0.join("g.db"), "tasks,graph");
+        let mut s = on.serve(&d.0.join("g.db"));
         let (project, task, molecules) = graph_setup(&mut s);
         runs.push(first_2000(&mut s, &project, &task, &molecules));
     }
     let (rate, cpu) = rates(&runs, 2000);
-    row(
+    out.row(
         &format!("atoms created over one stdio session (2,000), {RUNS} runs"),
         rate,
         "",
     );
-    row("  server CPU per atom create (median)", cpu, "");
+    out.row("  server CPU per atom create (median)", cpu, "");
 
+    // The whole answer (maxTokens 0) beside the default budget's; the port answers
+    // every call whole.
+    let all = (!on.is_port()).then_some(0);
     let mut rng = Seeded::new(42);
     // The first call compiles the project's matcher; it is reported apart.
-    let (first, _) = context_round(&mut s, &project, 100, &mut rng);
-    let mut times = Vec::new();
-    let mut size = 0;
-    let cpu = s.cpu();
-    for _ in 0..200 {
-        let (t, n) = context_round(&mut s, &project, 100, &mut rng);
-        times.push(t);
-        size = size.max(n);
-    }
-    let per = (s.cpu() - cpu).as_secs_f64() * 1e3 / 200.0;
-    let (med, p95) = stats(times);
-    row(
+    let (first, _) = context_round(&mut s, &project, 100, &mut rng, None);
+    let (lat, cpu, size) = context_calls(&mut s, &project, 100, &mut rng, None);
+    out.row(
         "context, 50 paths, 2,000 atoms: first call (builds matcher)",
-        format!("{:.1} ms", ms(first)),
+        Fig::ms(ms(first), 1),
         "",
     );
-    row(
-        "context, 50 paths, 2,000 atoms, round trip",
-        format!("{med:.2} ms (p95 {p95:.2})"),
-        "",
-    );
-    row("  server CPU per context call", format!("{per:.2} ms"), "");
-    row(
-        "context answer size (largest line, both content copies)",
-        format!("{:.0} KiB", size as f64 / 1024.0),
-        "",
-    );
+    out.row("context, 50 paths, 2,000 atoms, round trip", lat, "");
+    out.row("  server CPU per context call", cpu, "");
+    out.row("  answer size (largest line)", size, "");
+    let (lat, cpu, size) = context_calls(&mut s, &project, 100, &mut Seeded::new(42), all);
+    out.row("context, the same, whole (maxTokens 0), round trip", lat, "");
+    out.row("  server CPU per whole context call", cpu, "");
+    out.row("  whole answer size (largest line)", size, "");
 
     let (el, ids) = create_atoms(&mut s, &project, &task, &molecules, 2000, 20_000);
-    row(
+    let rate = 18_000.0 / el.as_secs_f64();
+    out.row(
         "atoms created, 2,000 → 20,000",
-        format!("{:.0} atoms/s", 18_000.0 / el.as_secs_f64()),
+        Fig::higher(format!("{rate:.0} atoms/s"), rate),
         "",
     );
-    let (first, _) = context_round(&mut s, &project, 1000, &mut rng);
-    let mut times = Vec::new();
-    let cpu = s.cpu();
-    for _ in 0..200 {
-        times.push(context_round(&mut s, &project, 1000, &mut rng).0);
-    }
-    let per = (s.cpu() - cpu).as_secs_f64() * 1e3 / 200.0;
-    let (med, p95) = stats(times);
-    row(
+    let mut rng = Seeded::new(43);
+    let (first, _) = context_round(&mut s, &project, 1000, &mut rng, None);
+    let (lat, cpu, _) = context_calls(&mut s, &project, 1000, &mut rng, None);
+    out.row(
         "context, 50 paths, 20,000 atoms: first call (builds matcher)",
-        format!("{:.1} ms", ms(first)),
+        Fig::ms(ms(first), 1),
         "",
     );
-    row(
+    out.row(
         "context, 50 paths, 20,000 atoms, round trip",
-        format!("{med:.2} ms (p95 {p95:.2})"),
+        lat,
         "≤ 10 ms median",
     );
-    row("  server CPU per context call", format!("{per:.2} ms"), "");
+    out.row("  server CPU per context call, 20,000 atoms", cpu, "");
+    let (lat, cpu, size) = context_calls(&mut s, &project, 1000, &mut Seeded::new(43), all);
+    out.row("context, 20,000 atoms, whole (maxTokens 0), round trip", lat, "");
+    out.row("  server CPU per whole context call, 20,000 atoms", cpu, "");
+    out.row("  whole answer size, 20,000 atoms (largest line)", size, "");
     // Editing knowledge rewrites the atom's full-text row, found by its key.
     let mut times = Vec::new();
     for k in 0..200 {
@@ -503,14 +559,15 @@ fn graph() {
         times.push(t.elapsed());
     }
     let (med, p95) = stats(times);
-    row(
+    out.row(
         "atom knowledge rewritten, 20,000 atoms, round trip",
-        format!("{med:.2} ms (p95 {p95:.2})"),
+        Fig::latency(med, p95, 2),
         "",
     );
-    row(
+    let rss = s.rss_mb();
+    out.row(
         "resident memory with 20,000 atoms cached",
-        format!("{:.1} MB", s.rss_mb()),
+        Fig::lower(format!("{rss:.1} MB"), rss),
         "",
     );
 }

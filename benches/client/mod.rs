@@ -1,6 +1,7 @@
-//! The one stdio JSON-RPC client the benchmarks drive the release `cairn` binary with:
-//! newline-delimited messages, as an MCP client speaks them, and the server's CPU and
-//! memory read from /proc.
+//! The one stdio JSON-RPC client the benchmarks drive the release `cairn` binary with
+//! (and, in `bench`, the TypeScript port beside it, `benches/port`): newline-delimited
+//! messages, as an MCP client speaks them, and the server's CPU and memory read from
+//! /proc.
 
 #![allow(dead_code)] // each benchmark uses part of it
 
@@ -34,11 +35,23 @@ pub fn db_arg(db: &Path) -> std::ffi::OsString {
     }
 }
 
+/// Which server answers: they frame the same envelope differently.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    /// Cairn: `jsonrpc` and `id` first, the envelope as text and as
+    /// `structuredContent`, `isError` last.
+    Cairn,
+    /// The TypeScript port: `result` first and `id` last, the envelope only as
+    /// pretty-printed JSON text, no `isError`.
+    Port,
+}
+
 pub struct Server {
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     next: u64,
+    kind: Kind,
 }
 
 impl Server {
@@ -52,13 +65,19 @@ impl Server {
             .arg("serve")
             .env_remove("CAIRN_CONFIG")
             .env("XDG_CONFIG_HOME", "/nonexistent-cairn")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let mut child = cmd.spawn().expect("spawn cairn");
+        Server::spawn(cmd, Kind::Cairn)
+    }
+
+    /// Starts a stdio MCP server from `cmd` and initializes the session.
+    pub fn spawn(mut cmd: Command, kind: Kind) -> Server {
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped());
+        let mut child = cmd
+            .spawn()
+            .unwrap_or_else(|e| panic!("spawn {kind:?}: {e}"));
         let stdin = child.stdin.take().expect("stdin");
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
         let mut s = Server {
@@ -66,6 +85,7 @@ impl Server {
             stdin,
             stdout,
             next: 1,
+            kind,
         };
         s.request(
             "initialize",
@@ -109,25 +129,49 @@ impl Server {
     pub fn call_prepared(&mut self, p: &Prepared) -> String {
         self.stdin.write_all(&p.line).expect("write");
         let line = self.read_answer(p.id);
-        assert!(
-            line.trim_end().ends_with("\"isError\":false}}"),
-            "call {} failed: {line}",
-            p.id
-        );
+        assert!(self.succeeded(&line), "call {} failed: {line}", p.id);
         line
+    }
+
+    /// Whether an answer line is a successful tool result, read without parsing it:
+    /// Cairn's ends with `isError` false (set exactly when `success` is true), the
+    /// port's text opens with `success` true.
+    fn succeeded(&self, line: &str) -> bool {
+        match self.kind {
+            Kind::Cairn => line.trim_end().ends_with("\"isError\":false}}"),
+            Kind::Port => line.starts_with(
+                r#"{"result":{"content":[{"type":"text","text":"{\n  \"success\": true"#,
+            ),
+        }
     }
 
     /// The line answering request `id`; other lines (notifications) are skipped.
     fn read_answer(&mut self, id: u64) -> String {
         let head = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},");
+        let tail = format!(",\"id\":{id}}}");
         let mut line = String::new();
         loop {
             line.clear();
             let n = self.stdout.read_line(&mut line).expect("read");
-            assert!(n > 0, "cairn closed stdout");
-            if line.starts_with(&head) {
+            assert!(n > 0, "{:?} closed stdout", self.kind);
+            let answers = match self.kind {
+                Kind::Cairn => line.starts_with(&head),
+                Kind::Port => line.trim_end().ends_with(&tail),
+            };
+            if answers {
                 return line;
             }
+        }
+    }
+
+    /// A tool result's envelope: `structuredContent`, or (the port's) the text parsed.
+    fn envelope(&self, result: &mut Value) -> Value {
+        match result["structuredContent"].take() {
+            Value::Null => result["content"][0]["text"]
+                .as_str()
+                .and_then(|t| serde_json::from_str(t).ok())
+                .unwrap_or(Value::Null),
+            env => env,
         }
     }
 
@@ -144,7 +188,7 @@ impl Server {
     /// Calls a tool that must succeed; returns its envelope's `data`.
     pub fn call(&mut self, tool: &str, args: Value) -> Value {
         let mut r = self.request("tools/call", json!({"name":tool,"arguments":args}));
-        let env = &mut r["structuredContent"];
+        let mut env = self.envelope(&mut r);
         assert_eq!(env["success"], json!(true), "{tool}: {env}");
         env["data"].take()
     }
@@ -157,10 +201,7 @@ impl Server {
     /// sets exactly when `success` is true).
     pub fn call_line(&mut self, tool: &str, args: Value) -> String {
         let line = self.answer_line("tools/call", json!({"name":tool,"arguments":args}));
-        assert!(
-            line.trim_end().ends_with("\"isError\":false}}"),
-            "{tool} failed: {line}"
-        );
+        assert!(self.succeeded(&line), "{tool} failed: {line}");
         line
     }
 
@@ -184,15 +225,15 @@ impl Server {
             }
             line.clear();
             let n = self.stdout.read_line(&mut line).expect("read");
-            assert!(n > 0, "cairn closed stdout");
-            let v: Value = serde_json::from_str(&line).expect("JSON-RPC line");
+            assert!(n > 0, "{:?} closed stdout", self.kind);
+            let mut v: Value = serde_json::from_str(&line).expect("JSON-RPC line");
             let Some(id) = v["id"]
                 .as_u64()
                 .filter(|id| (first..first + total).contains(id))
             else {
                 continue;
             };
-            let env = &v["result"]["structuredContent"];
+            let env = &self.envelope(&mut v["result"]);
             assert_eq!(env["success"], json!(true), "{tool} call {id}: {v}");
             answered += 1;
         }
@@ -267,21 +308,27 @@ impl Server {
     }
 }
 
-/// The `id` of the object under `key` in an answer line's `structuredContent` (the
-/// text copy escapes its quotes, so the unescaped key is found only there).
 /// A tool call encoded by [`Server::prepare`].
 pub struct Prepared {
     id: u64,
     line: Vec<u8>,
 }
 
+/// The `id` of the object under `key` in an answer line: in Cairn's
+/// `structuredContent` (the text copy escapes its quotes, so the unescaped key is
+/// found only there), or in the port's pretty-printed text, escaped.
 pub fn id_of<'a>(line: &'a str, key: &str) -> &'a str {
-    let at = line
-        .find(&format!("\"{key}\":{{"))
-        .unwrap_or_else(|| panic!("no {key} in {line}"));
+    let (at, id) = match line.find(&format!("\"{key}\":{{")) {
+        Some(at) => (at, "\"id\":\""),
+        None => (
+            line.find(&format!(r#"\"{key}\": {{"#))
+                .unwrap_or_else(|| panic!("no {key} in {line}")),
+            r#"\"id\": \""#,
+        ),
+    };
     let rest = &line[at..];
-    let start = rest.find("\"id\":\"").expect("an id") + 6;
-    let len = rest[start..].find('"').expect("a closed id");
+    let start = rest.find(id).expect("an id") + id.len();
+    let len = rest[start..].find(['"', '\\']).expect("a closed id");
     &rest[start..start + len]
 }
 

@@ -1,0 +1,180 @@
+"""The context call's latency as the Python MCP SDK's client sees it, Cairn beside the port.
+
+The bench (`cargo bench --bench bench -- graph`) times the same calls over a raw pipe,
+reading each answer as one line without parsing it; this times them through the SDK,
+which parses every answer into its models (text and `structuredContent` both), so the
+two together show where a tail comes from: the server and the pipe, or the client.
+
+    target/py-mcp/bin/python benches/context_sdk.py cairn target/release/cairn
+    target/py-mcp/bin/python benches/context_sdk.py port target/port-tools  # scripts/port.sh
+
+Creates 2,000 atoms (three patterns each, 3,500 characters of knowledge, in 20
+molecules) as the bench does, then 200 context calls of 50 paths at the default budget
+and 200 whole (maxTokens 0; the port has no budget). Prints p50/p95 of each, the SDK's
+own time parsing the answer lines, and the time Python's collector paused the client.
+"""
+
+import asyncio
+import gc
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client import session as session_mod
+from mcp.client import stdio
+from mcp.client.stdio import stdio_client
+
+WORDS = ("handlers extend the base class idempotent retries gateway locale registry events "
+         "are published after commit never call directly timeout 30s").split()
+
+
+def knowledge(i, n):
+    s, k = f"Area {i}: ", i
+    while len(s) < n:
+        k = (k * 31 + 7) & 0xFFFFFFFFFFFFFFFF
+        s += WORDS[k % len(WORDS)] + " "
+    return s
+
+
+# The SDK's parse of each line it reads (mcp 2's stdio client), timed: part of the
+# client's share of a round trip (it then validates the result twice more).
+PARSE = []
+_parse_line = stdio._parse_line
+
+
+def _timed_parse(line):
+    t = time.perf_counter()
+    try:
+        return _parse_line(line)
+    finally:
+        PARSE.append(time.perf_counter() - t)
+
+
+stdio._parse_line = _timed_parse
+
+# Its check of each result against the protocol's schema (a validation and a dump of
+# the whole result, `structuredContent` included), timed the same way.
+CHECK = []
+_check = session_mod._methods.validate_server_result
+
+
+def _timed_check(*a, **k):
+    t = time.perf_counter()
+    try:
+        return _check(*a, **k)
+    finally:
+        CHECK.append(time.perf_counter() - t)
+
+
+session_mod._methods.validate_server_result = _timed_check
+
+# The collector's pauses, summed while the timed calls run.
+GC = {"start": 0.0, "paused": 0.0}
+
+
+def _gc(phase, info):
+    if phase == "start":
+        GC["start"] = time.perf_counter()
+    else:
+        GC["paused"] += time.perf_counter() - GC["start"]
+
+
+gc.callbacks.append(_gc)
+
+
+def params(kind, where, home):
+    if kind == "cairn":
+        return StdioServerParameters(
+            command=where, args=["--db", os.path.join(home, "c.db"), "--toolsets", "tasks,graph", "serve"],
+            env={"PATH": os.environ["PATH"], "XDG_CONFIG_HOME": "/nonexistent-cairn"})
+    bun = os.path.join(where, "node_modules", ".bin", "bun")
+    server = os.path.join(where, "node_modules", "@allpepper", "task-orchestrator", "src", "server.ts")
+    return StdioServerParameters(
+        command=bun, args=["run", server, "--stdio"],
+        env={"TASK_ORCHESTRATOR_HOME": home, "HOME": home, "PATH": os.environ["PATH"]})
+
+
+def structured(r):
+    return getattr(r, "structured_content", None) or getattr(r, "structuredContent", None)
+
+
+def envelope(r):
+    """The answer's envelope: `structuredContent` when sent, else the text parsed."""
+    return structured(r) or json.loads(r.content[0].text)
+
+
+async def main():
+    kind, where = sys.argv[1], sys.argv[2]
+    home = tempfile.mkdtemp(prefix=f"ctx-sdk-{kind}-")
+    async with stdio_client(params(kind, where, home)) as (r, w):
+        async with ClientSession(r, w) as s:
+            await s.initialize()
+
+            async def call(tool, **args):
+                res = await s.call_tool(tool, args)
+                env = envelope(res)
+                assert env["success"], (tool, env)
+                return env.get("data")
+
+            pid = (await call("manage_container", operation="create", containerType="project",
+                              name="Graph", summary="Benchmark project"))["project"]["id"]
+            task = (await call("manage_container", operation="create", containerType="task", projectId=pid,
+                               title="Map", summary="Map the code", priority="MEDIUM",
+                               complexity=3))["task"]["id"]
+            mols = []
+            for m in range(20):
+                v = await call("manage_graph", operation="create", entityType="molecule", projectId=pid,
+                               name=f"Area {m}", knowledge=knowledge(m, 1200), createdByTaskId=task)
+                mols.append(v["molecule"]["id"])
+            for i in range(2000):
+                area, module = i % 20, i // 20
+                paths = [f"src/area{area}/mod{module}/**", f"src/area{area}/mod{module}-*.ts",
+                         f"docs/area{area}/mod{module}.md"]
+                await call("manage_graph", operation="create", entityType="atom", projectId=pid,
+                           name=f"Area {area} module {module}", paths=json.dumps(paths),
+                           moleculeId=mols[area], knowledge=knowledge(i, 3500), createdByTaskId=task)
+
+            def paths(rng):
+                out = []
+                for k in range(50):
+                    area, module = rng.randrange(20), rng.randrange(100)
+                    out.append([f"src/area{area}/mod{module}-handler.ts", f"docs/area{area}/mod{module}.md",
+                                f"lib/vendor/x{k}.js", f"src/area{area}/mod{module}/sub/file{k}.ts",
+                                f"src/area{area}/mod{module}/sub/file{k}.ts"][k % 5])
+                return ",".join(out)
+
+            # The port knows no maxTokens: its one answer is whole.
+            budgets = ([("default budget", None), ("whole (maxTokens 0)", 0)] if kind == "cairn"
+                       else [("whole (no budget)", None)])
+            await call("query_graph", operation="context", projectId=pid, paths=paths(random.Random(1)))
+            for name, max_tokens in budgets:
+                rng = random.Random(42)
+                times, sizes = [], []
+                PARSE.clear()
+                CHECK.clear()
+                GC["paused"] = 0.0
+                for _ in range(200):
+                    args = {"operation": "context", "projectId": pid, "paths": paths(rng)}
+                    if max_tokens is not None:
+                        args["maxTokens"] = max_tokens
+                    t = time.perf_counter()
+                    res = await s.call_tool("query_graph", args)
+                    times.append(time.perf_counter() - t)
+                    sizes.append(sum(len(c.text) for c in res.content)
+                                 + (len(json.dumps(structured(res))) if structured(res) else 0))
+                q = statistics.quantiles(times, n=20)
+                def p(v, q):
+                    return statistics.quantiles(v, n=20)[18] * 1e3 if q else statistics.median(v) * 1e3
+
+                print(f"{kind:5} {name:20} p50 {p(times, 0):7.2f} ms p95 {p(times, 1):7.2f} ms | SDK: "
+                      f"line parse p50 {p(PARSE, 0):5.2f} p95 {p(PARSE, 1):5.2f} ms, result check "
+                      f"p50 {p(CHECK, 0):5.2f} p95 {p(CHECK, 1):5.2f} ms, GC paused "
+                      f"{GC['paused'] * 1e3 / 200:5.2f} ms/call | answer {max(sizes) / 1024:.0f} KiB")
+
+
+asyncio.run(main())
