@@ -517,7 +517,11 @@ fn graph(on: &Target, out: &mut Rows) {
     out.row("  server CPU per context call", cpu, "");
     out.row("  answer size (largest line)", size, "");
     let (lat, cpu, size) = context_calls(&mut s, &project, 100, &mut Seeded::new(42), all);
-    out.row("context, the same, whole (maxTokens 0), round trip", lat, "");
+    out.row(
+        "context, the same, whole (maxTokens 0), round trip",
+        lat,
+        "",
+    );
     out.row("  server CPU per whole context call", cpu, "");
     out.row("  whole answer size (largest line)", size, "");
 
@@ -543,7 +547,11 @@ fn graph(on: &Target, out: &mut Rows) {
     );
     out.row("  server CPU per context call, 20,000 atoms", cpu, "");
     let (lat, cpu, size) = context_calls(&mut s, &project, 1000, &mut Seeded::new(43), all);
-    out.row("context, 20,000 atoms, whole (maxTokens 0), round trip", lat, "");
+    out.row(
+        "context, 20,000 atoms, whole (maxTokens 0), round trip",
+        lat,
+        "",
+    );
     out.row("  server CPU per whole context call, 20,000 atoms", cpu, "");
     out.row("  whole answer size, 20,000 atoms (largest line)", size, "");
     // Editing knowledge rewrites the atom's full-text row, found by its key.

@@ -144,7 +144,13 @@ pub fn print(cairn: Rows, port: Option<Rows>) {
         let theirs = port
             .as_ref()
             .and_then(|p| p.0.iter().find(|(w, _, _)| *w == what).map(|x| &x.1));
-        line(&what, &fig.text, port.is_some().then_some(theirs), &fig, &target);
+        line(
+            &what,
+            &fig.text,
+            port.is_some().then_some(theirs),
+            &fig,
+            &target,
+        );
     }
 }
 

@@ -137,7 +137,12 @@ fn dense(l: &Linear, x: &Tensor, then: Then<'_>) -> candle_core::Result<Tensor> 
 }
 
 /// Adds `l`'s bias to each row of `y` (`out` wide), then does `then`.
-fn finish(l: &Linear, mut y: Vec<f32>, out: usize, then: Then<'_>) -> candle_core::Result<Vec<f32>> {
+fn finish(
+    l: &Linear,
+    mut y: Vec<f32>,
+    out: usize,
+    then: Then<'_>,
+) -> candle_core::Result<Vec<f32>> {
     let bias = l.bias().map(|b| b.to_vec1::<f32>()).transpose()?;
     let add = match then {
         Then::Add(r) => Some(r.flatten_all()?.to_vec1::<f32>()?),
@@ -516,7 +521,13 @@ impl MiniLm {
         let v = split(linear(&l.value, x)?)?;
         let scores = q.matmul(&k.t()?.contiguous()?)?;
         let p = Tensor::from_vec(
-            attention(scores.flatten_all()?.to_vec1::<f32>()?, bias, t, self.heads, self.head_dim),
+            attention(
+                scores.flatten_all()?.to_vec1::<f32>()?,
+                bias,
+                t,
+                self.heads,
+                self.head_dim,
+            ),
             (b, self.heads, t, t),
             x.device(),
         )?;
@@ -525,7 +536,9 @@ impl MiniLm {
             .transpose(1, 2)?
             .contiguous()?
             .reshape((b, t, h))?;
-        let x = l.attn_norm.forward(&dense(&l.attn_out, &ctx, Then::Add(x))?)?;
+        let x = l
+            .attn_norm
+            .forward(&dense(&l.attn_out, &ctx, Then::Add(x))?)?;
         let mid = dense(&l.intermediate, &x, Then::Gelu)?;
         l.out_norm.forward(&dense(&l.output, &mid, Then::Add(&x))?)
     }
@@ -781,7 +794,11 @@ mod tests {
     /// speed only.
     #[test]
     fn a_vector_does_not_depend_on_its_batch() {
-        let who = ["The billing service", "Our deploy script", "The search index"];
+        let who = [
+            "The billing service",
+            "Our deploy script",
+            "The search index",
+        ];
         let does = [
             "retries failed requests",
             "moved to PostgreSQL",
