@@ -21,6 +21,9 @@ pub use edges::*;
 mod subjects;
 pub use subjects::*;
 
+mod neighbours;
+pub use neighbours::*;
+
 pub mod codec;
 
 /// The tenant the memory's vectors and full-text rows are stored under: the memory

@@ -1,4 +1,4 @@
-//! Memory over time and by relevance, through MCP: decay over simulated time and validation restoring it, hybrid recall by meaning and words within a budget, a recall before the vectors exist saying how many are missing.
+//! Memory over time and by relevance, through MCP: decay over simulated time and validation restoring it, hybrid recall by meaning and words within a budget, a recall before the vectors exist saying how many are missing, a found turn read with the turns beside it.
 
 use serde_json::json;
 
@@ -197,5 +197,127 @@ async fn a_recall_before_the_vectors_exist_says_how_many_are_missing() {
         r.to_string().contains("webhooks retry five times"),
         "found by its words: {r:#}"
     );
+    c.stop().await;
+}
+
+/// One exchange between a developer and an agent: each question's answer is the turn
+/// after it, in other words than the question's.
+const EXCHANGE: [&str; 10] = [
+    "The nightly export of invoices failed again at 01:10.",
+    "It ran out of disk on the worker; I moved its scratch files to the data volume.",
+    "Which database do the monthly reports read from?",
+    "ClickHouse, one node on the analytics host, loaded from the primary every night.",
+    "Who approves a change to the tax rules?",
+    "Marta from finance signs off on every change to them before it is merged.",
+    "Should we keep the old CSV endpoint for partners?",
+    "Yes: two of them still call it, so it stays until March.",
+    "The dashboard shows a p99 latency of 800 ms for the invoice list.",
+    "An index on customer and issue date brought it down to 40 ms.",
+];
+
+/// A recall's statements with their relevance, for a failure's message.
+fn brief(r: &serde_json::Value) -> String {
+    r["atoms"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|a| format!("{} {} {}\n", a["relevance"], a["id"], a["statement"]))
+        .collect()
+}
+
+/// Remembers [`EXCHANGE`] in a new Project subject, `minutes` apart; answers the
+/// subject's id and the atoms' ids in order.
+async fn exchange(c: &Cairn, name: &str, minutes: u32) -> (String, Vec<String>) {
+    let p = crate::memory::subject(c, json!({"kind":"Project","name":name})).await;
+    let pid = s(&p["id"]);
+    let mut ids = Vec::new();
+    for (i, text) in EXCHANGE.iter().enumerate() {
+        let at = 60 * 8 + i as u32 * minutes;
+        let now = format!(
+            "2025-10-{:02}T{:02}:{:02}:00Z",
+            1 + at / 1440,
+            at / 60 % 24,
+            at % 60
+        );
+        let a = remember(
+            c,
+            &now,
+            json!({"type":"Fact","statement":text,"context":pid,"factKind":"reported"}),
+            json!([{"refType":"chat","title":format!("{name} turn {i}")}]),
+        )
+        .await;
+        ids.push(s(&a["atom"]["id"]));
+    }
+    (pid, ids)
+}
+
+/// A found turn is read with the turns beside it in its exchange: the answer after a
+/// question the query matched is recalled and lifted toward the question (`liftedBy`
+/// names it), even when its own words and meaning are too far to be found; it stays
+/// below the question, and ranks no lower than the same answer recorded hours from
+/// its question, which nothing lifts.
+#[tokio::test]
+async fn recall_reads_a_found_turn_with_the_turns_beside_it() {
+    let c = Cairn::start().await;
+    let (near, near_ids) = exchange(&c, "Invoices", 2).await;
+    let (far, far_ids) = exchange(&c, "Invoices, hours apart", 180).await;
+    let ask = |project: String, q: &'static str| {
+        let c = &c;
+        async move {
+            c.ok(
+                "query_memory",
+                json!({"operation":"recall","projectId":project,"query":q,"limit":10,"now":"2025-10-05T00:00:00Z"}),
+            )
+            .await
+        }
+    };
+    for (q, answer) in [
+        ("which database do the monthly reports read from", 3),
+        ("who approves a change to the tax rules", 5),
+        ("is the old CSV endpoint for partners kept", 7),
+    ] {
+        let pos = |r: &serde_json::Value, id: &str| {
+            r["atoms"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .position(|a| a["id"] == json!(id))
+                .unwrap_or_else(|| panic!("{q}: {id} not recalled: {}", brief(r)))
+        };
+        let r = ask(near.clone(), q).await;
+        let (a, question) = (&near_ids[answer], &near_ids[answer - 1]);
+        let hit = &r["atoms"][pos(&r, a)];
+        assert_eq!(hit["liftedBy"], json!(question), "{q}: {r:#}");
+        let rel = |id: &str| r["atoms"][pos(&r, id)]["relevance"].as_f64().unwrap();
+        assert!(rel(a) < rel(question), "{q}: below what lifted it: {r:#}");
+        // Hours from its question the answer is its own: unlifted, and found only as
+        // far as its words and meaning reach (often not at all).
+        let f = ask(far.clone(), q).await;
+        let far_at = f["atoms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|x| x["id"] == json!(far_ids[answer]));
+        if let Some(i) = far_at {
+            let far_hit = &f["atoms"][i];
+            assert!(
+                far_hit.get("liftedBy").is_none(),
+                "{q}: hours apart: {}",
+                brief(&f)
+            );
+            assert!(
+                hit["relevance"].as_f64() > far_hit["relevance"].as_f64(),
+                "{q}: lifted above its own relevance: {}\n{}",
+                brief(&r),
+                brief(&f)
+            );
+            assert!(pos(&r, a) <= i, "{q}: no lower than unlifted");
+        }
+        assert!(
+            pos(&r, a) <= 2,
+            "{q}: the answer beside the question: {}",
+            brief(&r)
+        );
+    }
     c.stop().await;
 }

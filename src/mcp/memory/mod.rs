@@ -596,6 +596,10 @@ pub fn recalled(r: &mrecall::Recalled) -> Value {
                     "relevance".into(),
                     json!((h.relevance * 1000.0).round() / 1000.0),
                 );
+                if let Some(by) = &h.lifted_by {
+                    // The relevance is partly the neighbour's (service::memory::exchange).
+                    m.insert("liftedBy".into(), json!(by));
+                }
             }
             m.insert("evidence".into(), json!(h.strength.as_str()));
             Value::Object(m)

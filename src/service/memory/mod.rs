@@ -16,6 +16,7 @@
 pub mod atoms;
 pub mod curator;
 pub mod diary;
+mod exchange;
 pub(crate) mod project_subject;
 pub mod recall;
 pub mod subjects;

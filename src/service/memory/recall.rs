@@ -63,6 +63,9 @@ pub struct RecallHit {
     pub score: f64,
     /// Text relevance (1 without a query).
     pub relevance: f64,
+    /// The atom of its exchange whose relevance lifted this one's
+    /// (`exchange`), when one did.
+    pub lifted_by: Option<String>,
     pub strength: Strength,
     pub tokens: usize,
 }
@@ -192,6 +195,7 @@ pub async fn recall_in(app: &App, c: &mut Conn, r: RecallReq) -> Result<Recalled
     let mut capped = false;
     let mut not_embedded = 0;
     let mut below_min_score = 0;
+    let mut lifted_by = HashMap::new();
     let rows = match r.query.as_deref().filter(|q| !q.trim().is_empty()) {
         None => {
             let rows = store::candidates(c, &filter, CANDIDATES_MAX + 1).await?;
@@ -242,7 +246,20 @@ pub async fn recall_in(app: &App, c: &mut Conn, r: RecallReq) -> Result<Recalled
                 relevance.insert(h.row_id.clone(), h.fused.clamp(0.0, 1.0));
             }
             filter.ids = Some(hits.iter().map(|h| h.row_id.clone()).collect());
-            store::candidates(c, &filter, SEARCH_POOL as i64).await?
+            let mut rows = store::candidates(c, &filter, SEARCH_POOL as i64).await?;
+            lifted_by = super::exchange::lift(c, &rows, &mut relevance).await?;
+            let found: HashSet<&str> = hits.iter().map(|h| h.row_id.as_str()).collect();
+            let added: Vec<String> = lifted_by
+                .keys()
+                .filter(|id| !found.contains(id.as_str()))
+                .cloned()
+                .collect();
+            if !added.is_empty() {
+                let n = added.len() as i64;
+                filter.ids = Some(added);
+                rows.extend(store::candidates(c, &filter, n).await?);
+            }
+            rows
         }
     };
     let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
@@ -281,6 +298,7 @@ pub async fn recall_in(app: &App, c: &mut Conn, r: RecallReq) -> Result<Recalled
             scope: h.scope,
             score: h.score,
             relevance: cands[i].relevance,
+            lifted_by: lifted_by.remove(&a.id.to_string()),
             strength: cands[i].strength,
             tokens: h.tokens,
         });
@@ -451,6 +469,7 @@ pub async fn for_task_in(
             scope: h.scope,
             score: h.score,
             relevance: 1.0,
+            lifted_by: None,
             strength: cands[i].strength,
             tokens: h.tokens,
         });
