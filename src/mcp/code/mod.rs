@@ -30,7 +30,7 @@ pub const INIT_PROJECT: ToolDef = ToolDef {
     name: "init_project",
     title: "Attach repository",
     toolset: "code",
-    description: "Bind a git repository, once, to projectId or a new project named name, with default categories.",
+    description: "Bind a git repository, once, to projectId or a new project called name.",
     params: &[
         P("name", Ty::Str, ""),
         P("repoPath", Ty::Str, "Absolute"),
@@ -178,7 +178,7 @@ pub const ANALYZE_DOCUMENT: ToolDef = ToolDef {
     name: "analyze_document",
     title: "Analyze document",
     toolset: "code",
-    description: "Documents with changed references (uncommitted too); with documentPath, its references at current lines, stale ones with a fix, untracked symbols.",
+    description: "Documents with changed references (uncommitted too); with documentPath, its references at current lines, stale ones with a fix, and untracked symbols.",
     params: &[
         PROJECT,
         P("documentPath", Ty::Str, ""),

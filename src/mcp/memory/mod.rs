@@ -126,7 +126,7 @@ pub const CURATE_MEMORY: ToolDef = ToolDef {
     name: "curate_memory",
     title: "Curate memory",
     toolset: "memory",
-    description: "Deterministic curator (merges, promotion, reviews, decay): plan (dry run), run (the plan's fingerprint; refused if changed), queue (atoms due).",
+    description: "Curator (merges, promotion, reviews, decay): plan (dry run), run (the plan's fingerprint; refused if changed), queue (atoms due).",
     params: &[
         P("operation", Ty::Enum(&["plan", "run", "queue"]), ""),
         P("fingerprint", Ty::Str, ""),

@@ -150,7 +150,7 @@ pub const MANAGE: ToolDef = ToolDef {
     name: "manage_ontology",
     title: "Manage ontology",
     toolset: "ontology",
-    description: "The ontology's git repository: attach, sync, status, export (OFN file), import (OFN, as a proposal), proposals, push.",
+    description: "The ontology's git repository: attach, sync, status, export (OFN), import (OFN, as a proposal), proposals, push.",
     params: &[
         PROJECT,
         P("operation", Ty::Enum(MANAGE_OPS), ""),

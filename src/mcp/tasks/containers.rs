@@ -20,7 +20,7 @@ pub const QUERY_CONTAINER: ToolDef = ToolDef {
     name: "query_container",
     title: "Query container",
     toolset: "tasks",
-    description: "Read projects, features, tasks: get (id), search (filters), overview (a project's features, a feature's tasks, all projects).",
+    description: "Projects, features, tasks: get (id), search (filters), overview (a project's features, a feature's tasks, all projects).",
     params: &[
         P("operation", Ty::Enum(&["get", "search", "overview"]), ""),
         P("containerType", CONTAINER, ""),

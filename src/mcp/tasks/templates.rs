@@ -18,7 +18,7 @@ pub const QUERY_TEMPLATES: ToolDef = ToolDef {
     name: "query_templates",
     title: "Query templates",
     toolset: "tasks",
-    description: "Section blueprints. get: one by id. list (default): by the filters.",
+    description: "Section blueprints: get (id), list (default; by the filters).",
     params: &[
         P("operation", Ty::Enum(&["get", "list"]), ""),
         P("id", Ty::Id, ""),
@@ -57,7 +57,7 @@ pub const MANAGE_TEMPLATE: ToolDef = ToolDef {
         P("contentFormat", Ty::Str, ""),
         P("isRequired", Ty::Bool, ""),
         P("ordinal", Ty::Int, ""),
-        P("version", Ty::Int, "Optional"),
+        P("version", Ty::Int, ""),
     ],
     required: &["operation"],
     effect: Effect::Destructive,
@@ -85,8 +85,7 @@ pub const LIST_TAGS: ToolDef = ToolDef {
     name: "list_tags",
     title: "List tags",
     toolset: "tasks",
-    description:
-        "Tags in use, counted per entity type (PROJECT, FEATURE, TASK, SECTION, TEMPLATE).",
+    description: "Tags in use, counted per entity type.",
     params: &[P("entityType", Ty::Str, "")],
     required: &[],
     effect: Effect::ReadOnly,
