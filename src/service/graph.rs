@@ -249,7 +249,14 @@ pub async fn create(app: &App, kind: NodeKind, n: NewNode) -> Result<Node> {
         ),
         Node::Molecule(m) => (&m.project_id, &m.created_by_task_id, None, &m.related),
     };
-    let mut tx = app.store.write().await?;
+    // An atom relating to none is one statement, its checks inside it: on SQLite it
+    // runs as its own transaction (`Store::write_one`), without a BEGIN and a COMMIT
+    // around it.
+    let mut tx = if related.is_empty() && kind == NodeKind::Atom {
+        app.store.write_one().await?
+    } else {
+        app.store.write().await?
+    };
     // The write lock has been held from the start: what the insert saw is there still.
     if !insert(&mut tx, &node).await? {
         return Err(refused_create(&mut tx, project_id, task_id, molecule_id).await);
@@ -266,7 +273,8 @@ pub async fn create(app: &App, kind: NodeKind, n: NewNode) -> Result<Node> {
 }
 
 /// Why a create's insert wrote nothing: its project, its task or its molecule
-/// (missing, or another project's), asked in the write transaction that refused it.
+/// (missing, or another project's), asked on the connection that refused it (in its
+/// write transaction, when it has one).
 async fn refused_create(
     tx: &mut Conn,
     project_id: &str,
