@@ -4,7 +4,9 @@
 //!
 //! Workloads: the foundation's (cold start, creating 2,000 tasks, `get_next_task`
 //! among them, idle memory) and the knowledge graph's (2,000 then 20,000 atoms with
-//! three realistic patterns each in 20 molecules; context calls of 50 paths).
+//! three realistic patterns each in 20 molecules; context calls of 50 paths);
+//! `atoms` runs the graph's creation rows alone. `$CAIRN_BENCH_BIN` names another
+//! `cairn` to measure (a baseline build, for rounds that alternate binaries).
 //! Timed calls check each answer's id and success without parsing it into a tree
 //! (`Server::call_line`), so the figures are the server's and the pipe's. Creation
 //! rates are the median of several such sessions, with the slowest and fastest.
@@ -28,7 +30,7 @@ mod client;
 mod http;
 mod port;
 mod session;
-use client::{Server, BIN};
+use client::{bin, Server};
 use port::{Fig, Rows, Target};
 
 struct Dir(PathBuf);
@@ -114,13 +116,13 @@ fn main() {
         .filter(|a| !a.starts_with('-'))
         .collect();
     let run = |name: &str| only.is_empty() || only.iter().any(|o| o == name);
-    println!("cairn {} — {}", env!("CARGO_PKG_VERSION"), BIN);
+    println!("cairn {} — {}", env!("CARGO_PKG_VERSION"), bin());
     if let Ok(pg) = std::env::var("CAIRN_BENCH_PG") {
         println!("on PostgreSQL: {}", cairn::store::shown(&pg));
     }
     let port = if std::env::var("CAIRN_BENCH_PORT").is_ok_and(|v| v == "0") {
         None
-    } else if run("foundation") || run("graph") {
+    } else if run("foundation") || run("graph") || run("atoms") {
         match Target::port() {
             Ok(t) => Some(t),
             Err(why) => {
@@ -152,6 +154,8 @@ fn main() {
     }
     if run("graph") {
         both(graph);
+    } else if run("atoms") {
+        both(atoms);
     }
     if run("session") {
         // The real model when it is installed (scripts/test.sh puts it there), so the
@@ -475,9 +479,20 @@ fn graph_setup(s: &mut Server) -> (String, String, Vec<String>) {
     (project, task, molecules)
 }
 
-fn graph(on: &Target, out: &mut Rows) {
+/// The graph's creation rows alone (`cargo bench --bench bench -- atoms`): quick
+/// enough to repeat, alternating binaries, while tuning the write path.
+fn atoms(on: &Target, out: &mut Rows) {
     let d = Dir::new("graph");
-    let mut s = on.serve(&d.0.join("g.db"));
+    atom_creates(on, out, on.serve(&d.0.join("g.db")));
+}
+
+/// The atom creation rate over `RUNS` sessions, the first being `s`, and the server
+/// CPU per create; answers `s` with its project, task and molecules.
+fn atom_creates(
+    on: &Target,
+    out: &mut Rows,
+    mut s: Server,
+) -> (Server, String, String, Vec<String>) {
     let (project, task, molecules) = graph_setup(&mut s);
     // Like tasks, the rate is the median of RUNS sessions; the first is this one,
     // whose atoms the measures below use.
@@ -500,7 +515,12 @@ fn graph(on: &Target, out: &mut Rows) {
         "",
     );
     out.row("  server CPU per atom create (median)", cpu, "");
+    (s, project, task, molecules)
+}
 
+fn graph(on: &Target, out: &mut Rows) {
+    let d = Dir::new("graph");
+    let (mut s, project, task, molecules) = atom_creates(on, out, on.serve(&d.0.join("g.db")));
     // The whole answer (maxTokens 0) beside the default budget's; the port answers
     // every call whole.
     let all = (!on.is_port()).then_some(0);

@@ -15,6 +15,15 @@ use serde_json::{json, Value};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_cairn");
 
+/// The binary the workloads start: `$CAIRN_BENCH_BIN` when set (a baseline build,
+/// so that rounds can alternate two binaries on a shared machine), else [`BIN`].
+pub fn bin() -> String {
+    std::env::var("CAIRN_BENCH_BIN")
+        .ok()
+        .filter(|b| !b.is_empty())
+        .unwrap_or_else(|| BIN.to_string())
+}
+
 /// A progress notification as a watched call saw it: (time since the call was sent,
 /// progress, total).
 pub type Progressed = (Duration, f64, Option<f64>);
@@ -58,7 +67,7 @@ impl Server {
     /// Starts `cairn [args] serve` on `db` with extra environment, and initializes the
     /// MCP session.
     pub fn start(db: &Path, args: &[&str], env: &[(&str, &OsStr)]) -> Server {
-        let mut cmd = Command::new(BIN);
+        let mut cmd = Command::new(bin());
         cmd.arg("--db")
             .arg(db_arg(db))
             .args(args)

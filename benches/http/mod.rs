@@ -19,7 +19,7 @@ use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Value};
 use tokio::io::AsyncBufReadExt;
 
-use crate::client::BIN;
+use crate::client::bin;
 use crate::{knowledge, ms, row, Dir, Seeded};
 
 type Client = RunningService<RoleClient, ()>;
@@ -36,7 +36,7 @@ struct Server {
 
 impl Server {
     async fn start(db: &Path) -> Server {
-        let mut child = tokio::process::Command::new(BIN)
+        let mut child = tokio::process::Command::new(bin())
             .arg("--db")
             .arg(crate::client::db_arg(db))
             .args(["serve", "--http", "127.0.0.1:0"])

@@ -22,7 +22,7 @@ use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Value};
 
-use crate::client::BIN;
+use crate::client::bin;
 use crate::{ms, row, Dir, Seeded};
 
 type Client = RunningService<RoleClient, ()>;
@@ -32,7 +32,7 @@ const PRIORITIES: [&str; 3] = ["HIGH", "MEDIUM", "LOW"];
 async fn start(db: &Path, model: Option<&Path>) -> Client {
     let db = db.to_path_buf();
     let model = model.map(Path::to_path_buf);
-    let cmd = tokio::process::Command::new(BIN).configure(|c| {
+    let cmd = tokio::process::Command::new(bin()).configure(|c| {
         c.arg("--db").arg(crate::client::db_arg(&db)).arg("serve");
         c.env_remove("CAIRN_CONFIG")
             .env("XDG_CONFIG_HOME", "/nonexistent-cairn")

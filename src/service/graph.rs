@@ -181,13 +181,21 @@ pub enum Node {
     Molecule(Molecule),
 }
 
-/// Inserts a new atom or molecule whose rules were checked in this transaction.
-async fn insert(c: &mut Conn, node: &Node) -> Result<()> {
+/// Inserts a new atom or molecule; false when what it refers to is missing (or its
+/// molecule is another project's), for the caller to say which.
+async fn insert(c: &mut Conn, node: &Node) -> Result<bool> {
     match node {
-        Node::Atom(a) => graph::insert_atom(c, a).await?,
-        Node::Molecule(m) => graph::insert_molecule(c, m).await?,
+        // An atom's checks run inside its insert (one statement, `create_atom`).
+        Node::Atom(a) => Ok(graph::create_atom(c, a).await?),
+        Node::Molecule(m) => {
+            let (project, task, _) =
+                graph::create_refs(c, &m.project_id, &m.created_by_task_id, None).await?;
+            if project && task {
+                graph::insert_molecule(c, m).await?;
+            }
+            Ok(project && task)
+        }
     }
-    Ok(())
 }
 
 pub async fn create(app: &App, kind: NodeKind, n: NewNode) -> Result<Node> {
@@ -241,34 +249,57 @@ pub async fn create(app: &App, kind: NodeKind, n: NewNode) -> Result<Node> {
         ),
         Node::Molecule(m) => (&m.project_id, &m.created_by_task_id, None, &m.related),
     };
-    let mut tx = app.store.write().await?;
-    let (project, task, molecule_project) =
-        graph::create_refs(&mut tx, project_id, task_id, molecule_id).await?;
-    if !project {
-        return Err(Error::not_found("project", project_id));
-    }
-    if !task {
-        return Err(Error::NotFound {
-            entity: "task",
-            id: format!("{task_id} (given as {})", Field::CreatedByTaskId),
-        });
-    }
-    if let Some(m) = molecule_id {
-        match molecule_project {
-            None => return Err(Error::not_found("molecule", m)),
-            Some(p) if &p != project_id => return Err(cross_project_molecule(m, &p, project_id)),
-            Some(_) => {}
-        }
+    // An atom relating to none is one statement, its checks inside it: on SQLite it
+    // runs as its own transaction (`Store::write_one`), without a BEGIN and a COMMIT
+    // around it.
+    let mut tx = if related.is_empty() && kind == NodeKind::Atom {
+        app.store.write_one().await?
+    } else {
+        app.store.write().await?
+    };
+    // The write lock has been held from the start: what the insert saw is there still.
+    if !insert(&mut tx, &node).await? {
+        return Err(refused_create(&mut tx, project_id, task_id, molecule_id).await);
     }
     let param = match kind {
         NodeKind::Atom => Field::RelatedAtoms,
         NodeKind::Molecule => Field::RelatedMolecules,
     };
+    // After the insert, in its transaction (a refusal rolls it back): the errors of
+    // the project, task and molecule come first, as before, and a new id is in no list.
     check_related(&mut tx, kind, param, related, project_id, None).await?;
-    // The write lock has been held since the checks above: nothing can have gone.
-    insert(&mut tx, &node).await?;
     tx.commit().await?;
     Ok(node)
+}
+
+/// Why a create's insert wrote nothing: its project, its task or its molecule
+/// (missing, or another project's), asked on the connection that refused it (in its
+/// write transaction, when it has one).
+async fn refused_create(
+    tx: &mut Conn,
+    project_id: &str,
+    task_id: &str,
+    molecule_id: Option<&str>,
+) -> Error {
+    let (project, task, molecule_project) =
+        match graph::create_refs(tx, project_id, task_id, molecule_id).await {
+            Ok(refs) => refs,
+            Err(e) => return e.into(),
+        };
+    if !project {
+        return Error::not_found("project", project_id);
+    }
+    if !task {
+        return Error::NotFound {
+            entity: "task",
+            id: format!("{task_id} (given as {})", Field::CreatedByTaskId),
+        };
+    }
+    match (molecule_id, molecule_project) {
+        (Some(m), None) => Error::not_found("molecule", m),
+        (Some(m), Some(p)) if p != project_id => cross_project_molecule(m, &p, project_id),
+        _ => Error::Internal("a create was refused although what it names exists".into()),
+    }
 }
 
 fn new_knowledge(old: &str, p: &Patch, ts: &str) -> Result<Option<String>> {

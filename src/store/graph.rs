@@ -149,6 +149,38 @@ pub async fn insert_atom(conn: &mut Conn, a: &Atom) -> Result<()> {
     Ok(())
 }
 
+/// Inserts `a` as a create does, in the same statement as the checks of what it
+/// refers to: its project and creating task exist, and its molecule, when it names
+/// one, exists in its project. Answers false, writing nothing, when a check fails
+/// ([`create_refs`] then says which). One statement where a check and an insert were
+/// two: each is a trip to the connection's worker thread, and the checks' reads are
+/// the insert's own. Run in the write transaction, as the checks need.
+pub async fn create_atom(conn: &mut Conn, a: &Atom) -> Result<bool> {
+    let done = sqlx::query(
+        "INSERT INTO graph_atoms (id, project_id, molecule_id, name, paths, knowledge, \
+         related_atoms, created_by_task_id, last_task_id, version, created_at, updated_at, gen) \
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?11, \
+         COALESCE((SELECT generation FROM graph_generations WHERE project_id = ?2), 0) + 1 \
+         WHERE EXISTS (SELECT 1 FROM projects WHERE id = ?2) \
+           AND EXISTS (SELECT 1 FROM tasks WHERE id = ?8) \
+           AND (?3 IS NULL OR EXISTS (SELECT 1 FROM graph_molecules WHERE id = ?3 AND project_id = ?2))",
+    )
+    .bind(&a.id)
+    .bind(&a.project_id)
+    .bind(&a.molecule_id)
+    .bind(&a.name)
+    .bind(json!(a.paths).to_string())
+    .bind(&a.knowledge)
+    .bind(related_to_json(&a.related, "atomId"))
+    .bind(&a.created_by_task_id)
+    .bind(&a.last_task_id)
+    .bind(&a.created_at)
+    .bind(&a.updated_at)
+    .execute(conn.db())
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
 /// Writes the fields of `a` over the stored row after claiming `expected`.
 pub async fn update_atom(conn: &mut Conn, a: &Atom, expected: i64) -> Result<i64> {
     let v = lock::bump(conn, lock::ATOMS, &a.id, expected, &a.updated_at).await?;

@@ -140,6 +140,15 @@ impl Default for Options {
 #[derive(Clone)]
 pub struct Store {
     pool: AnyPool,
+    /// Where write transactions run: on SQLite a pool of its own holding one
+    /// connection, on PostgreSQL `pool` itself. SQLite drops a connection's whole
+    /// page cache when it begins a transaction on a file another connection has
+    /// written since, and sqlx lends its idle connections in turn: writes spread over
+    /// the pool each began on a cold cache and read back every page they touched
+    /// (about twenty reads of the file per atom create). Writes take turns anyway
+    /// (one write lock per file), so one connection loses nothing, and its cache
+    /// stays warm from write to write.
+    writer: AnyPool,
     backend: Backend,
 }
 
@@ -180,10 +189,27 @@ impl Store {
     /// milliseconds. A writer waits for the lock up to the busy timeout
     /// (`lock_timeout`), then fails with [`Error::Busy`] as on SQLite.
     pub async fn write(&self) -> Result<Tx> {
-        let mut tx = self.pool.begin_with(self.backend.write_begin()).await?;
+        let mut tx = self.writer.begin_with(self.backend.write_begin()).await?;
         self.backend.take_write_lock(&mut tx).await?;
         Ok(Tx(Conn {
             held: Held::Tx(tx),
+            backend: self.backend,
+        }))
+    }
+
+    /// A write of one statement that needs nothing read before it to hold still: on
+    /// SQLite the writer's connection outside a transaction, where the statement is
+    /// a transaction of its own (SQLite takes the write lock for it as `BEGIN
+    /// IMMEDIATE` would, waiting up to the busy timeout, and commits it at its end),
+    /// which saves the BEGIN and the COMMIT, each a trip to the connection's thread.
+    /// On PostgreSQL a write transaction as [`Store::write`] begins, so that the one
+    /// lock every writer takes is taken here too. [`Tx::commit`] ends either.
+    pub async fn write_one(&self) -> Result<Tx> {
+        if self.backend.pg() {
+            return self.write().await;
+        }
+        Ok(Tx(Conn {
+            held: Held::Pooled(self.writer.acquire().await?),
             backend: self.backend,
         }))
     }
@@ -268,6 +294,7 @@ impl Store {
     /// connections close. On SQLite, when they are the last on the file, SQLite
     /// copies what is left of the WAL into the database and removes it.
     pub async fn close(&self) {
+        self.writer.close().await;
         self.pool.close().await;
     }
 }
@@ -283,8 +310,51 @@ async fn open_sqlite(path: &Path, o: &Options) -> Result<Store> {
         .map_err(|e| Error::Open(format!("cannot open {}: {e}", path.display())))?;
     let busy_ms = o.busy_timeout.as_millis();
     let max_pages = o.max_pages;
-    let pool = AnyPoolOptions::new()
-        .max_connections(o.connections.unwrap_or(8).max(1))
+    let pool = sqlite_pool(o.connections.unwrap_or(8).max(1), busy_ms, max_pages)
+        .connect_lazy_with(opts.clone());
+    // A writer waits for the writer's connection as it would for the write lock: up
+    // to the busy timeout (at least the time to open the connection, as on
+    // PostgreSQL), then `Error::Busy`, which a timed-out acquire maps to.
+    let writer = sqlite_pool(1, busy_ms, max_pages)
+        .acquire_timeout(o.busy_timeout.max(Duration::from_secs(5)))
+        .connect_lazy_with(opts.clone());
+    // Two servers starting on a fresh file race twice. Switching the new file to
+    // WAL needs it alone, and SQLite answers the loser SQLITE_BUSY at once,
+    // without waiting out busy_timeout; and the loser of the migration sees the
+    // winner's tables. Both succeed on a later attempt.
+    // A new file is this user's only; SQLite would make it 0644 (less the umask).
+    file::create_private(path);
+    let mut attempt = 0;
+    loop {
+        let raced = match prepare_file(&opts, busy_ms).await {
+            Err(e) => opening(path, &pool, sqlx::migrate::MigrateError::Execute(e)).await,
+            Ok(()) => match MIGRATOR.run(&pool).await {
+                Ok(()) => break,
+                Err(e) => opening(path, &pool, e).await,
+            },
+        };
+        if attempt == 6 || !matches!(raced, Error::Busy | Error::Raced(_)) {
+            pool.close().await;
+            writer.close().await;
+            return Err(raced);
+        }
+        attempt += 1;
+        tracing::debug!(error = %raced, attempt, "opening the file raced, retrying");
+        tokio::time::sleep(Duration::from_millis(50 * attempt)).await;
+    }
+    file::warn_if_shared(path);
+    Ok(Store {
+        pool,
+        writer,
+        backend: Backend::Sqlite,
+    })
+}
+
+/// The options of a pool of at most `n` connections on a SQLite file, each set up
+/// as every connection of a store is.
+fn sqlite_pool(n: u32, busy_ms: u128, max_pages: Option<u64>) -> AnyPoolOptions {
+    AnyPoolOptions::new()
+        .max_connections(n)
         .min_connections(0)
         // A connection taken from the pool is used at once; a broken one fails
         // that call, which is answered, rather than costing every call a ping.
@@ -308,35 +378,6 @@ async fn open_sqlite(path: &Path, o: &Options) -> Result<Store> {
                 Ok(())
             })
         })
-        .connect_lazy_with(opts.clone());
-    // Two servers starting on a fresh file race twice. Switching the new file to
-    // WAL needs it alone, and SQLite answers the loser SQLITE_BUSY at once,
-    // without waiting out busy_timeout; and the loser of the migration sees the
-    // winner's tables. Both succeed on a later attempt.
-    // A new file is this user's only; SQLite would make it 0644 (less the umask).
-    file::create_private(path);
-    let mut attempt = 0;
-    loop {
-        let raced = match prepare_file(&opts, busy_ms).await {
-            Err(e) => opening(path, &pool, sqlx::migrate::MigrateError::Execute(e)).await,
-            Ok(()) => match MIGRATOR.run(&pool).await {
-                Ok(()) => break,
-                Err(e) => opening(path, &pool, e).await,
-            },
-        };
-        if attempt == 6 || !matches!(raced, Error::Busy | Error::Raced(_)) {
-            pool.close().await;
-            return Err(raced);
-        }
-        attempt += 1;
-        tracing::debug!(error = %raced, attempt, "opening the file raced, retrying");
-        tokio::time::sleep(Duration::from_millis(50 * attempt)).await;
-    }
-    file::warn_if_shared(path);
-    Ok(Store {
-        pool,
-        backend: Backend::Sqlite,
-    })
 }
 
 /// `path` as the Any driver's URL names it: absolute, in its directory's canonical
@@ -412,7 +453,12 @@ async fn open_postgres(url: &str, o: &Options) -> Result<Store> {
         return Err(err);
     }
     warn_of_collation(&pool, &shown).await;
-    Ok(Store { pool, backend })
+    // Writers share the pool: PostgreSQL keeps no cache per connection to lose.
+    Ok(Store {
+        writer: pool.clone(),
+        pool,
+        backend,
+    })
 }
 
 /// Whether a connection coming back to the pool may be lent again: only when no
