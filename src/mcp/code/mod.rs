@@ -30,7 +30,7 @@ pub const INIT_PROJECT: ToolDef = ToolDef {
     name: "init_project",
     title: "Attach repository",
     toolset: "code",
-    description: "Bind a git repository, once, to projectId or a new project called name.",
+    description: "Bind a git repository, once, to projectId or a new project called name, with default categories.",
     params: &[
         P("name", Ty::Str, ""),
         P("repoPath", Ty::Str, "Absolute"),
