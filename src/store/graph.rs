@@ -123,29 +123,43 @@ const ATOM_COLS: &str = "id, project_id, molecule_id, name, paths, knowledge, re
 const MOLECULE_COLS: &str = "id, project_id, name, knowledge, related_molecules, \
                              created_by_task_id, last_task_id, version, created_at, updated_at";
 
-/// Inserts `a`. Its project, creating task and molecule are the caller's to check in
-/// the same transaction. The row carries the generation its insert trigger is about
-/// to reach, so the trigger need not rewrite it.
-pub async fn insert_atom(conn: &mut Conn, a: &Atom) -> Result<()> {
-    sqlx::query(
+/// The columns an atom's insert writes, and its values for `a`'s binds below: the
+/// row carries the generation its insert trigger is about to reach, so the trigger
+/// need not rewrite it.
+macro_rules! atom_insert {
+    () => {
         "INSERT INTO graph_atoms (id, project_id, molecule_id, name, paths, knowledge, \
-         related_atoms, created_by_task_id, last_task_id, version, created_at, updated_at, gen) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?11, \
-         COALESCE((SELECT generation FROM graph_generations WHERE project_id = ?2), 0) + 1)",
-    )
-    .bind(&a.id)
-    .bind(&a.project_id)
-    .bind(&a.molecule_id)
-    .bind(&a.name)
-    .bind(json!(a.paths).to_string())
-    .bind(&a.knowledge)
-    .bind(related_to_json(&a.related, "atomId"))
-    .bind(&a.created_by_task_id)
-    .bind(&a.last_task_id)
-    .bind(&a.created_at)
-    .bind(&a.updated_at)
-    .execute(conn.db())
-    .await?;
+     related_atoms, created_by_task_id, last_task_id, version, created_at, updated_at, gen) \
+     SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?11, \
+     COALESCE((SELECT generation FROM graph_generations WHERE project_id = ?2), 0) + 1"
+    };
+}
+const ATOM_INSERT: &str = atom_insert!();
+
+/// Runs `sql` (an [`ATOM_INSERT`], perhaps with a `WHERE`) with `a`'s fields bound;
+/// answers whether it wrote the row.
+async fn write_atom(conn: &mut Conn, sql: &'static str, a: &Atom) -> Result<bool> {
+    let done = sqlx::query(sql)
+        .bind(&a.id)
+        .bind(&a.project_id)
+        .bind(&a.molecule_id)
+        .bind(&a.name)
+        .bind(json!(a.paths).to_string())
+        .bind(&a.knowledge)
+        .bind(related_to_json(&a.related, "atomId"))
+        .bind(&a.created_by_task_id)
+        .bind(&a.last_task_id)
+        .bind(&a.created_at)
+        .bind(&a.updated_at)
+        .execute(conn.db())
+        .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Inserts `a`. Its project, creating task and molecule are the caller's to check in
+/// the same transaction.
+pub async fn insert_atom(conn: &mut Conn, a: &Atom) -> Result<()> {
+    write_atom(conn, ATOM_INSERT, a).await?;
     Ok(())
 }
 
@@ -156,29 +170,13 @@ pub async fn insert_atom(conn: &mut Conn, a: &Atom) -> Result<()> {
 /// two: each is a trip to the connection's worker thread, and the checks' reads are
 /// the insert's own. Run in the write transaction, as the checks need.
 pub async fn create_atom(conn: &mut Conn, a: &Atom) -> Result<bool> {
-    let done = sqlx::query(
-        "INSERT INTO graph_atoms (id, project_id, molecule_id, name, paths, knowledge, \
-         related_atoms, created_by_task_id, last_task_id, version, created_at, updated_at, gen) \
-         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?11, \
-         COALESCE((SELECT generation FROM graph_generations WHERE project_id = ?2), 0) + 1 \
-         WHERE EXISTS (SELECT 1 FROM projects WHERE id = ?2) \
+    const CHECKED: &str = concat!(
+        atom_insert!(),
+        " WHERE EXISTS (SELECT 1 FROM projects WHERE id = ?2) \
            AND EXISTS (SELECT 1 FROM tasks WHERE id = ?8) \
-           AND (?3 IS NULL OR EXISTS (SELECT 1 FROM graph_molecules WHERE id = ?3 AND project_id = ?2))",
-    )
-    .bind(&a.id)
-    .bind(&a.project_id)
-    .bind(&a.molecule_id)
-    .bind(&a.name)
-    .bind(json!(a.paths).to_string())
-    .bind(&a.knowledge)
-    .bind(related_to_json(&a.related, "atomId"))
-    .bind(&a.created_by_task_id)
-    .bind(&a.last_task_id)
-    .bind(&a.created_at)
-    .bind(&a.updated_at)
-    .execute(conn.db())
-    .await?;
-    Ok(done.rows_affected() == 1)
+           AND (?3 IS NULL OR EXISTS (SELECT 1 FROM graph_molecules WHERE id = ?3 AND project_id = ?2))"
+    );
+    write_atom(conn, CHECKED, a).await
 }
 
 /// Writes the fields of `a` over the stored row after claiming `expected`.
