@@ -124,8 +124,8 @@ fn check_type(k: &str, ty: Ty, v: &Value) -> Result<()> {
                 ))
             }
         }
-        (Ty::StrOrList, Value::String(s)) => sized(s, STRING_MAX),
-        (Ty::StrOrList, Value::Array(items)) => {
+        (Ty::StrOrList | Ty::List, Value::String(s)) => sized(s, STRING_MAX),
+        (Ty::StrOrList | Ty::List, Value::Array(items)) => {
             if items.iter().all(|i| i.is_string()) {
                 sized(&v.to_string(), STRING_MAX)
             } else {
@@ -149,6 +149,7 @@ fn check_type(k: &str, ty: Ty, v: &Value) -> Result<()> {
         (Ty::Str | Ty::Bulk | Ty::Doc | Ty::Id | Ty::StrOrList | Ty::Unlisted, _) => {
             wrong("a string")
         }
+        (Ty::List, _) => wrong("an array of strings"),
         (Ty::Json, _) => wrong("a JSON array, or a string holding one"),
         (Ty::Int, _) => wrong("an integer"),
         (Ty::Num, _) => wrong("a number"),

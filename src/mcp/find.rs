@@ -36,7 +36,7 @@ pub const FIND: ToolDef = ToolDef {
         P("query", Ty::Str, ""),
         P(
             "kinds",
-            Ty::StrOrList,
+            Ty::List,
             "tasks (with features), atoms, molecules, entities, references, memory, classes",
         ),
         P("projectId", Ty::Id, ""),

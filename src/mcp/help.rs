@@ -18,7 +18,17 @@ pub fn describe(def: &ToolDef) -> String {
         Effect::Additive => "writes, never overwrites",
         Effect::Destructive => "may overwrite or delete",
     };
-    let mut out = format!("{} ({} toolset; {effect})\n\n", def.name, def.toolset);
+    // A write that can be repeated with the same arguments says so (tools/list leaves
+    // it out: `schema::ToolDef::to_tool`).
+    let again = if def.idempotent && def.effect != Effect::ReadOnly {
+        ", safe to repeat"
+    } else {
+        ""
+    };
+    let mut out = format!(
+        "{} ({} toolset; {effect}{again})\n\n",
+        def.name, def.toolset
+    );
     wrap_into(&mut out, def.description, "  ", "  ");
     let schema = def.input_schema();
     let required: Vec<&str> = schema

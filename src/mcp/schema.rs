@@ -20,8 +20,13 @@ pub enum Ty {
     Num,
     Bool,
     Enum(&'static [&'static str]),
-    /// An array of strings or one string.
+    /// An array of strings or one string (comma-separated or JSON), published as
+    /// the port publishes it: the port's tools.
     StrOrList,
+    /// The same values as `StrOrList`, published as an array: Cairn's own tools, which
+    /// have no port to match, say the list they take in 10 characters fewer (a string
+    /// holding one is still read).
+    List,
     /// A string holding a bulk JSON document (larger bound than `Str`).
     Bulk,
     /// A document's text (an OFN import), bounded by its handler with the size the
@@ -74,6 +79,7 @@ pub struct ToolDef {
     pub params: &'static [P],
     pub required: &'static [&'static str],
     pub effect: Effect,
+    /// The same call twice leaves what one leaves (`cairn tools NAME` says so).
     pub idempotent: bool,
     /// The operations of a tool that writes (`effect` not `ReadOnly`) that only
     /// read, so a read token may call them (`manage_subject get`); each is one of
@@ -97,18 +103,13 @@ impl ToolDef {
     }
 
     pub fn to_tool(&self) -> Tool {
-        // Only what differs from MCP's defaults (not read-only, destructive, not
-        // idempotent): every hint is paid for in every agent's context, 52 tools over.
-        // A tool that may overwrite or delete says nothing (MCP's `destructiveHint`
-        // defaults to true), one that only adds says `destructiveHint: false`.
+        // Only `readOnlyHint`, the hint clients act on (a read runs without asking):
+        // every hint is paid for in every agent's context, 52 tools over, and what the
+        // others would say (a write that only adds, or can be repeated) is MCP's
+        // cautious default left unsaid. `cairn tools NAME` still says each tool's effect.
         let mut ann = ToolAnnotations::new();
-        match self.effect {
-            Effect::ReadOnly => ann = ann.read_only(true),
-            Effect::Destructive => {}
-            Effect::Additive => ann = ann.destructive(false),
-        }
-        if self.idempotent && self.effect != Effect::ReadOnly {
-            ann = ann.idempotent(true);
+        if self.effect == Effect::ReadOnly {
+            ann = ann.read_only(true);
         }
         let tool = Tool::new(self.name, self.description, Arc::new(self.input_schema()))
             .with_title(self.title)
@@ -171,6 +172,7 @@ fn properties(params: &[P]) -> Map<String, Value> {
             // instructions say how lists are given, and a non-string item is refused
             // naming the parameter.
             Ty::StrOrList => json!({ "type": ["array", "string"] }),
+            Ty::List => json!({ "type": "array" }),
         };
         match keywords(ty, desc) {
             Some(k) => {

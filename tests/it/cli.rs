@@ -60,8 +60,14 @@ fn tools_name_and_call_help_explain_a_tool() {
     assert!(!db.exists(), "help opened the database");
     // A list parameter and a command list read as such.
     let entity = text(&cli(&db, &["tools", "create_entity"]).stdout);
-    assert!(entity.contains("array or string, required"), "{entity}");
+    assert!(entity.contains("categoryIds  array, required"), "{entity}");
     assert!(entity.contains("array of objects, required"), "{entity}");
+    // A port tool's list, published as the port does, reads as either.
+    let graph = text(&cli(&db, &["tools", "manage_graph"]).stdout);
+    assert!(
+        graph.contains("paths             array or string\n"),
+        "{graph}"
+    );
 
     // A name that is no tool says so and offers the close ones.
     let typo = cli(&db, &["tools", "serch"]);

@@ -270,6 +270,20 @@ async fn find_narrows_by_kind_refuses_a_bad_one_and_keeps_its_budget() {
             ),
         "{e:#}"
     );
+    // A list published as an array takes an array or a string, nothing else.
+    for bad in [json!(5), json!([1, 2]), json!({"kind": "atoms"})] {
+        let e = c
+            .err("find", json!({"query":"x","kinds":bad}), "VALIDATION_ERROR")
+            .await;
+        assert_eq!(e["details"]["parameter"], "kinds", "{e:#}");
+        assert!(
+            e["message"]
+                .as_str()
+                .unwrap()
+                .contains("an array of strings"),
+            "{e:#}"
+        );
+    }
     // Everything near "data" in a small budget: the whole envelope fits, and what
     // went is summarised.
     let env = c

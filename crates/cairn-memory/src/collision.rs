@@ -34,10 +34,10 @@ use super::wire::format_time;
 #[macro_export]
 macro_rules! memory_collision_rule {
     () => {
-        "One ACTIVE atom per claim key (type, predicate, about, context). On a held key the same \
-value (case and spaces aside) SUPPORTS it; another wins by stronger evidence (ADR, PR, commit… > \
-doc, url, ticket > chat, diary > none), then later validFrom, then higher confidence, the loser \
-SUPERSEDED; a tie: both CONTESTED (CONTRADICTS) until a Decision or resolve."
+        "One ACTIVE atom per claim key (type, predicate, about, context): the same value (case, \
+spaces aside) SUPPORTS it; another wins by stronger evidence (ADR, PR, commit… > doc, url, \
+ticket > chat, diary > none), later validFrom, higher confidence, the loser SUPERSEDED; a tie: \
+both CONTESTED (CONTRADICTS) until a Decision or resolve picks one."
     };
 }
 

@@ -52,7 +52,7 @@ pub const QUERY: ToolDef = ToolDef {
             Ty::Enum(Strategy::NAMES),
             "Default global",
         ),
-        P("relationshipTypes", Ty::StrOrList, "Only these"),
+        P("relationshipTypes", Ty::List, "Only these"),
     ],
     required: &[],
     effect: Effect::ReadOnly,

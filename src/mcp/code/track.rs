@@ -21,8 +21,8 @@ pub const TRACK_DECLARATIONS: ToolDef = ToolDef {
     params: &[
         P("projectId", Ty::Id, ""),
         P("path", Ty::Str, ""),
-        P("categoryIds", Ty::StrOrList, ""),
-        P("parentIds", Ty::StrOrList, ""),
+        P("categoryIds", Ty::List, ""),
+        P("parentIds", Ty::List, ""),
         P("limit", Ty::Int, "Default 100"),
     ],
     required: &["projectId", "path", "categoryIds"],

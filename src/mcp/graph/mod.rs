@@ -23,7 +23,7 @@ pub const QUERY_GRAPH: ToolDef = ToolDef {
     name: "query_graph",
     title: "Query graph",
     toolset: "graph",
-    description: "Read the knowledge graph: context (atoms and molecules whose globs match paths you will touch, most specific first), get, search.",
+    description: "Knowledge graph: context (atoms and molecules whose globs match paths you will touch, most specific first), get, search.",
     params: &[
         P("operation", Ty::Enum(&["get", "search", "context"]), ""),
         P("entityType", NODE, ""),

@@ -40,13 +40,12 @@ pub const MANAGE_MEMORY: ToolDef = ToolDef {
         "Write memory atoms (typed statements about subjects); a change is a new atom. ",
         cairn_memory::memory_collision_rule!(),
         " ",
-        "ACTIVE needs a doc-grade source, 3 sources or confirmedBy; resolve picks a CONTESTED winner."
+        "ACTIVE needs a doc-grade source, 3 sources or confirmedBy."
     ),
     params: &[
         P("operation", Ty::Enum(&["remember", "validate", "deprecate", "archive", "resolve", "evidence", "link", "unlink"]), ""),
         P("atom", Ty::Object, "{type, statement, predicate, value|valueSubject, about, context|global, confidence, \
-          validFrom, validTo, notes, tags} and its type's fields (Decision decidedAt+rationale, Rule severity, \
-          Cause causeKind+effectAtom|effectSubject, …: a refusal names them); \
+          validFrom, validTo, notes, tags} and its type's fields (Decision decidedAt+rationale, Rule severity, …: a refusal names them); \
           subjects by id or Kind:name"),
         P("sources", Ty::Objects(&[]), "[{refType, uri|title, snippet, publishedAt}] or [{id}]"),
         P("supersedes", Ty::Id, ""),
@@ -76,8 +75,8 @@ pub const QUERY_MEMORY: ToolDef = ToolDef {
         P("id", Ty::Id, ""),
         P("projectId", Ty::Id, ""),
         P("query", Ty::Str, ""),
-        P("about", Ty::StrOrList, "Subject ids or Kind:name"),
-        P("types", Ty::StrOrList, ""),
+        P("about", Ty::List, "Subject ids or Kind:name"),
+        P("types", Ty::List, ""),
         P("status", Ty::Str, ""),
         P("predicate", Ty::Str, ""),
         P("key", Ty::Str, ""),
@@ -106,7 +105,7 @@ pub const MANAGE_SUBJECT: ToolDef = ToolDef {
         P("id", Ty::Str, ""),
         P("subject", Ty::Object, ""),
         P("version", Ty::Int, ""),
-        P("aliases", Ty::StrOrList, ""),
+        P("aliases", Ty::List, ""),
         P("into", Ty::Str, ""),
         P("target", Ty::Str, ""),
         P("kind", Ty::Str, ""),
@@ -126,7 +125,7 @@ pub const CURATE_MEMORY: ToolDef = ToolDef {
     name: "curate_memory",
     title: "Curate memory",
     toolset: "memory",
-    description: "Curator (merges, promotion, reviews, decay): plan (dry run), run (the plan's fingerprint; refused if changed), queue (atoms due).",
+    description: "Merges, promotion, reviews, decay: plan (dry run), run (the plan's fingerprint; refused if changed), queue (atoms due).",
     params: &[
         P("operation", Ty::Enum(&["plan", "run", "queue"]), ""),
         P("fingerprint", Ty::Str, ""),
@@ -145,17 +144,17 @@ pub const MANAGE_DIARY: ToolDef = ToolDef {
     name: "manage_diary",
     title: "Manage diary",
     toolset: "memory",
-    description: "Diary: write an entry, list, reflect (the prompt), ingest (its answer as DRAFT rules; duplicates add evidence).",
+    description: "Write an entry, list, reflect (the prompt), ingest (its answer as DRAFT rules; duplicates add evidence).",
     params: &[
         P("operation", Ty::Enum(&["write", "list", "reflect", "ingest"]), ""),
         P("session", Ty::Str, ""),
         P("taskId", Ty::Id, ""),
         P("projectId", Ty::Id, ""),
-        P("accomplishments", Ty::StrOrList, ""),
-        P("decisions", Ty::StrOrList, ""),
-        P("challenges", Ty::StrOrList, ""),
-        P("learnings", Ty::StrOrList, ""),
-        P("ids", Ty::StrOrList, ""),
+        P("accomplishments", Ty::List, ""),
+        P("decisions", Ty::List, ""),
+        P("challenges", Ty::List, ""),
+        P("learnings", Ty::List, ""),
+        P("ids", Ty::List, ""),
         P("since", Ty::Str, ""),
         P("rules", Ty::Json, "The prompt's JSON array, or text holding it"),
         P("limit", Ty::Int, ""),

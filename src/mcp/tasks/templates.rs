@@ -40,7 +40,7 @@ pub const MANAGE_TEMPLATE: ToolDef = ToolDef {
     name: "manage_template",
     title: "Manage templates",
     toolset: "tasks",
-    description: "Templates: create (name, targetEntityType), update, delete, enable, disable (built-ins: disable only), addSection.",
+    description: "Create (name, targetEntityType), update, delete, enable, disable (built-ins: disable only), addSection.",
     params: &[
         P("operation", Ty::Enum(&["create", "update", "delete", "enable", "disable", "addSection"]), ""),
         P("id", Ty::Id, ""),

@@ -45,7 +45,7 @@ pub const GET_NEXT_TASK: ToolDef = ToolDef {
     name: "get_next_task",
     title: "Next task",
     toolset: "tasks",
-    description: "Next task: NEW, unblocked, by priority (HIGH first), lower complexity, age.",
+    description: "NEW and unblocked, by priority (HIGH first), lower complexity, age.",
     params: &[
         P("projectId", Ty::Id, ""),
         P("featureId", Ty::Id, ""),
@@ -73,7 +73,7 @@ pub const GET_NEXT_FEATURE: ToolDef = ToolDef {
     name: "get_next_feature",
     title: "Next feature",
     toolset: "tasks",
-    description: "Next feature: unblocked, ACTIVE before NEW, by priority, age.",
+    description: "Unblocked, ACTIVE before NEW, by priority, age.",
     params: &[P("projectId", Ty::Id, ""), P("priority", Ty::Str, "")],
     required: &[],
     effect: Effect::ReadOnly,
