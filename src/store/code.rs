@@ -2,7 +2,7 @@
 //! references, attachments and the entity edges (BELONGS_TO, RELATED_TO, links).
 //! Version checks go through `lock`; nothing here knows about git, LSP or MCP.
 
-use sqlx::{AssertSqlSafe, FromRow};
+use sqlx::AssertSqlSafe;
 
 use crate::domain::code::{
     Category, Entity, EntityEdge, EntityFilter, RefKind, Reference, Repo, Scope,
@@ -16,7 +16,6 @@ fn scope_of(s: &str) -> Result<Scope> {
 
 // ---- repositories ----
 
-#[derive(FromRow)]
 struct RepoRow {
     id: String,
     project_id: String,
@@ -25,6 +24,15 @@ struct RepoRow {
     created_at: String,
     updated_at: String,
 }
+
+crate::store::from_row!(RepoRow {
+    id,
+    project_id,
+    repo_path,
+    version,
+    created_at,
+    updated_at
+});
 
 pub async fn insert_repo(conn: &mut Conn, r: &Repo) -> Result<()> {
     sqlx::query("INSERT INTO code_repos (id, project_id, repo_path, version, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?)")
@@ -57,7 +65,6 @@ pub async fn repo_of(conn: &mut Conn, project_id: &str) -> Result<Option<Repo>> 
 
 // ---- categories ----
 
-#[derive(FromRow)]
 struct CategoryRow {
     id: String,
     project_id: String,
@@ -68,6 +75,17 @@ struct CategoryRow {
     created_at: String,
     updated_at: String,
 }
+
+crate::store::from_row!(CategoryRow {
+    id,
+    project_id,
+    scope,
+    name,
+    description,
+    version,
+    created_at,
+    updated_at
+});
 
 impl CategoryRow {
     fn into_category(self) -> Result<Category> {
@@ -198,7 +216,6 @@ pub async fn set_categories(conn: &mut Conn, entity_id: &str, ids: &[String]) ->
 
 // ---- entities ----
 
-#[derive(FromRow)]
 struct EntityRow {
     id: String,
     project_id: String,
@@ -209,6 +226,17 @@ struct EntityRow {
     created_at: String,
     updated_at: String,
 }
+
+crate::store::from_row!(EntityRow {
+    id,
+    project_id,
+    name,
+    description,
+    scope,
+    version,
+    created_at,
+    updated_at
+});
 
 impl EntityRow {
     fn into_entity(self) -> Result<Entity> {
@@ -509,14 +537,19 @@ pub async fn unlink(conn: &mut Conn, from: &str, to: &str, ty: &str) -> Result<b
 }
 
 pub async fn edges_of(conn: &mut Conn, id: &str) -> Result<Vec<EntityEdge>> {
-    #[derive(FromRow)]
     struct EdgeRow {
         other: String,
         kind: String,
-        #[sqlx(try_from = "crate::store::Flag")]
         outgoing: bool,
         note: Option<String>,
     }
+
+    crate::store::from_row!(EdgeRow {
+        other,
+        kind,
+        outgoing: flag,
+        note
+    });
     let rows: Vec<EdgeRow> = sqlx::query_as(
         "SELECT to_id AS other, 'RELATED_TO' AS kind, 1 AS outgoing, note FROM code_relations WHERE from_id = ?1 \
          UNION ALL SELECT from_id, 'RELATED_TO', 0, note FROM code_relations WHERE to_id = ?1 \
@@ -544,7 +577,6 @@ pub async fn edges_of(conn: &mut Conn, id: &str) -> Result<Vec<EntityEdge>> {
 
 // ---- references ----
 
-#[derive(FromRow)]
 struct RefRow {
     id: String,
     project_id: String,
@@ -563,6 +595,25 @@ struct RefRow {
     created_at: String,
     updated_at: String,
 }
+
+crate::store::from_row!(RefRow {
+    id,
+    project_id,
+    kind,
+    document_path,
+    start_line,
+    end_line,
+    lsp_symbol,
+    lsp_kind,
+    anchor,
+    description,
+    content_type,
+    commit_sha,
+    blob_sha,
+    version,
+    created_at,
+    updated_at
+});
 
 impl RefRow {
     fn into_ref(self) -> Result<Reference> {

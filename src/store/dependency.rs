@@ -1,7 +1,7 @@
 //! Dependency edges between items of one kind: BLOCKS and RELATES_TO, and the NO_OP
 //! blocker (`from_id` NULL) for something outside Cairn.
 
-use sqlx::{AssertSqlSafe, FromRow};
+use sqlx::AssertSqlSafe;
 
 use crate::domain::container::Dependency;
 use crate::domain::ItemKind;
@@ -10,18 +10,18 @@ use crate::store::Conn;
 use crate::store::Result;
 
 /// An edge row as read, before it becomes a [`Dependency`].
-#[derive(FromRow)]
 struct EdgeRow {
     id: String,
     from_id: Option<String>,
     to_id: String,
-    #[sqlx(rename = "type")]
     kind: String,
     reason: Option<String>,
     created_at: String,
     other_name: Option<String>,
     other_status: Option<String>,
 }
+
+crate::store::from_row!(EdgeRow { id, from_id, to_id, kind: col "type", reason, created_at, other_name, other_status });
 
 impl From<EdgeRow> for Dependency {
     fn from(r: EdgeRow) -> Dependency {

@@ -95,14 +95,6 @@ impl<'c> Executor<'c> for Db<'c> {
         let sql = in_dialect(self.backend, sql);
         self.conn.prepare_with(sql, parameters)
     }
-
-    fn describe<'e>(self, sql: SqlStr) -> BoxFuture<'e, Result<sqlx::Describe<Any>, sqlx::Error>>
-    where
-        'c: 'e,
-    {
-        let sql = in_dialect(self.backend, sql);
-        self.conn.describe(sql)
-    }
 }
 
 /// `sql` as `backend` reads it.

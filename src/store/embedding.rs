@@ -8,7 +8,7 @@
 //! leave a stale vector behind. Vectors are BLOBs of little-endian f32 (see
 //! `embed::vector`); this module stores bytes and knows nothing of models.
 
-use sqlx::{AssertSqlSafe, FromRow};
+use sqlx::AssertSqlSafe;
 
 use crate::store::Result;
 use crate::store::{Conn, Flag};
@@ -125,12 +125,18 @@ pub const SOURCES: &[Source] = &[
 ];
 
 /// A row that needs a vector, with the text to embed.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct Pending {
     pub row_id: String,
     pub project_id: String,
     pub text: String,
 }
+
+crate::store::from_row!(Pending {
+    row_id,
+    project_id,
+    text
+});
 
 /// A vector to write.
 #[derive(Debug, Clone)]
@@ -148,16 +154,21 @@ pub struct NewEmbedding<'a> {
 }
 
 /// A stored vector as search loads it.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct Stored {
     pub source: String,
     pub row_id: String,
     pub vector: Vec<u8>,
-    #[sqlx(try_from = "crate::store::Flag")]
     pub truncated: bool,
 }
 
-#[derive(FromRow)]
+crate::store::from_row!(Stored {
+    source,
+    row_id,
+    vector,
+    truncated: flag
+});
+
 struct Candidate {
     row_id: String,
     project_id: String,
@@ -165,6 +176,14 @@ struct Candidate {
     model: Option<String>,
     text_hash: Option<String>,
 }
+
+crate::store::from_row!(Candidate {
+    row_id,
+    project_id,
+    text,
+    model,
+    text_hash
+});
 
 /// How hard [`pending`] looks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

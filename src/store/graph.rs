@@ -52,7 +52,6 @@ fn paths_from_json(s: &str) -> Vec<String> {
     serde_json::from_str::<Vec<String>>(s).unwrap_or_default()
 }
 
-#[derive(FromRow)]
 struct AtomRow {
     id: String,
     project_id: String,
@@ -67,6 +66,21 @@ struct AtomRow {
     created_at: String,
     updated_at: String,
 }
+
+crate::store::from_row!(AtomRow {
+    id,
+    project_id,
+    molecule_id,
+    name,
+    paths,
+    knowledge,
+    related_atoms,
+    created_by_task_id,
+    last_task_id,
+    version,
+    created_at,
+    updated_at
+});
 
 impl From<AtomRow> for Atom {
     fn from(r: AtomRow) -> Atom {
@@ -87,7 +101,6 @@ impl From<AtomRow> for Atom {
     }
 }
 
-#[derive(FromRow)]
 struct MoleculeRow {
     id: String,
     project_id: String,
@@ -100,6 +113,19 @@ struct MoleculeRow {
     created_at: String,
     updated_at: String,
 }
+
+crate::store::from_row!(MoleculeRow {
+    id,
+    project_id,
+    name,
+    knowledge,
+    related_molecules,
+    created_by_task_id,
+    last_task_id,
+    version,
+    created_at,
+    updated_at
+});
 
 impl From<MoleculeRow> for Molecule {
     fn from(r: MoleculeRow) -> Molecule {
@@ -550,7 +576,6 @@ pub async fn delete_members(conn: &mut Conn, molecule_id: &str) -> Result<Vec<St
     Ok(ids)
 }
 
-#[derive(FromRow)]
 struct ChangelogRow {
     id: String,
     parent_type: String,
@@ -559,6 +584,15 @@ struct ChangelogRow {
     summary: String,
     created_at: String,
 }
+
+crate::store::from_row!(ChangelogRow {
+    id,
+    parent_type,
+    parent_id,
+    task_id,
+    summary,
+    created_at
+});
 
 impl From<ChangelogRow> for ChangelogEntry {
     fn from(r: ChangelogRow) -> Self {

@@ -1,13 +1,12 @@
 //! Features and tasks: the two containers that move through a workflow. One
 //! repository serves both; `ItemKind` picks the table and the few columns that differ.
 
-use sqlx::{AssertSqlSafe, FromRow};
+use sqlx::AssertSqlSafe;
 
 use crate::domain::{Item, ItemKind, Priority, Status};
 use crate::store::{lock, placeholders, tag, Conn};
 use crate::store::{Error, Result};
 
-#[derive(FromRow)]
 struct Row {
     id: String,
     project_id: Option<String>,
@@ -27,6 +26,24 @@ struct Row {
     /// Its open blockers (ids, or `NO_OP`) as a JSON array.
     blocked_by: String,
 }
+
+crate::store::from_row!(Row {
+    id,
+    project_id,
+    feature_id,
+    name,
+    summary,
+    description,
+    status,
+    priority,
+    complexity,
+    status_reason,
+    version,
+    created_at,
+    updated_at,
+    tags,
+    blocked_by
+});
 
 impl Row {
     fn into_item(self, kind: ItemKind) -> Result<Item> {

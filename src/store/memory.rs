@@ -71,7 +71,7 @@ where
 // ---------------------------------------------------------------------------
 // References
 
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct ReferenceRow {
     pub id: String,
     pub ref_type: String,
@@ -84,6 +84,19 @@ pub struct ReferenceRow {
     pub hash: Option<String>,
     pub created_at: String,
 }
+
+crate::store::from_row!(ReferenceRow {
+    id,
+    ref_type,
+    title,
+    uri,
+    authors,
+    published_at,
+    retrieved_at,
+    snippet,
+    hash,
+    created_at
+});
 
 const REFERENCE_COLS: &str =
     "id, ref_type, title, uri, authors, published_at, retrieved_at, snippet, hash, created_at";
@@ -145,7 +158,7 @@ pub async fn all_reference_types(conn: &mut Conn) -> Result<Vec<(String, String)
 // ---------------------------------------------------------------------------
 // Atoms
 
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct AtomRow {
     pub id: String,
     pub atom_type: String,
@@ -182,6 +195,43 @@ pub struct AtomRow {
     pub version: i64,
     pub updated_at: String,
 }
+
+crate::store::from_row!(AtomRow {
+    id,
+    atom_type,
+    statement,
+    predicate,
+    value_kind,
+    value,
+    about_id,
+    context_id,
+    claim_key,
+    group_key,
+    status,
+    status_reason,
+    confidence,
+    validated_confidence,
+    importance,
+    title,
+    summary,
+    notes,
+    resolution,
+    tags,
+    author,
+    confirmed_by,
+    confirmed_at,
+    valid_from,
+    valid_to,
+    recorded_at,
+    retired_at,
+    last_validated_at,
+    next_review_at,
+    review_interval_days,
+    decision_status,
+    details,
+    version,
+    updated_at
+});
 
 const ATOM_COLS: &str = "id, atom_type, statement, predicate, value_kind, value, about_id, context_id, claim_key, \
      group_key, status, status_reason, confidence, validated_confidence, importance, title, summary, notes, resolution, \
@@ -602,7 +652,7 @@ pub async fn change_atom(
 // ---------------------------------------------------------------------------
 // Diary
 
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct DiaryRow {
     pub id: String,
     pub project_id: Option<String>,
@@ -615,6 +665,19 @@ pub struct DiaryRow {
     pub recorded_at: String,
     pub created_at: String,
 }
+
+crate::store::from_row!(DiaryRow {
+    id,
+    project_id,
+    task_id,
+    session,
+    accomplishments,
+    decisions,
+    challenges,
+    learnings,
+    recorded_at,
+    created_at
+});
 
 const DIARY_COLS: &str =
     "id, project_id, task_id, session, accomplishments, decisions, challenges, learnings, recorded_at, created_at";

@@ -14,10 +14,12 @@ pub mod graph;
 pub mod item;
 pub mod lock;
 pub mod memory;
+mod migrations;
 pub mod ontology;
 mod pg_params;
 pub mod pipeline;
 pub mod project;
+mod rows;
 pub mod section;
 pub mod semantic;
 pub mod tag;
@@ -35,13 +37,10 @@ use sqlx::{Any, AnyConnection, AnyPool, ConnectOptions, Executor};
 
 pub use dialect::Flag;
 pub use error::{Error, Result};
+use migrations::{MIGRATOR, PG_MIGRATOR};
+pub(crate) use rows::from_row;
 
 mod dialect;
-
-static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
-/// PostgreSQL's schema: one file with the final form of `migrations/`, numbered on its
-/// own; a later change adds a file to both folders.
-static PG_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations-postgres");
 
 /// The lock every PostgreSQL write transaction takes first (an arbitrary key, "cairn"
 /// in ASCII): see [`Store::write`].

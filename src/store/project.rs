@@ -1,12 +1,11 @@
 //! Projects: the top container and the tenant every other row belongs to.
 
-use sqlx::{AssertSqlSafe, FromRow};
+use sqlx::AssertSqlSafe;
 
 use crate::domain::Project;
 use crate::store::Result;
 use crate::store::{lock, tag, Conn};
 
-#[derive(FromRow)]
 struct Row {
     id: String,
     name: String,
@@ -16,6 +15,16 @@ struct Row {
     created_at: String,
     updated_at: String,
 }
+
+crate::store::from_row!(Row {
+    id,
+    name,
+    summary,
+    description,
+    version,
+    created_at,
+    updated_at
+});
 
 impl Row {
     fn into_project(self, tags: Vec<String>) -> Project {

@@ -1,12 +1,11 @@
 //! Sections attached to projects, features and tasks, kept in `ordinal` order.
 
-use sqlx::{AssertSqlSafe, FromRow};
+use sqlx::AssertSqlSafe;
 
 use crate::domain::Section;
 use crate::store::{lock, placeholders, tag, Conn};
 use crate::store::{Error, Result};
 
-#[derive(FromRow)]
 struct Row {
     id: String,
     entity_type: String,
@@ -20,6 +19,20 @@ struct Row {
     created_at: String,
     updated_at: String,
 }
+
+crate::store::from_row!(Row {
+    id,
+    entity_type,
+    entity_id,
+    title,
+    usage_description,
+    content,
+    content_format,
+    ordinal,
+    version,
+    created_at,
+    updated_at
+});
 
 impl Row {
     fn into_section(self, tags: Vec<String>) -> Section {

@@ -3,7 +3,7 @@
 //! `query` walks. Callers pass an FTS5 expression they built from quoted tokens
 //! (`service::semantic::fts_expr`); nothing here interprets user text.
 
-use sqlx::{AssertSqlSafe, FromRow, Row};
+use sqlx::{AssertSqlSafe, Row};
 
 use crate::store::Result;
 use crate::store::{Conn, Flag};
@@ -448,7 +448,7 @@ pub async fn count_vectors(conn: &mut Conn, project_id: &str, model: &str) -> Re
 }
 
 /// A RELATED_TO edge or a code link of a project.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct EdgeRow {
     pub from_id: String,
     pub to_id: String,
@@ -456,6 +456,13 @@ pub struct EdgeRow {
     pub kind: String,
     pub note: Option<String>,
 }
+
+crate::store::from_row!(EdgeRow {
+    from_id,
+    to_id,
+    kind,
+    note
+});
 
 /// Every RELATED_TO edge and code link between entities of a project.
 pub async fn edges_of_project(conn: &mut Conn, project_id: &str) -> Result<Vec<EdgeRow>> {

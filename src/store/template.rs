@@ -1,29 +1,39 @@
 //! Templates and their section blueprints.
 
-use sqlx::{AssertSqlSafe, FromRow};
+use sqlx::AssertSqlSafe;
 
 use crate::domain::section::TemplateFilter;
 use crate::domain::{Template, TemplateSection};
 use crate::store::{lock, placeholders, tag, Conn, Flag};
 use crate::store::{Error, Result};
 
-#[derive(FromRow)]
 struct Row {
     id: String,
     name: String,
     description: String,
     target_entity_type: String,
-    #[sqlx(try_from = "crate::store::Flag")]
     is_built_in: bool,
-    #[sqlx(try_from = "crate::store::Flag")]
     is_protected: bool,
-    #[sqlx(try_from = "crate::store::Flag")]
     is_enabled: bool,
     created_by: Option<String>,
     version: i64,
     created_at: String,
     updated_at: String,
 }
+
+crate::store::from_row!(Row {
+    id,
+    name,
+    description,
+    target_entity_type,
+    is_built_in: flag,
+    is_protected: flag,
+    is_enabled: flag,
+    created_by,
+    version,
+    created_at,
+    updated_at
+});
 
 impl Row {
     fn into_template(self, tags: Vec<String>) -> Template {
@@ -44,7 +54,6 @@ impl Row {
     }
 }
 
-#[derive(FromRow)]
 struct SectionRow {
     id: String,
     template_id: String,
@@ -52,10 +61,20 @@ struct SectionRow {
     usage_description: String,
     content_sample: String,
     content_format: String,
-    #[sqlx(try_from = "crate::store::Flag")]
     is_required: bool,
     ordinal: i64,
 }
+
+crate::store::from_row!(SectionRow {
+    id,
+    template_id,
+    title,
+    usage_description,
+    content_sample,
+    content_format,
+    is_required: flag,
+    ordinal
+});
 
 const COLS: &str =
     "id, name, description, target_entity_type, is_built_in, is_protected, is_enabled, created_by, version, created_at, updated_at";

@@ -2,7 +2,7 @@
 
 use super::*;
 
-#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EdgeRow {
     pub from_kind: String,
     pub from_id: String,
@@ -10,6 +10,14 @@ pub struct EdgeRow {
     pub to_kind: String,
     pub to_id: String,
 }
+
+crate::store::from_row!(EdgeRow {
+    from_kind,
+    from_id,
+    kind,
+    to_kind,
+    to_id
+});
 
 /// Adds an edge; answers false when it was there already.
 pub async fn insert_edge(conn: &mut Conn, e: &EdgeRow, now: &str) -> Result<bool> {

@@ -2,7 +2,7 @@
 
 use super::*;
 
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct SubjectRow {
     pub id: String,
     pub kind: String,
@@ -18,19 +18,40 @@ pub struct SubjectRow {
     pub updated_at: String,
 }
 
+crate::store::from_row!(SubjectRow {
+    id,
+    kind,
+    name,
+    title,
+    summary,
+    tags,
+    details,
+    orchestrator_project_id,
+    merged_into,
+    version,
+    created_at,
+    updated_at
+});
+
 const SUBJECT_COLS: &str =
     "id, kind, name, title, summary, tags, details, orchestrator_project_id, \
                             merged_into, version, created_at, updated_at";
 
 /// One name of a subject (its name or an alias) with its normal form.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct NameRow {
     pub subject_id: String,
     pub name: String,
     pub norm: String,
-    #[sqlx(try_from = "crate::store::Flag")]
     pub is_alias: bool,
 }
+
+crate::store::from_row!(NameRow {
+    subject_id,
+    name,
+    norm,
+    is_alias: flag
+});
 
 pub async fn insert_subject(conn: &mut Conn, s: &SubjectRow) -> Result<()> {
     let r = sqlx::query(
