@@ -46,15 +46,27 @@ pub async fn lift(
     let mut seeds: Vec<&AtomRow> = rows.iter().filter(|r| own.contains_key(&r.id)).collect();
     seeds.sort_by(|a, b| own[&b.id].total_cmp(&own[&a.id]).then(a.id.cmp(&b.id)));
     let mut by: HashMap<String, String> = HashMap::new();
-    for s in seeds.into_iter().take(SEEDS) {
-        // A stored time that does not parse has no exchange to read.
-        let Ok(at) = parse_time(&s.recorded_at) else {
-            continue;
-        };
-        let (lo, hi) = (format_time(at - WINDOW), format_time(at + WINDOW));
-        let (prev, next) =
-            store::recorded_beside(c, s.context_id.as_deref(), &s.id, &s.recorded_at, &lo, &hi)
-                .await?;
+    // A stored time that does not parse has no exchange to read.
+    let found: Vec<(&AtomRow, String, String)> = seeds
+        .into_iter()
+        .take(SEEDS)
+        .filter_map(|s| {
+            let at = parse_time(&s.recorded_at).ok()?;
+            Some((s, format_time(at - WINDOW), format_time(at + WINDOW)))
+        })
+        .collect();
+    let asked: Vec<store::Seed> = found
+        .iter()
+        .map(|(s, lo, hi)| store::Seed {
+            context: s.context_id.as_deref(),
+            id: &s.id,
+            at: &s.recorded_at,
+            lo,
+            hi,
+        })
+        .collect();
+    let beside = store::recorded_beside(c, &asked).await?;
+    for ((s, _, _), (prev, next)) in found.iter().zip(beside) {
         let top = own[&s.id];
         for n in prev.into_iter().chain(next) {
             let mine = own.get(&n).copied().unwrap_or(0.0);
