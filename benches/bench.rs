@@ -9,7 +9,9 @@
 //! `cairn` to measure (a baseline build, for rounds that alternate binaries).
 //! Timed calls check each answer's id and success without parsing it into a tree
 //! (`Server::call_line`), so the figures are the server's and the pipe's. Creation
-//! rates are the median of several such sessions, with the slowest and fastest.
+//! rates are the median of several such sessions, with the slowest and fastest. The
+//! context rows give the server's CPU and its wait for a CPU per call (median, p95)
+//! under the round trip's, so a tail shows whose it is: the server's or the machine's.
 //! Then (`session`) creates through rmcp's client, and an agent's session replayed
 //! through it with p50/p99 per call kind (`benches/session`). `http`: one
 //! `serve --http` under 8 concurrent streamable-HTTP clients × 500 mixed calls on
@@ -431,28 +433,37 @@ fn context_round(
 }
 
 /// 200 context calls after the first: their median and p95, the server's CPU per
-/// call and the largest answer line.
+/// call and its wait for a CPU per call (each median and p95: a round trip's tail is
+/// the server's when its CPU has the same tail, the machine's when the wait has it),
+/// and the largest answer line.
 fn context_calls(
     s: &mut Server,
     project: &str,
     modules: u64,
     rng: &mut Seeded,
     max_tokens: Option<i64>,
-) -> (Fig, Fig, Fig) {
-    let mut times = Vec::new();
+) -> (Fig, Fig, Fig, Fig) {
+    let (mut times, mut cpus, mut waits) = (Vec::new(), Vec::new(), Vec::new());
     let mut size = 0;
-    let cpu = s.cpu();
     for _ in 0..200 {
+        let (cpu, wait) = s.sched();
         let (t, n) = context_round(s, project, modules, rng, max_tokens);
+        let (cpu2, wait2) = s.sched();
         times.push(t);
+        cpus.push(cpu2.saturating_sub(cpu));
+        waits.push(wait2.saturating_sub(wait));
         size = size.max(n);
     }
-    let per = (s.cpu() - cpu).as_secs_f64() * 1e3 / 200.0;
-    let (med, p95) = stats(times);
+    let fig = |v| {
+        let (med, p95) = stats(v);
+        Fig::latency(med, p95, 2)
+    };
+    let (wait, wait95) = stats(waits);
     let kib = size as f64 / 1024.0;
     (
-        Fig::latency(med, p95, 2),
-        Fig::lower(format!("{per:.2} ms"), per),
+        fig(times),
+        fig(cpus),
+        Fig::uncompared(wait, wait95, 2),
         Fig::lower(format!("{kib:.0} KiB"), kib),
     )
 }
@@ -527,7 +538,7 @@ fn graph(on: &Target, out: &mut Rows) {
     let mut rng = Seeded::new(42);
     // The first call compiles the project's matcher; it is reported apart.
     let (first, _) = context_round(&mut s, &project, 100, &mut rng, None);
-    let (lat, cpu, size) = context_calls(&mut s, &project, 100, &mut rng, None);
+    let (lat, cpu, wait, size) = context_calls(&mut s, &project, 100, &mut rng, None);
     out.row(
         "context, 50 paths, 2,000 atoms: first call (builds matcher)",
         Fig::ms(ms(first), 1),
@@ -535,14 +546,16 @@ fn graph(on: &Target, out: &mut Rows) {
     );
     out.row("context, 50 paths, 2,000 atoms, round trip", lat, "");
     out.row("  server CPU per context call", cpu, "");
+    out.row("  server's wait for a CPU per context call", wait, "");
     out.row("  answer size (largest line)", size, "");
-    let (lat, cpu, size) = context_calls(&mut s, &project, 100, &mut Seeded::new(42), all);
+    let (lat, cpu, wait, size) = context_calls(&mut s, &project, 100, &mut Seeded::new(42), all);
     out.row(
         "context, the same, whole (maxTokens 0), round trip",
         lat,
         "",
     );
     out.row("  server CPU per whole context call", cpu, "");
+    out.row("  server's wait for a CPU per whole context call", wait, "");
     out.row("  whole answer size (largest line)", size, "");
 
     let (el, ids) = create_atoms(&mut s, &project, &task, &molecules, 2000, 20_000);
@@ -554,7 +567,7 @@ fn graph(on: &Target, out: &mut Rows) {
     );
     let mut rng = Seeded::new(43);
     let (first, _) = context_round(&mut s, &project, 1000, &mut rng, None);
-    let (lat, cpu, _) = context_calls(&mut s, &project, 1000, &mut rng, None);
+    let (lat, cpu, _, _) = context_calls(&mut s, &project, 1000, &mut rng, None);
     out.row(
         "context, 50 paths, 20,000 atoms: first call (builds matcher)",
         Fig::ms(ms(first), 1),
@@ -566,7 +579,7 @@ fn graph(on: &Target, out: &mut Rows) {
         "≤ 10 ms median",
     );
     out.row("  server CPU per context call, 20,000 atoms", cpu, "");
-    let (lat, cpu, size) = context_calls(&mut s, &project, 1000, &mut Seeded::new(43), all);
+    let (lat, cpu, _, size) = context_calls(&mut s, &project, 1000, &mut Seeded::new(43), all);
     out.row(
         "context, 20,000 atoms, whole (maxTokens 0), round trip",
         lat,

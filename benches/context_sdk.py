@@ -10,7 +10,8 @@ two together show where a tail comes from: the server and the pipe, or the clien
 
 Creates 2,000 atoms (three patterns each, 3,500 characters of knowledge, in 20
 molecules) as the bench does, then 200 context calls of 50 paths at the default budget
-and 200 whole (maxTokens 0; the port has no budget). Prints p50/p95 of each, the SDK's
+and 200 whole (maxTokens 0; the port has no budget). Prints p50/p95 of each, of the
+server's CPU per call and of its wait for a CPU (so a tail shows whose it is), the SDK's
 own time parsing the answer lines, and the time Python's collector paused the client.
 """
 
@@ -87,6 +88,32 @@ def _gc(phase, info):
 gc.callbacks.append(_gc)
 
 
+def server_pid():
+    """The server's process: this client's one child (the SDK does not name it)."""
+    kids = []
+    for t in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{t}/children") as f:
+            kids += f.read().split()
+    return int(kids[0]) if len(kids) == 1 else None
+
+
+def sched(pid):
+    """The server's time on a CPU and its wait in the run queue, in seconds, summed over
+    its threads (/proc/PID/task/*/schedstat): a tail the wait has and the CPU has not is
+    the machine's load, not the server's."""
+    run = wait = 0
+    if pid is None:
+        return 0.0, 0.0
+    for t in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{t}/schedstat") as f:
+                a, b, _ = f.read().split()
+            run, wait = run + int(a), wait + int(b)
+        except (OSError, ValueError):
+            pass  # a thread that has just exited
+    return run / 1e9, wait / 1e9
+
+
 def params(kind, where, home):
     if kind == "cairn":
         return StdioServerParameters(
@@ -114,6 +141,7 @@ async def main():
     async with stdio_client(params(kind, where, home)) as (r, w):
         async with ClientSession(r, w) as s:
             await s.initialize()
+            spid = server_pid()
 
             async def call(tool, **args):
                 res = await s.call_tool(tool, args)
@@ -154,7 +182,7 @@ async def main():
             await call("query_graph", operation="context", projectId=pid, paths=paths(random.Random(1)))
             for name, max_tokens in budgets:
                 rng = random.Random(42)
-                times, sizes = [], []
+                times, sizes, cpus, waits = [], [], [], []
                 PARSE.clear()
                 CHECK.clear()
                 GC["paused"] = 0.0
@@ -162,16 +190,22 @@ async def main():
                     args = {"operation": "context", "projectId": pid, "paths": paths(rng)}
                     if max_tokens is not None:
                         args["maxTokens"] = max_tokens
+                    c0, w0 = sched(spid)
                     t = time.perf_counter()
                     res = await s.call_tool("query_graph", args)
                     times.append(time.perf_counter() - t)
+                    c1, w1 = sched(spid)
+                    cpus.append(c1 - c0)
+                    waits.append(w1 - w0)
                     sizes.append(sum(len(c.text) for c in res.content)
                                  + (len(json.dumps(structured(res))) if structured(res) else 0))
                 q = statistics.quantiles(times, n=20)
                 def p(v, q):
                     return statistics.quantiles(v, n=20)[18] * 1e3 if q else statistics.median(v) * 1e3
 
-                print(f"{kind:5} {name:20} p50 {p(times, 0):7.2f} ms p95 {p(times, 1):7.2f} ms | SDK: "
+                print(f"{kind:5} {name:20} p50 {p(times, 0):7.2f} ms p95 {p(times, 1):7.2f} ms | server CPU "
+                      f"p50 {p(cpus, 0):5.2f} p95 {p(cpus, 1):5.2f}, its wait for a CPU p50 {p(waits, 0):5.2f} "
+                      f"p95 {p(waits, 1):5.2f} ms | SDK: "
                       f"line parse p50 {p(PARSE, 0):5.2f} p95 {p(PARSE, 1):5.2f} ms, result check "
                       f"p50 {p(CHECK, 0):5.2f} p95 {p(CHECK, 1):5.2f} ms, GC paused "
                       f"{GC['paused'] * 1e3 / 200:5.2f} ms/call | answer {max(sizes) / 1024:.0f} KiB")

@@ -302,6 +302,22 @@ impl Server {
         Duration::from_millis(ticks * 10)
     }
 
+    /// The server's time on a CPU and time waiting in the run queue for one, summed over
+    /// its threads (/proc/PID/task/*/schedstat, nanoseconds), so that a slow round trip
+    /// can be told apart: the server working, or the machine too busy to run it.
+    /// Threads that have exited no longer count.
+    pub fn sched(&self) -> (Duration, Duration) {
+        let (mut run, mut wait) = (0, 0);
+        let tasks = std::fs::read_dir(format!("/proc/{}/task", self.child.id()));
+        for t in tasks.into_iter().flatten().flatten() {
+            let s = std::fs::read_to_string(t.path().join("schedstat")).unwrap_or_default();
+            let mut f = s.split_whitespace().map(|x| x.parse::<u64>().unwrap_or(0));
+            run += f.next().unwrap_or(0);
+            wait += f.next().unwrap_or(0);
+        }
+        (Duration::from_nanos(run), Duration::from_nanos(wait))
+    }
+
     /// Resident memory in MB.
     pub fn rss_mb(&self) -> f64 {
         std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))

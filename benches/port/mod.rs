@@ -77,6 +77,9 @@ pub struct Fig {
     /// The 95th percentile, for latencies: its ratio is printed too.
     pub p95: Option<f64>,
     pub higher_is_better: bool,
+    /// Whether a ratio to the port's figure means anything (not for the time a server
+    /// waited for a CPU, which is the machine's load more than the server's).
+    pub compared: bool,
 }
 
 impl Fig {
@@ -92,6 +95,15 @@ impl Fig {
             value: med,
             p95: Some(p95),
             higher_is_better: false,
+            compared: true,
+        }
+    }
+
+    /// A latency printed beside the port's without a ratio.
+    pub fn uncompared(med: f64, p95: f64, digits: usize) -> Fig {
+        Fig {
+            compared: false,
+            ..Fig::latency(med, p95, digits)
         }
     }
 
@@ -102,6 +114,7 @@ impl Fig {
             value,
             p95: None,
             higher_is_better: false,
+            compared: true,
         }
     }
 
@@ -112,12 +125,16 @@ impl Fig {
             value,
             p95: None,
             higher_is_better: true,
+            compared: true,
         }
     }
 
     /// How many times better Cairn's figure is than the port's `p` (above 1: Cairn
     /// ahead; below: behind).
     fn lead(&self, p: &Fig) -> String {
+        if !self.compared {
+            return String::new();
+        }
         let r = |c: f64, p: f64| if self.higher_is_better { c / p } else { p / c };
         let mut s = format!("{:.1}×", r(self.value, p.value));
         if let (Some(c), Some(q)) = (self.p95, p.p95) {
