@@ -12,7 +12,8 @@
 //! - Writes never wait for the model. A write call of the `code`, `graph`, `ontology`
 //!   or `memory` toolset schedules a background pass (`mcp::dispatch`); so does a
 //!   search that answered with texts left unembedded. The pass runs once the server has
-//!   had no call in flight for `embed_idle_ms` (1 s), a batch of 8 texts at a time,
+//!   had no call in flight for `embed_idle_ms` (1 s), a batch at a time (8 long texts,
+//!   up to 32 short ones: about a tenth of a second on two cores),
 //!   checking again between batches, so a call that arrives waits for one batch at
 //!   most. Before the model is loaded the pass first asks, without it, whether any row
 //!   has no vector at all: a server whose writes left nothing to embed (or that never
@@ -45,10 +46,10 @@ use crate::store::embedding::{self as store, Check, NewEmbedding, Pending, Sourc
 
 /// Texts embedded per transaction by `cairn reindex`.
 const BATCH: usize = 64;
-/// Texts per batch when a search waits or the background runs: small, so a search
-/// keeps its deadline to within one batch, and a call that arrives while the
-/// background embeds waits for one batch at most (a tenth of a second for short texts
-/// on this machine's two cores, a few times that for long ones).
+/// Texts per batch of long texts when a search waits or the background runs (short
+/// ones go more to a batch, [`BATCH_CHARS`]): small, so a search keeps its deadline to
+/// within one batch, and a call that arrives while the background embeds waits for
+/// one batch at most (a few tenths of a second on this machine's two cores).
 const SMALL_BATCH: usize = 8;
 /// Rows a search reads at a time, to embed sorted by length ([`by_length`]).
 const SEARCH_READ: usize = 512;
@@ -217,6 +218,24 @@ fn by_length(mut rows: Vec<Pending>) -> Vec<Vec<Pending>> {
     out
 }
 
+/// The longest prefix of `rows` (in id order, as the background reads them) that
+/// [`by_length`] would keep in one batch: a backlog of short texts goes up to
+/// [`SEARCH_BATCH`] at a time, long ones [`SMALL_BATCH`], so a call that arrives
+/// meanwhile waits about as long either way.
+fn first_batch(mut rows: Vec<Pending>) -> Vec<Pending> {
+    let mut longest = 0;
+    let mut n = 0;
+    for r in &rows {
+        longest = longest.max(r.text.len());
+        if n >= SEARCH_BATCH || (n >= SMALL_BATCH && (n + 1) * longest > BATCH_CHARS) {
+            break;
+        }
+        n += 1;
+    }
+    rows.truncate(n);
+    rows
+}
+
 /// The background embedder of one server (see the module doc): which calls are in
 /// flight, when the last one ended, and the turn every embedding pass takes.
 #[derive(Default)]
@@ -368,7 +387,7 @@ async fn run(app: App) {
     }
 }
 
-/// One background batch: up to [`SMALL_BATCH`] rows of the first source that has rows
+/// One background batch: up to [`SEARCH_BATCH`] rows ([`first_batch`]) of the first source that has rows
 /// without a vector from the running embedder, in any project. Answers false when
 /// there was nothing to embed.
 async fn background_batch(app: &App) -> Result<bool> {
@@ -395,12 +414,13 @@ async fn background_batch(app: &App) -> Result<bool> {
         let after = app.background.cursor(src.name);
         let mut rows = {
             let mut c = app.store.read().await?;
-            store::pending_some(&mut c, src, e.id(), None, after.as_deref(), SMALL_BATCH).await?
+            store::pending_some(&mut c, src, e.id(), None, after.as_deref(), SEARCH_BATCH).await?
         };
         if rows.is_empty() && after.is_some() {
             let mut c = app.store.read().await?;
-            rows = store::pending_some(&mut c, src, e.id(), None, None, SMALL_BATCH).await?;
+            rows = store::pending_some(&mut c, src, e.id(), None, None, SEARCH_BATCH).await?;
         }
+        let rows = first_batch(rows);
         app.background
             .set_cursor(src.name, rows.last().map(|r| r.row_id.clone()));
         if !rows.is_empty() {
@@ -569,6 +589,35 @@ mod tests {
             .await
             .unwrap();
         App::new(store, cfg)
+    }
+
+    fn rows(lens: &[usize]) -> Vec<Pending> {
+        lens.iter()
+            .enumerate()
+            .map(|(i, &n)| Pending {
+                row_id: format!("r{i:03}"),
+                project_id: "p".into(),
+                text: "x".repeat(n),
+            })
+            .collect()
+    }
+
+    /// Short texts go 32 to a batch, long ones 8, sorted by length; the background's
+    /// batch is a prefix in id order within the same bounds.
+    #[test]
+    fn batches_follow_the_texts_lengths() {
+        let mut lens = vec![40; 70];
+        lens.extend([900; 10]);
+        lens[3] = 10;
+        let batches = by_length(rows(&lens));
+        let sizes: Vec<usize> = batches.iter().map(Vec::len).collect();
+        assert_eq!(sizes, vec![32, 32, 8, 8]);
+        assert_eq!(batches[0][0].text.len(), 10);
+        assert!(batches[3].iter().all(|r| r.text.len() == 900));
+        assert_eq!(first_batch(rows(&lens)).len(), 32);
+        assert_eq!(first_batch(rows(&[900; 20])).len(), 8);
+        assert_eq!(first_batch(rows(&[5000])).len(), 1);
+        assert!(first_batch(Vec::new()).is_empty());
     }
 
     #[tokio::test]
