@@ -15,7 +15,6 @@
 
 use std::path::Path;
 
-use candle_core::cpu::erf::erf_f32;
 use candle_core::{DType, Device, Module, Storage, Tensor};
 use candle_nn::{Embedding as Lookup, LayerNorm, Linear, VarBuilder};
 use rayon::prelude::*;
@@ -154,7 +153,7 @@ fn finish(
         }
         match (then, &add) {
             (Then::Gelu, _) => row.iter_mut().for_each(|v| {
-                *v *= 0.5 * (1.0 + erf_f32(*v * std::f32::consts::FRAC_1_SQRT_2));
+                *v *= 0.5 * (1.0 + erf(*v * std::f32::consts::FRAC_1_SQRT_2));
             }),
             (Then::Add(_), Some(r)) => row
                 .iter_mut()
@@ -164,6 +163,35 @@ fn finish(
         }
     }
     Ok(y)
+}
+
+/// The error function, as a ratio of two polynomials over [-4, 4] (outside it erf is
+/// ±1 to within f32): the form Eigen and XLA use for f32, within 4e-7 of the exact
+/// value. libm's `erff` branches on the range and calls `exp`; profiled on short
+/// statements it took 14 % of the encoder's CPU, this a fraction of that, and the loop
+/// over a row vectorises.
+fn erf(x: f32) -> f32 {
+    const P: [f32; 7] = [
+        -2.726_142_3e-10,
+        2.770_681_4e-8,
+        -2.101_024e-6,
+        -5.692_506_4e-5,
+        -7.349_906e-4,
+        -2.954_6e-3,
+        -1.609_603_3e-2,
+    ];
+    const Q: [f32; 5] = [
+        -1.456_607_2e-5,
+        -2.133_740_6e-4,
+        -1.682_827e-3,
+        -7.373_329e-3,
+        -1.426_474e-2,
+    ];
+    let x = x.clamp(-4.0, 4.0);
+    let x2 = x * x;
+    let p = P[1..].iter().fold(P[0], |acc, c| acc * x2 + c) * x;
+    let q = Q[1..].iter().fold(Q[0], |acc, c| acc * x2 + c);
+    p / q
 }
 
 /// `x·Wᵀ` through [`vector::products`], on two threads when `two`; `None` when the
@@ -670,6 +698,18 @@ mod tests {
                 );
             }
             assert!((dot(&got.vector, &got.vector) - 1.0).abs() < 1e-4);
+        }
+    }
+
+    /// The rational erf the GELU uses stays within 1e-6 of libm's on both sides of
+    /// the clamp, and is odd.
+    #[test]
+    fn the_fast_erf_matches_libm() {
+        for i in -4000..=4000 {
+            let x = i as f32 / 500.0;
+            let (got, want) = (erf(x), candle_core::cpu::erf::erf_f32(x));
+            assert!((got - want).abs() < 1e-6, "erf({x}) is {got}, want {want}");
+            assert_eq!(erf(-x), -got);
         }
     }
 

@@ -12,14 +12,16 @@
 //! - Writes never wait for the model. A write call of the `code`, `graph`, `ontology`
 //!   or `memory` toolset schedules a background pass (`mcp::dispatch`); so does a
 //!   search that answered with texts left unembedded. The pass runs once the server has
-//!   had no call in flight for `embed_idle_ms` (1 s), a batch of 8 texts at a time,
+//!   had no call in flight for `embed_idle_ms` (1 s), a batch at a time (8 long texts,
+//!   up to 32 short ones: about a tenth of a second on two cores),
 //!   checking again between batches, so a call that arrives waits for one batch at
 //!   most. Before the model is loaded the pass first asks, without it, whether any row
 //!   has no vector at all: a server whose writes left nothing to embed (or that never
 //!   writes an embeddable row) never loads it. Only `cairn serve` runs the background
 //!   (`cairn call` is one call, then gone).
 //! - A search (or `query`, or `query_graph` search) embeds its project's rows still
-//!   missing for at most `embed_wait_ms` (2 s), and not at all once the rate measured
+//!   missing, read 512 at a time and embedded sorted by length, up to 32 short texts
+//!   a batch ([`by_length`]), for at most `embed_wait_ms` (2 s), and not at all once the rate measured
 //!   so far says they cannot all be done in that time (a search right after a large
 //!   import then answers after one batch, and the next ones at once, instead of each
 //!   paying the whole wait for a small part of the backlog). It answers with what has
@@ -44,11 +46,22 @@ use crate::store::embedding::{self as store, Check, NewEmbedding, Pending, Sourc
 
 /// Texts embedded per transaction by `cairn reindex`.
 const BATCH: usize = 64;
-/// Texts per batch when a search waits or the background runs: small, so a search
-/// keeps its deadline to within one batch, and a call that arrives while the
-/// background embeds waits for one batch at most (a tenth of a second for short texts
-/// on this machine's two cores, a few times that for long ones).
+/// Texts per batch of long texts when a search waits or the background runs (short
+/// ones go more to a batch, [`BATCH_CHARS`]): small, so a search keeps its deadline to
+/// within one batch, and a call that arrives while the background embeds waits for
+/// one batch at most (a few tenths of a second on this machine's two cores).
 const SMALL_BATCH: usize = 8;
+/// Rows a search reads at a time, to embed sorted by length ([`by_length`]).
+const SEARCH_READ: usize = 512;
+/// Texts per batch at most when a search embeds: 32 statements of a line or two take
+/// about a tenth of a second on two cores, and each of the model's two threads then
+/// runs a forward pass of 16, where eight texts (four a thread) spent an eighth of
+/// their time repacking weights (profiled).
+const SEARCH_BATCH: usize = 32;
+/// A search's batch is cut where its count times its longest text would pass this
+/// many bytes (32 texts of 128), so long texts go [`SMALL_BATCH`] at a time and
+/// the wait past a deadline stays one small batch's.
+const BATCH_CHARS: usize = 4096;
 
 /// What a pass did.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -101,7 +114,7 @@ pub async fn embed_query(app: &App, query: &str) -> Result<(Embedding, &'static 
 }
 
 /// Embeds the rows of `sources` in `project` that have no vector from the running
-/// embedder, a small batch at a time, until none is left, `embed_wait` has passed, or
+/// embedder, a batch of similar lengths at a time ([`by_length`]), until none is left, `embed_wait` has passed, or
 /// the rate measured so far says the rest cannot be done before it passes (then
 /// waiting longer would only delay the answer); call before ranking. Answers how many
 /// it embedded; what is left is the background's (scheduled here). A backlog is
@@ -131,33 +144,32 @@ pub async fn ensure_embedded(app: &App, project: &str, sources: &[Source]) -> Re
             // Past the last row this pass embedded: rows are read in id order.
             let mut after: Option<String> = None;
             loop {
-                if Instant::now() >= deadline {
+                if out_of_time(app, deadline, total.saturating_sub(done)) {
                     left = true;
                     break 'sources;
-                }
-                if let Some(rate) = app.background.rate() {
-                    let rest = total.saturating_sub(done) as f64 / rate;
-                    if Instant::now() + Duration::from_secs_f64(rest.min(3600.0)) > deadline {
-                        left = true;
-                        break 'sources;
-                    }
                 }
                 let rows = {
                     let mut c = app.store.read().await?;
                     let (p, a) = (Some(project), after.as_deref());
-                    store::pending_some(&mut c, src, e.id(), p, a, SMALL_BATCH).await?
+                    store::pending_some(&mut c, src, e.id(), p, a, SEARCH_READ).await?
                 };
                 let Some(last) = rows.last() else {
                     break;
                 };
                 after = Some(last.row_id.clone());
-                let n = rows.len() as u64;
-                timed_batch(app, &e, src, rows).await?;
-                done += n;
-                let shown = done.min(total.saturating_sub(1));
-                app.progress.report(shown, Some(total), || {
-                    format!("embedded {shown} of {total} texts")
-                });
+                for batch in by_length(rows) {
+                    if out_of_time(app, deadline, total.saturating_sub(done)) {
+                        left = true;
+                        break 'sources;
+                    }
+                    let n = batch.len() as u64;
+                    timed_batch(app, &e, src, batch).await?;
+                    done += n;
+                    let shown = done.min(total.saturating_sub(1));
+                    app.progress.report(shown, Some(total), || {
+                        format!("embedded {shown} of {total} texts")
+                    });
+                }
             }
         }
     }
@@ -169,6 +181,59 @@ pub async fn ensure_embedded(app: &App, project: &str, sources: &[Source]) -> Re
         });
     }
     Ok(done)
+}
+
+/// Whether a search should stop embedding: its deadline has passed, or the rate
+/// measured so far says the `rest` cannot be done before it does.
+fn out_of_time(app: &App, deadline: Instant, rest: u64) -> bool {
+    let now = Instant::now();
+    if now >= deadline {
+        return true;
+    }
+    app.background.rate().is_some_and(|rate| {
+        now + Duration::from_secs_f64((rest as f64 / rate).min(3600.0)) > deadline
+    })
+}
+
+/// Rows sorted by the length of their text, cut into batches of at most
+/// [`SEARCH_BATCH`] texts whose count times the longest text's length stays within
+/// [`BATCH_CHARS`] (a batch of fewer than [`SMALL_BATCH`] only at the end): a batch is
+/// padded to its longest text, so similar lengths share one, and short texts go many
+/// to a batch, where the model's products amortise their setup.
+fn by_length(mut rows: Vec<Pending>) -> Vec<Vec<Pending>> {
+    rows.sort_by_key(|r| r.text.len());
+    let mut out = Vec::new();
+    let mut batch: Vec<Pending> = Vec::new();
+    for r in rows {
+        let full = batch.len() >= SEARCH_BATCH
+            || (batch.len() >= SMALL_BATCH && (batch.len() + 1) * r.text.len() > BATCH_CHARS);
+        if full {
+            out.push(std::mem::take(&mut batch));
+        }
+        batch.push(r);
+    }
+    if !batch.is_empty() {
+        out.push(batch);
+    }
+    out
+}
+
+/// The longest prefix of `rows` (in id order, as the background reads them) that
+/// [`by_length`] would keep in one batch: a backlog of short texts goes up to
+/// [`SEARCH_BATCH`] at a time, long ones [`SMALL_BATCH`], so a call that arrives
+/// meanwhile waits about as long either way.
+fn first_batch(mut rows: Vec<Pending>) -> Vec<Pending> {
+    let mut longest = 0;
+    let mut n = 0;
+    for r in &rows {
+        longest = longest.max(r.text.len());
+        if n >= SEARCH_BATCH || (n >= SMALL_BATCH && (n + 1) * longest > BATCH_CHARS) {
+            break;
+        }
+        n += 1;
+    }
+    rows.truncate(n);
+    rows
 }
 
 /// The background embedder of one server (see the module doc): which calls are in
@@ -322,7 +387,7 @@ async fn run(app: App) {
     }
 }
 
-/// One background batch: up to [`SMALL_BATCH`] rows of the first source that has rows
+/// One background batch: up to [`SEARCH_BATCH`] rows ([`first_batch`]) of the first source that has rows
 /// without a vector from the running embedder, in any project. Answers false when
 /// there was nothing to embed.
 async fn background_batch(app: &App) -> Result<bool> {
@@ -349,12 +414,13 @@ async fn background_batch(app: &App) -> Result<bool> {
         let after = app.background.cursor(src.name);
         let mut rows = {
             let mut c = app.store.read().await?;
-            store::pending_some(&mut c, src, e.id(), None, after.as_deref(), SMALL_BATCH).await?
+            store::pending_some(&mut c, src, e.id(), None, after.as_deref(), SEARCH_BATCH).await?
         };
         if rows.is_empty() && after.is_some() {
             let mut c = app.store.read().await?;
-            rows = store::pending_some(&mut c, src, e.id(), None, None, SMALL_BATCH).await?;
+            rows = store::pending_some(&mut c, src, e.id(), None, None, SEARCH_BATCH).await?;
         }
+        let rows = first_batch(rows);
         app.background
             .set_cursor(src.name, rows.last().map(|r| r.row_id.clone()));
         if !rows.is_empty() {
@@ -523,6 +589,35 @@ mod tests {
             .await
             .unwrap();
         App::new(store, cfg)
+    }
+
+    fn rows(lens: &[usize]) -> Vec<Pending> {
+        lens.iter()
+            .enumerate()
+            .map(|(i, &n)| Pending {
+                row_id: format!("r{i:03}"),
+                project_id: "p".into(),
+                text: "x".repeat(n),
+            })
+            .collect()
+    }
+
+    /// Short texts go 32 to a batch, long ones 8, sorted by length; the background's
+    /// batch is a prefix in id order within the same bounds.
+    #[test]
+    fn batches_follow_the_texts_lengths() {
+        let mut lens = vec![40; 70];
+        lens.extend([900; 10]);
+        lens[3] = 10;
+        let batches = by_length(rows(&lens));
+        let sizes: Vec<usize> = batches.iter().map(Vec::len).collect();
+        assert_eq!(sizes, vec![32, 32, 8, 8]);
+        assert_eq!(batches[0][0].text.len(), 10);
+        assert!(batches[3].iter().all(|r| r.text.len() == 900));
+        assert_eq!(first_batch(rows(&lens)).len(), 32);
+        assert_eq!(first_batch(rows(&[900; 20])).len(), 8);
+        assert_eq!(first_batch(rows(&[5000])).len(), 1);
+        assert!(first_batch(Vec::new()).is_empty());
     }
 
     #[tokio::test]
