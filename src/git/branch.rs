@@ -1,14 +1,13 @@
 //! Reading a branch through git, and committing beside the user's work.
 //!
 //! The ontology toolset reads pages at a branch's head (never the working tree) and
-//! writes proposals as commits on their own branches with plumbing only: blobs from
-//! text (one `fast-import` stream), a tree built in a temporary index (`GIT_INDEX_FILE`), `commit-tree`,
-//! `update-ref`. The user's HEAD, index and working tree are never touched, and no
+//! writes proposals as commits on their own branches with plumbing only: blobs, tree
+//! and commit from text in one `fast-import` stream, then `update-ref`. The user's HEAD, index and working tree are never touched, and no
 //! hook runs (see `run`).
 
 use std::ffi::OsStr;
 
-use super::run::{run, run_raw, Scratch};
+use super::run::{run, run_raw};
 use super::{check_branch, check_oid, check_path, GitCli};
 use crate::error::{Error, Result};
 
@@ -22,6 +21,15 @@ pub struct TreeFile {
     pub size: u64,
 }
 
+/// A commit made by [`GitCli::commit_branch`]: its id, and the files it was given
+/// with each text's blob id, in order.
+#[derive(Debug)]
+pub struct Committed {
+    pub commit: String,
+    pub files: Vec<(String, String)>,
+    pub blobs: Vec<String>,
+}
+
 /// Who a commit is by.
 #[derive(Debug, Clone)]
 pub struct Signature {
@@ -29,7 +37,57 @@ pub struct Signature {
     pub email: String,
 }
 
-const NO_COMMIT: &str = "0000000000000000000000000000000000000000";
+/// The `fast-import` stream of [`GitCli::commit_branch`]: a blob per text (marks
+/// `1..=n`), the commit on `scratch` (mark `n + 1`) from `parent` with a file per
+/// text, then every mark's id asked back, in order.
+fn import_stream(
+    scratch: &str,
+    parent: &str,
+    files: &[(String, String)],
+    message: &str,
+    by: &Signature,
+) -> Vec<u8> {
+    let size: usize = files.iter().map(|(p, t)| t.len() + 2 * p.len() + 80).sum();
+    let mut s = Vec::with_capacity(size + message.len() + 200);
+    for (i, (_, text)) in files.iter().enumerate() {
+        s.extend_from_slice(format!("blob\nmark :{}\ndata {}\n", i + 1, text.len()).as_bytes());
+        s.extend_from_slice(text.as_bytes());
+        s.push(b'\n');
+    }
+    let n = files.len() + 1;
+    // commit-tree, which made these commits before, drops '<', '>' and line
+    // breaks from a name and an address; so does this (fast-import would refuse them).
+    let plain = |t: &str| -> String {
+        t.chars()
+            .filter(|c| !matches!(c, '<' | '>') && !c.is_control())
+            .collect()
+    };
+    s.extend_from_slice(
+        format!(
+            "commit {scratch}\nmark :{n}\ncommitter {} <{}> now\ndata {}\n",
+            plain(&by.name).trim(),
+            plain(&by.email).trim(),
+            message.len()
+        )
+        .as_bytes(),
+    );
+    s.extend_from_slice(message.as_bytes());
+    s.extend_from_slice(format!("\nfrom {parent}\n").as_bytes());
+    for (i, (path, _)) in files.iter().enumerate() {
+        // Quoted, so a path starting with '"' or holding spaces is one path: the
+        // checked paths hold no backslash or control character, only '"' needs
+        // escaping.
+        s.extend_from_slice(
+            format!("M 100644 :{} \"{}\"\n", i + 1, path.replace('"', "\\\"")).as_bytes(),
+        );
+    }
+    s.push(b'\n');
+    for i in 1..=n {
+        s.extend_from_slice(format!("get-mark :{i}\n").as_bytes());
+    }
+    s.extend_from_slice(b"done\n");
+    s
+}
 
 fn invalid(what: &str, why: String) -> Error {
     Error::invalid(format!("{what} {why}"))
@@ -160,122 +218,66 @@ impl GitCli {
         Ok(blobs)
     }
 
-    /// Stores texts as blobs (as given: no filters), returning their ids. One
-    /// `git fast-import` process streams them all into one pack (a few loose objects
-    /// when there are few), with no file per text: an import of 100,000 pages once
-    /// spent most of its time writing a loose object and a scratch file for each.
-    /// `get-mark` answers each blob's id, in order, on its output.
-    pub async fn write_blobs(&self, texts: Vec<String>) -> Result<Vec<String>> {
-        if texts.is_empty() {
-            return Ok(Vec::new());
+    /// Commits `files` (path, text) on top of `parent` and creates branch `name` at
+    /// the commit; fails when the branch exists. The texts (as given: no filters),
+    /// the tree (`parent`'s, with each file written as a regular file over whatever
+    /// was at its path) and the commit go through one `git fast-import` stream: no
+    /// index is built and no file is written per text (an import of 100,000 pages
+    /// once spent most of its git time building a temporary index). fast-import
+    /// writes the commit under a scratch ref of its own; one `update-ref`
+    /// transaction then creates the branch and removes the scratch ref. HEAD, the
+    /// index and the working tree are untouched. Every path and id is checked
+    /// before git sees it.
+    pub async fn commit_branch(
+        &self,
+        name: &str,
+        parent: &str,
+        files: Vec<(String, String)>,
+        message: &str,
+        by: &Signature,
+    ) -> Result<Committed> {
+        let branch = branch_ref(name)?;
+        oid(parent)?;
+        for (path, _) in &files {
+            check_path(path)
+                .map_err(|e| invalid(&format!("the path '{}'", path.escape_debug()), e))?;
         }
+        let scratch = format!("refs/cairn/staging/{}", crate::domain::id::new_id());
+        let input = import_stream(&scratch, parent, &files, message, by);
         self.blocking(move |g| {
-            let size: usize = texts.iter().map(|t| t.len() + 40).sum();
-            let mut input = Vec::with_capacity(size + texts.len() * 16);
-            for (i, t) in texts.iter().enumerate() {
-                input.extend_from_slice(
-                    format!("blob\nmark :{}\ndata {}\n", i + 1, t.len()).as_bytes(),
-                );
-                input.extend_from_slice(t.as_bytes());
-                input.push(b'\n');
-            }
-            for i in 0..texts.len() {
-                input.extend_from_slice(format!("get-mark :{}\n", i + 1).as_bytes());
-            }
-            input.extend_from_slice(b"done\n");
-            let out = g.plumbing(&["fast-import", "--quiet", "--done"], &[], Some(input))?;
-            let ids: Vec<String> = String::from_utf8_lossy(&out)
+            let out = g.plumbing(&["fast-import", "--quiet", "--done", "--date-format=now"], &[], Some(input))?;
+            let mut ids: Vec<String> = String::from_utf8_lossy(&out)
                 .lines()
                 .map(|l| l.trim().to_string())
                 .collect();
-            if ids.len() != texts.len() || ids.iter().any(|id| check_oid(id).is_err()) {
+            if ids.len() != files.len() + 1 || ids.iter().any(|id| check_oid(id).is_err()) {
                 return Err(Error::Internal(format!(
-                    "git fast-import answered {} ids for {} texts",
+                    "git fast-import answered {} ids for {} texts and their commit",
                     ids.len(),
-                    texts.len()
+                    files.len()
                 )));
             }
-            Ok(ids)
-        })
-        .await
-    }
-
-    /// A commit whose tree is `parent`'s with `files` (path, blob id) written as
-    /// regular files, made in a temporary index: HEAD, the index and the working tree
-    /// are untouched. Every path and id is checked before git sees it, so an entry
-    /// of `--index-info` is exactly one file.
-    pub async fn commit_files(
-        &self,
-        parent: &str,
-        files: &[(&str, &str)],
-        message: &str,
-        by: &Signature,
-    ) -> Result<String> {
-        oid(parent)?;
-        let mut info = String::new();
-        for (path, blob) in files {
-            check_path(path)
-                .map_err(|e| invalid(&format!("the path '{}'", path.escape_debug()), e))?;
-            oid(blob)?;
-            info.push_str(&format!("100644 {blob}\t{path}\n"));
-        }
-        let (parent, message, by) = (parent.to_string(), message.to_string(), by.clone());
-        self.blocking(move |g| {
-            let scratch = Scratch::new()?;
-            let index = scratch.0.join("index");
-            let env: Vec<(&str, &OsStr)> = vec![("GIT_INDEX_FILE", index.as_os_str())];
-            g.plumbing(&["read-tree", "--end-of-options", &parent], &env, None)?;
-            g.plumbing(
-                &["update-index", "--add", "--index-info"],
-                &env,
-                Some(info.into_bytes()),
-            )?;
-            let tree = String::from_utf8_lossy(&g.plumbing(&["write-tree"], &env, None)?)
-                .trim()
-                .to_string();
-            let who: Vec<(&str, &OsStr)> = vec![
-                ("GIT_AUTHOR_NAME", OsStr::new(&by.name)),
-                ("GIT_AUTHOR_EMAIL", OsStr::new(&by.email)),
-                ("GIT_COMMITTER_NAME", OsStr::new(&by.name)),
-                ("GIT_COMMITTER_EMAIL", OsStr::new(&by.email)),
-            ];
-            let out = g.plumbing(
-                &[
-                    "commit-tree",
-                    "--no-gpg-sign",
-                    &tree,
-                    "-p",
-                    &parent,
-                    "-F",
-                    "-",
-                ],
-                &who,
-                Some(message.into_bytes()),
-            )?;
-            Ok(String::from_utf8_lossy(&out).trim().to_string())
-        })
-        .await
-    }
-
-    /// Creates branch `name` at `commit`; fails when the branch exists.
-    pub async fn create_branch(&self, name: &str, commit: &str) -> Result<()> {
-        let r = branch_ref(name)?;
-        oid(commit)?;
-        let commit = commit.to_string();
-        self.blocking(move |g| {
-            g.plumbing(
-                &[
-                    "update-ref",
-                    "-m",
-                    "cairn: ontology proposal",
-                    &r,
-                    &commit,
-                    NO_COMMIT,
-                ],
+            let commit = ids.pop().unwrap_or_default();
+            let moves = format!("create {branch} {commit}\ndelete {scratch} {commit}\n");
+            let made = g.plumbing(
+                &["update-ref", "-m", "cairn: ontology proposal", "--stdin"],
                 &[],
-                None,
-            )?;
-            Ok(())
+                Some(moves.into_bytes()),
+            );
+            if let Err(e) = made {
+                // The branch exists (or the ref could not be written): the scratch
+                // ref must not stay behind.
+                let gone = g.plumbing(&["update-ref", "-d", &scratch, &commit], &[], None);
+                if let Err(undo) = gone {
+                    tracing::error!(scratch = %scratch, error = %undo, "could not remove a scratch ref");
+                }
+                return Err(e);
+            }
+            Ok(Committed {
+                commit,
+                files,
+                blobs: ids,
+            })
         })
         .await
     }

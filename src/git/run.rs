@@ -19,12 +19,12 @@
 //! The repository's own config is still read (it says what the repository is: its
 //! object format, its work tree); what in it could start a program is overridden
 //! here or avoided by the commands: blobs are hashed without filters, diffs run with
-//! `--no-ext-diff --no-textconv`, commits with `--no-gpg-sign`, and no command
-//! checks files out.
+//! `--no-ext-diff --no-textconv`, commits are made by `fast-import` (which never
+//! signs), and no command checks files out.
 
 use std::ffi::OsStr;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::LazyLock;
 
@@ -162,29 +162,4 @@ pub(super) fn run(
 ) -> Result<(bool, String, String)> {
     let (ok, out, err) = run_raw(root, args, &[], stdin.map(|s| s.as_bytes().to_vec()))?;
     Ok((ok, String::from_utf8_lossy(&out).into_owned(), err))
-}
-
-/// A directory of scratch files, removed when dropped.
-pub(super) struct Scratch(pub(super) PathBuf);
-
-impl Scratch {
-    pub(super) fn new() -> Result<Scratch> {
-        let p = std::env::temp_dir().join(format!("cairn-git-{}", crate::domain::id::new_id()));
-        // Its files' paths go to git one per line.
-        if let Some(c) = p.to_string_lossy().chars().find(|c| c.is_control()) {
-            return Err(Error::Internal(format!(
-                "the temporary directory's path holds U+{:04X}; set TMPDIR to a plain path",
-                c as u32
-            )));
-        }
-        std::fs::create_dir_all(&p)
-            .map_err(|e| Error::Internal(format!("cannot create {}: {e}", p.display())))?;
-        Ok(Scratch(p))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
