@@ -1,10 +1,12 @@
 //! Reading a branch through git, and committing beside the user's work.
 //!
 //! The ontology toolset reads pages at a branch's head (never the working tree) and
-//! writes proposals as commits on their own branches with plumbing only: blobs, tree
-//! and commit from text in one `fast-import` stream, then `update-ref`. The user's HEAD, index and working tree are never touched, and no
+//! writes proposals as commits on their own branches with plumbing only: blobs from
+//! text (one `fast-import` stream), trees of the folders written (`mktree`),
+//! `commit-tree`, `update-ref`. The user's HEAD, index and working tree are never touched, and no
 //! hook runs (see `run`).
 
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ffi::OsStr;
 
 use super::run::{run, run_raw};
@@ -37,57 +39,53 @@ pub struct Signature {
     pub email: String,
 }
 
-/// The `fast-import` stream of [`GitCli::commit_branch`]: a blob per text (marks
-/// `1..=n`), the commit on `scratch` (mark `n + 1`) from `parent` with a file per
-/// text, then every mark's id asked back, in order.
-fn import_stream(
-    scratch: &str,
-    parent: &str,
-    files: &[(String, String)],
-    message: &str,
-    by: &Signature,
-) -> Vec<u8> {
-    let size: usize = files.iter().map(|(p, t)| t.len() + 2 * p.len() + 80).sum();
-    let mut s = Vec::with_capacity(size + message.len() + 200);
-    for (i, (_, text)) in files.iter().enumerate() {
-        s.extend_from_slice(format!("blob\nmark :{}\ndata {}\n", i + 1, text.len()).as_bytes());
-        s.extend_from_slice(text.as_bytes());
-        s.push(b'\n');
-    }
-    let n = files.len() + 1;
-    // commit-tree, which made these commits before, drops '<', '>' and line
-    // breaks from a name and an address; so does this (fast-import would refuse them).
-    let plain = |t: &str| -> String {
-        t.chars()
-            .filter(|c| !matches!(c, '<' | '>') && !c.is_control())
-            .collect()
-    };
-    s.extend_from_slice(
-        format!(
-            "commit {scratch}\nmark :{n}\ncommitter {} <{}> now\ndata {}\n",
-            plain(&by.name).trim(),
-            plain(&by.email).trim(),
-            message.len()
-        )
-        .as_bytes(),
-    );
-    s.extend_from_slice(message.as_bytes());
-    s.extend_from_slice(format!("\nfrom {parent}\n").as_bytes());
-    for (i, (path, _)) in files.iter().enumerate() {
-        // Quoted, so a path starting with '"' or holding spaces is one path: the
-        // checked paths hold no backslash or control character, only '"' needs
-        // escaping.
-        s.extend_from_slice(
-            format!("M 100644 :{} \"{}\"\n", i + 1, path.replace('"', "\\\"")).as_bytes(),
-        );
-    }
-    s.push(b'\n');
-    for i in 1..=n {
-        s.extend_from_slice(format!("get-mark :{i}\n").as_bytes());
-    }
-    s.extend_from_slice(b"done\n");
-    s
+/// The folders a commit writes files into: each folder's new files (name, blob),
+/// and every folder on the way to them.
+#[derive(Default)]
+struct Folders {
+    files: HashMap<String, Vec<(String, String)>>,
+    /// Every folder above a file (`""` the root excluded), as a path.
+    folders: BTreeSet<String>,
 }
+
+impl Folders {
+    fn add(&mut self, path: &str, blob: &str) {
+        let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
+        self.files
+            .entry(dir.to_string())
+            .or_default()
+            .push((name.to_string(), blob.to_string()));
+        let mut at = dir;
+        while !at.is_empty() {
+            self.folders.insert(at.to_string());
+            at = at.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+        }
+    }
+
+    /// The names of `dir`'s subfolders that hold new files.
+    fn children<'a>(&'a self, dir: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.folders.iter().filter_map(move |f| {
+            let rest = if dir.is_empty() {
+                f.as_str()
+            } else {
+                f.strip_prefix(dir)?.strip_prefix('/')?
+            };
+            (!rest.contains('/')).then_some(rest)
+        })
+    }
+}
+
+/// The object id of an `ls-tree` record that is a tree; `None` for anything else
+/// (a file a new folder replaces).
+fn tree_entry(rec: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(rec);
+    let (meta, _) = text.split_once('\t')?;
+    let mut f = meta.split(' ');
+    let (_, kind, id) = (f.next()?, f.next()?, f.next()?);
+    (kind == "tree").then(|| id.to_string())
+}
+
+const NO_COMMIT: &str = "0000000000000000000000000000000000000000";
 
 fn invalid(what: &str, why: String) -> Error {
     Error::invalid(format!("{what} {why}"))
@@ -219,15 +217,15 @@ impl GitCli {
     }
 
     /// Commits `files` (path, text) on top of `parent` and creates branch `name` at
-    /// the commit; fails when the branch exists. The texts (as given: no filters),
-    /// the tree (`parent`'s, with each file written as a regular file over whatever
-    /// was at its path) and the commit go through one `git fast-import` stream: no
-    /// index is built and no file is written per text (an import of 100,000 pages
-    /// once spent most of its git time building a temporary index). fast-import
-    /// writes the commit under a scratch ref of its own; one `update-ref`
-    /// transaction then creates the branch and removes the scratch ref. HEAD, the
-    /// index and the working tree are untouched. Every path and id is checked
-    /// before git sees it.
+    /// the commit; fails when the branch exists. HEAD, the index and the working
+    /// tree are untouched, and no index is built: the texts become blobs in one
+    /// `git fast-import` stream (as given: no filters), each folder the files are in
+    /// (and each folder above it) becomes a tree with `git mktree`, its other
+    /// entries as `parent` has them, and `commit-tree` and `update-ref` finish. An
+    /// import of 100,000 pages once spent most of its git time building a
+    /// temporary index of them; fast-import's own trees look names up one by one,
+    /// which is slower still for 100,000 files in one folder. Every path and id is
+    /// checked before git sees it.
     pub async fn commit_branch(
         &self,
         name: &str,
@@ -242,44 +240,138 @@ impl GitCli {
             check_path(path)
                 .map_err(|e| invalid(&format!("the path '{}'", path.escape_debug()), e))?;
         }
-        let scratch = format!("refs/cairn/staging/{}", crate::domain::id::new_id());
-        let input = import_stream(&scratch, parent, &files, message, by);
+        let (parent, message, by) = (parent.to_string(), message.to_string(), by.clone());
         self.blocking(move |g| {
-            let out = g.plumbing(&["fast-import", "--quiet", "--done", "--date-format=now"], &[], Some(input))?;
-            let mut ids: Vec<String> = String::from_utf8_lossy(&out)
-                .lines()
-                .map(|l| l.trim().to_string())
-                .collect();
-            if ids.len() != files.len() + 1 || ids.iter().any(|id| check_oid(id).is_err()) {
-                return Err(Error::Internal(format!(
-                    "git fast-import answered {} ids for {} texts and their commit",
-                    ids.len(),
-                    files.len()
-                )));
+            let blobs = g.write_blobs_now(&files)?;
+            let mut dirs = Folders::default();
+            for ((path, _), blob) in files.iter().zip(&blobs) {
+                dirs.add(path, blob);
             }
-            let commit = ids.pop().unwrap_or_default();
-            let moves = format!("create {branch} {commit}\ndelete {scratch} {commit}\n");
-            let made = g.plumbing(
-                &["update-ref", "-m", "cairn: ontology proposal", "--stdin"],
+            let tree = g.write_tree(&dirs, "", &parent)?;
+            let who: Vec<(&str, &OsStr)> = vec![
+                ("GIT_AUTHOR_NAME", OsStr::new(&by.name)),
+                ("GIT_AUTHOR_EMAIL", OsStr::new(&by.email)),
+                ("GIT_COMMITTER_NAME", OsStr::new(&by.name)),
+                ("GIT_COMMITTER_EMAIL", OsStr::new(&by.email)),
+            ];
+            let out = g.plumbing(
+                &[
+                    "commit-tree",
+                    "--no-gpg-sign",
+                    &tree,
+                    "-p",
+                    &parent,
+                    "-F",
+                    "-",
+                ],
+                &who,
+                Some(message.into_bytes()),
+            )?;
+            let commit = String::from_utf8_lossy(&out).trim().to_string();
+            oid(&commit)?;
+            g.plumbing(
+                &[
+                    "update-ref",
+                    "-m",
+                    "cairn: ontology proposal",
+                    &branch,
+                    &commit,
+                    NO_COMMIT,
+                ],
                 &[],
-                Some(moves.into_bytes()),
-            );
-            if let Err(e) = made {
-                // The branch exists (or the ref could not be written): the scratch
-                // ref must not stay behind.
-                let gone = g.plumbing(&["update-ref", "-d", &scratch, &commit], &[], None);
-                if let Err(undo) = gone {
-                    tracing::error!(scratch = %scratch, error = %undo, "could not remove a scratch ref");
-                }
-                return Err(e);
-            }
+                None,
+            )?;
             Ok(Committed {
                 commit,
                 files,
-                blobs: ids,
+                blobs,
             })
         })
         .await
+    }
+
+    /// Stores texts as blobs, returning their ids in order: one `git fast-import`
+    /// stream into one pack (a few loose objects when there are few), no file per
+    /// text; `get-mark` answers each blob's id on its output.
+    fn write_blobs_now(&self, files: &[(String, String)]) -> Result<Vec<String>> {
+        if files.is_empty() {
+            return Ok(Vec::new());
+        }
+        let size: usize = files.iter().map(|(_, t)| t.len() + 56).sum();
+        let mut input = Vec::with_capacity(size);
+        for (i, (_, t)) in files.iter().enumerate() {
+            input
+                .extend_from_slice(format!("blob\nmark :{}\ndata {}\n", i + 1, t.len()).as_bytes());
+            input.extend_from_slice(t.as_bytes());
+            input.push(b'\n');
+        }
+        for i in 0..files.len() {
+            input.extend_from_slice(format!("get-mark :{}\n", i + 1).as_bytes());
+        }
+        input.extend_from_slice(b"done\n");
+        let out = self.plumbing(&["fast-import", "--quiet", "--done"], &[], Some(input))?;
+        let ids: Vec<String> = String::from_utf8_lossy(&out)
+            .lines()
+            .map(|l| l.trim().to_string())
+            .collect();
+        if ids.len() != files.len() || ids.iter().any(|id| check_oid(id).is_err()) {
+            return Err(Error::Internal(format!(
+                "git fast-import answered {} ids for {} texts",
+                ids.len(),
+                files.len()
+            )));
+        }
+        Ok(ids)
+    }
+
+    /// The tree of folder `dir` (`""`: the root) with `dirs`' files written into it:
+    /// `was` (the folder's tree in the parent, or the parent commit for the root;
+    /// `None` for a new folder) with each new file's entry, and each changed
+    /// subfolder's new tree, over whatever entry had its name.
+    fn write_tree(&self, dirs: &Folders, dir: &str, was: &str) -> Result<String> {
+        let mut entries: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
+        if !was.is_empty() {
+            let out = self.plumbing(&["ls-tree", "-z", "--end-of-options", was], &[], None)?;
+            for rec in out.split(|&b| b == 0).filter(|r| !r.is_empty()) {
+                // `<mode> SP <type> SP <object> TAB <name>`
+                if let Some(tab) = rec.iter().position(|&b| b == b'\t') {
+                    entries.insert(rec[tab + 1..].to_vec(), rec.to_vec());
+                }
+            }
+        }
+        if let Some(files) = dirs.files.get(dir) {
+            for (name, blob) in files {
+                entries.insert(
+                    name.as_bytes().to_vec(),
+                    format!("100644 blob {blob}\t{name}").into_bytes(),
+                );
+            }
+        }
+        for sub in dirs.children(dir) {
+            let path = if dir.is_empty() {
+                sub.to_string()
+            } else {
+                format!("{dir}/{sub}")
+            };
+            let old = entries
+                .get(sub.as_bytes())
+                .and_then(|e| tree_entry(e))
+                .unwrap_or_default();
+            let tree = self.write_tree(dirs, &path, &old)?;
+            entries.insert(
+                sub.as_bytes().to_vec(),
+                format!("040000 tree {tree}\t{sub}").into_bytes(),
+            );
+        }
+        let mut input = Vec::new();
+        for e in entries.values() {
+            input.extend_from_slice(e);
+            input.push(0);
+        }
+        let out = self.plumbing(&["mktree", "-z"], &[], Some(input))?;
+        let tree = String::from_utf8_lossy(&out).trim().to_string();
+        oid(&tree)?;
+        Ok(tree)
     }
 
     /// Removes branch `name` if it still points at `commit` (undoing a branch made for

@@ -19,8 +19,8 @@
 //! The repository's own config is still read (it says what the repository is: its
 //! object format, its work tree); what in it could start a program is overridden
 //! here or avoided by the commands: blobs are hashed without filters, diffs run with
-//! `--no-ext-diff --no-textconv`, commits are made by `fast-import` (which never
-//! signs), and no command checks files out.
+//! `--no-ext-diff --no-textconv`, commits with `--no-gpg-sign`, and no command
+//! checks files out.
 
 use std::ffi::OsStr;
 use std::io::Write;

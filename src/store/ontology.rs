@@ -732,6 +732,17 @@ pub async fn proposal_files(conn: &mut Conn, proposal_id: &str) -> Result<Vec<Pr
         .collect())
 }
 
+/// The `(path, blob id)` of a proposal's files, without their texts (what a sync
+/// compares with the base branch).
+pub async fn proposal_blobs(conn: &mut Conn, proposal_id: &str) -> Result<Vec<(String, String)>> {
+    Ok(sqlx::query_as(
+        "SELECT path, blob_sha FROM ontology_proposal_files WHERE proposal_id = ? ORDER BY path",
+    )
+    .bind(proposal_id)
+    .fetch_all(conn.db())
+    .await?)
+}
+
 /// Moves a proposal read at `expected` to a decided state (`merged`, `rejected`).
 pub async fn decide(
     conn: &mut Conn,

@@ -1,5 +1,5 @@
 //! An ontology larger than one statement's rows, through MCP: an import committed
-//! beside everything the branch holds (a pages folder whose name git must quote), and
+//! beside everything the branch holds (in a pages folder whose name git quotes), and
 //! the sync after its merge, page for page; then an import that changes hundreds of
 //! those pages.
 

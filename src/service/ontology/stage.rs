@@ -10,7 +10,7 @@
 //! 2. the pages are written with it and must read back as the very pages that were
 //!    checked: a field whose text would read as more (a line break, a second
 //!    property) is refused, naming the field;
-//! 3. blobs, tree and commit (one `fast-import` stream) and the branch
+//! 3. blobs (one `fast-import` stream), trees (`mktree`), a commit and the branch
 //!    `ontology/{agentType}-{proposalId}` are written with git plumbing on the
 //!    blocking pool, no transaction open (the user's HEAD, index and working tree
 //!    untouched);

@@ -514,7 +514,7 @@ async fn decisions(
         .await?;
         let mut out = Vec::with_capacity(rows.len());
         for p in rows {
-            let files = db::proposal_files(&mut c, &p.id).await?;
+            let files = db::proposal_blobs(&mut c, &p.id).await?;
             out.push((p, files));
         }
         out
@@ -525,7 +525,7 @@ async fn decisions(
         let landed = !files.is_empty()
             && files
                 .iter()
-                .all(|f| at_base.get(&f.path) == Some(&f.blob_sha));
+                .all(|(path, blob)| at_base.get(path) == Some(blob));
         if landed || git.is_ancestor(&p.commit_sha, commit).await? {
             decided.push((p, ProposalState::Merged));
             continue;
