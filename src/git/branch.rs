@@ -2,13 +2,14 @@
 //!
 //! The ontology toolset reads pages at a branch's head (never the working tree) and
 //! writes proposals as commits on their own branches with plumbing only: blobs from
-//! text (one `fast-import` stream), a tree built in a temporary index (`GIT_INDEX_FILE`), `commit-tree`,
-//! `update-ref`. The user's HEAD, index and working tree are never touched, and no
+//! text (one `fast-import` stream), trees of the folders written (`mktree`),
+//! `commit-tree`, `update-ref`. The user's HEAD, index and working tree are never touched, and no
 //! hook runs (see `run`).
 
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ffi::OsStr;
 
-use super::run::{run, run_raw, Scratch};
+use super::run::{run, run_raw};
 use super::{check_branch, check_oid, check_path, GitCli};
 use crate::error::{Error, Result};
 
@@ -22,11 +23,66 @@ pub struct TreeFile {
     pub size: u64,
 }
 
+/// A commit made by [`GitCli::commit_branch`]: its id, and the files it was given
+/// with each text's blob id, in order.
+#[derive(Debug)]
+pub struct Committed {
+    pub commit: String,
+    pub files: Vec<(String, String)>,
+    pub blobs: Vec<String>,
+}
+
 /// Who a commit is by.
 #[derive(Debug, Clone)]
 pub struct Signature {
     pub name: String,
     pub email: String,
+}
+
+/// The folders a commit writes files into: each folder's new files (name, blob),
+/// and every folder on the way to them.
+#[derive(Default)]
+struct Folders {
+    files: HashMap<String, Vec<(String, String)>>,
+    /// Every folder above a file (`""` the root excluded), as a path.
+    folders: BTreeSet<String>,
+}
+
+impl Folders {
+    fn add(&mut self, path: &str, blob: &str) {
+        let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
+        self.files
+            .entry(dir.to_string())
+            .or_default()
+            .push((name.to_string(), blob.to_string()));
+        let mut at = dir;
+        while !at.is_empty() {
+            self.folders.insert(at.to_string());
+            at = at.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+        }
+    }
+
+    /// The names of `dir`'s subfolders that hold new files.
+    fn children<'a>(&'a self, dir: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.folders.iter().filter_map(move |f| {
+            let rest = if dir.is_empty() {
+                f.as_str()
+            } else {
+                f.strip_prefix(dir)?.strip_prefix('/')?
+            };
+            (!rest.contains('/')).then_some(rest)
+        })
+    }
+}
+
+/// The object id of an `ls-tree` record that is a tree; `None` for anything else
+/// (a file a new folder replaces).
+fn tree_entry(rec: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(rec);
+    let (meta, _) = text.split_once('\t')?;
+    let mut f = meta.split(' ');
+    let (_, kind, id) = (f.next()?, f.next()?, f.next()?);
+    (kind == "tree").then(|| id.to_string())
 }
 
 const NO_COMMIT: &str = "0000000000000000000000000000000000000000";
@@ -160,79 +216,38 @@ impl GitCli {
         Ok(blobs)
     }
 
-    /// Stores texts as blobs (as given: no filters), returning their ids. One
-    /// `git fast-import` process streams them all into one pack (a few loose objects
-    /// when there are few), with no file per text: an import of 100,000 pages once
-    /// spent most of its time writing a loose object and a scratch file for each.
-    /// `get-mark` answers each blob's id, in order, on its output.
-    pub async fn write_blobs(&self, texts: Vec<String>) -> Result<Vec<String>> {
-        if texts.is_empty() {
-            return Ok(Vec::new());
-        }
-        self.blocking(move |g| {
-            let size: usize = texts.iter().map(|t| t.len() + 40).sum();
-            let mut input = Vec::with_capacity(size + texts.len() * 16);
-            for (i, t) in texts.iter().enumerate() {
-                input.extend_from_slice(
-                    format!("blob\nmark :{}\ndata {}\n", i + 1, t.len()).as_bytes(),
-                );
-                input.extend_from_slice(t.as_bytes());
-                input.push(b'\n');
-            }
-            for i in 0..texts.len() {
-                input.extend_from_slice(format!("get-mark :{}\n", i + 1).as_bytes());
-            }
-            input.extend_from_slice(b"done\n");
-            let out = g.plumbing(&["fast-import", "--quiet", "--done"], &[], Some(input))?;
-            let ids: Vec<String> = String::from_utf8_lossy(&out)
-                .lines()
-                .map(|l| l.trim().to_string())
-                .collect();
-            if ids.len() != texts.len() || ids.iter().any(|id| check_oid(id).is_err()) {
-                return Err(Error::Internal(format!(
-                    "git fast-import answered {} ids for {} texts",
-                    ids.len(),
-                    texts.len()
-                )));
-            }
-            Ok(ids)
-        })
-        .await
-    }
-
-    /// A commit whose tree is `parent`'s with `files` (path, blob id) written as
-    /// regular files, made in a temporary index: HEAD, the index and the working tree
-    /// are untouched. Every path and id is checked before git sees it, so an entry
-    /// of `--index-info` is exactly one file.
-    pub async fn commit_files(
+    /// Commits `files` (path, text) on top of `parent` and creates branch `name` at
+    /// the commit; fails when the branch exists. HEAD, the index and the working
+    /// tree are untouched, and no index is built: the texts become blobs in one
+    /// `git fast-import` stream (as given: no filters), each folder the files are in
+    /// (and each folder above it) becomes a tree with `git mktree`, its other
+    /// entries as `parent` has them, and `commit-tree` and `update-ref` finish. An
+    /// import of 100,000 pages once spent most of its git time building a
+    /// temporary index of them; fast-import's own trees look names up one by one,
+    /// which is slower still for 100,000 files in one folder. Every path and id is
+    /// checked before git sees it.
+    pub async fn commit_branch(
         &self,
+        name: &str,
         parent: &str,
-        files: &[(&str, &str)],
+        files: Vec<(String, String)>,
         message: &str,
         by: &Signature,
-    ) -> Result<String> {
+    ) -> Result<Committed> {
+        let branch = branch_ref(name)?;
         oid(parent)?;
-        let mut info = String::new();
-        for (path, blob) in files {
+        for (path, _) in &files {
             check_path(path)
                 .map_err(|e| invalid(&format!("the path '{}'", path.escape_debug()), e))?;
-            oid(blob)?;
-            info.push_str(&format!("100644 {blob}\t{path}\n"));
         }
         let (parent, message, by) = (parent.to_string(), message.to_string(), by.clone());
         self.blocking(move |g| {
-            let scratch = Scratch::new()?;
-            let index = scratch.0.join("index");
-            let env: Vec<(&str, &OsStr)> = vec![("GIT_INDEX_FILE", index.as_os_str())];
-            g.plumbing(&["read-tree", "--end-of-options", &parent], &env, None)?;
-            g.plumbing(
-                &["update-index", "--add", "--index-info"],
-                &env,
-                Some(info.into_bytes()),
-            )?;
-            let tree = String::from_utf8_lossy(&g.plumbing(&["write-tree"], &env, None)?)
-                .trim()
-                .to_string();
+            let blobs = g.write_blobs_now(&files)?;
+            let mut dirs = Folders::default();
+            for ((path, _), blob) in files.iter().zip(&blobs) {
+                dirs.add(path, blob);
+            }
+            let tree = g.write_tree(&dirs, "", &parent)?;
             let who: Vec<(&str, &OsStr)> = vec![
                 ("GIT_AUTHOR_NAME", OsStr::new(&by.name)),
                 ("GIT_AUTHOR_EMAIL", OsStr::new(&by.email)),
@@ -252,32 +267,111 @@ impl GitCli {
                 &who,
                 Some(message.into_bytes()),
             )?;
-            Ok(String::from_utf8_lossy(&out).trim().to_string())
-        })
-        .await
-    }
-
-    /// Creates branch `name` at `commit`; fails when the branch exists.
-    pub async fn create_branch(&self, name: &str, commit: &str) -> Result<()> {
-        let r = branch_ref(name)?;
-        oid(commit)?;
-        let commit = commit.to_string();
-        self.blocking(move |g| {
+            let commit = String::from_utf8_lossy(&out).trim().to_string();
+            oid(&commit)?;
             g.plumbing(
                 &[
                     "update-ref",
                     "-m",
                     "cairn: ontology proposal",
-                    &r,
+                    &branch,
                     &commit,
                     NO_COMMIT,
                 ],
                 &[],
                 None,
             )?;
-            Ok(())
+            Ok(Committed {
+                commit,
+                files,
+                blobs,
+            })
         })
         .await
+    }
+
+    /// Stores texts as blobs, returning their ids in order: one `git fast-import`
+    /// stream into one pack (a few loose objects when there are few), no file per
+    /// text; `get-mark` answers each blob's id on its output.
+    fn write_blobs_now(&self, files: &[(String, String)]) -> Result<Vec<String>> {
+        if files.is_empty() {
+            return Ok(Vec::new());
+        }
+        let size: usize = files.iter().map(|(_, t)| t.len() + 56).sum();
+        let mut input = Vec::with_capacity(size);
+        for (i, (_, t)) in files.iter().enumerate() {
+            input
+                .extend_from_slice(format!("blob\nmark :{}\ndata {}\n", i + 1, t.len()).as_bytes());
+            input.extend_from_slice(t.as_bytes());
+            input.push(b'\n');
+        }
+        for i in 0..files.len() {
+            input.extend_from_slice(format!("get-mark :{}\n", i + 1).as_bytes());
+        }
+        input.extend_from_slice(b"done\n");
+        let out = self.plumbing(&["fast-import", "--quiet", "--done"], &[], Some(input))?;
+        let ids: Vec<String> = String::from_utf8_lossy(&out)
+            .lines()
+            .map(|l| l.trim().to_string())
+            .collect();
+        if ids.len() != files.len() || ids.iter().any(|id| check_oid(id).is_err()) {
+            return Err(Error::Internal(format!(
+                "git fast-import answered {} ids for {} texts",
+                ids.len(),
+                files.len()
+            )));
+        }
+        Ok(ids)
+    }
+
+    /// The tree of folder `dir` (`""`: the root) with `dirs`' files written into it:
+    /// `was` (the folder's tree in the parent, or the parent commit for the root;
+    /// `None` for a new folder) with each new file's entry, and each changed
+    /// subfolder's new tree, over whatever entry had its name.
+    fn write_tree(&self, dirs: &Folders, dir: &str, was: &str) -> Result<String> {
+        let mut entries: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
+        if !was.is_empty() {
+            let out = self.plumbing(&["ls-tree", "-z", "--end-of-options", was], &[], None)?;
+            for rec in out.split(|&b| b == 0).filter(|r| !r.is_empty()) {
+                // `<mode> SP <type> SP <object> TAB <name>`
+                if let Some(tab) = rec.iter().position(|&b| b == b'\t') {
+                    entries.insert(rec[tab + 1..].to_vec(), rec.to_vec());
+                }
+            }
+        }
+        if let Some(files) = dirs.files.get(dir) {
+            for (name, blob) in files {
+                entries.insert(
+                    name.as_bytes().to_vec(),
+                    format!("100644 blob {blob}\t{name}").into_bytes(),
+                );
+            }
+        }
+        for sub in dirs.children(dir) {
+            let path = if dir.is_empty() {
+                sub.to_string()
+            } else {
+                format!("{dir}/{sub}")
+            };
+            let old = entries
+                .get(sub.as_bytes())
+                .and_then(|e| tree_entry(e))
+                .unwrap_or_default();
+            let tree = self.write_tree(dirs, &path, &old)?;
+            entries.insert(
+                sub.as_bytes().to_vec(),
+                format!("040000 tree {tree}\t{sub}").into_bytes(),
+            );
+        }
+        let mut input = Vec::new();
+        for e in entries.values() {
+            input.extend_from_slice(e);
+            input.push(0);
+        }
+        let out = self.plumbing(&["mktree", "-z"], &[], Some(input))?;
+        let tree = String::from_utf8_lossy(&out).trim().to_string();
+        oid(&tree)?;
+        Ok(tree)
     }
 
     /// Removes branch `name` if it still points at `commit` (undoing a branch made for

@@ -13,6 +13,26 @@ pub use crate::domain::ontology::records::{
 };
 use crate::store::{lock, Conn, Error, Result};
 
+/// Rows one multi-row `INSERT` carries at most: SQLite binds at most 32,766
+/// parameters in one statement (PostgreSQL 65,535), and a few hundred rows already
+/// make the round trip to the database's worker a small part of each row's cost (a
+/// sync of 100,000 pages once spent most of its time in one statement per row).
+fn rows_per_insert(columns: usize) -> usize {
+    (32_766 / columns).clamp(1, 500)
+}
+
+/// `(?, ?, …), (?, ?, …)…`: `rows` groups of `row`, the parameters of one row.
+fn values(row: &str, rows: usize) -> String {
+    let mut s = String::with_capacity(rows * (row.len() + 2));
+    for i in 0..rows {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        s.push_str(row);
+    }
+    s
+}
+
 // ---- repositories ----
 
 const REPO_COLS: &str =
@@ -176,22 +196,29 @@ pub async fn page_path_taken(conn: &mut Conn, project_id: &str, path: &str) -> R
     .is_some())
 }
 
-pub async fn insert_page(conn: &mut Conn, p: &NewPage<'_>) -> Result<()> {
-    sqlx::query(
-        "INSERT INTO ontology_pages (id, project_id, path, blob_sha, content, iri, state, version, created_at, updated_at) \
-         VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
-    )
-    .bind(p.id)
-    .bind(p.project_id)
-    .bind(p.path)
-    .bind(p.blob_sha)
-    .bind(p.content)
-    .bind(p.iri)
-    .bind(p.state.as_str())
-    .bind(p.now)
-    .bind(p.now)
-    .execute(conn.db())
-    .await?;
+/// Inserts pages, a few hundred to a statement.
+pub async fn insert_pages(conn: &mut Conn, pages: &[NewPage<'_>]) -> Result<()> {
+    for chunk in pages.chunks(rows_per_insert(9)) {
+        let sql = format!(
+            "INSERT INTO ontology_pages (id, project_id, path, blob_sha, content, iri, state, version, created_at, updated_at) \
+             VALUES {}",
+            values("(?, ?, ?, ?, ?, ?, ?, 1, ?, ?)", chunk.len())
+        );
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for p in chunk {
+            q = q
+                .bind(p.id)
+                .bind(p.project_id)
+                .bind(p.path)
+                .bind(p.blob_sha)
+                .bind(p.content)
+                .bind(p.iri)
+                .bind(p.state.as_str())
+                .bind(p.now)
+                .bind(p.now);
+        }
+        q.execute(conn.db()).await?;
+    }
     Ok(())
 }
 
@@ -253,10 +280,9 @@ pub async fn entities(conn: &mut Conn, project_id: &str) -> Result<Vec<EntityRec
     rows.iter().map(entity_row).collect()
 }
 
-fn bind_entity<'q>(
-    q: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>,
-    e: &'q EntityRecord,
-) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments> {
+type AnyQuery<'q> = sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>;
+
+fn bind_entity<'q>(q: AnyQuery<'q>, e: &'q EntityRecord) -> AnyQuery<'q> {
     q.bind(&e.page_id)
         .bind(&e.iri)
         .bind(&e.kind)
@@ -277,24 +303,33 @@ fn bind_entity<'q>(
         .persistent(false)
 }
 
-pub async fn insert_entity(
+/// Inserts entities (each with its `id` set), a few hundred to a statement.
+pub async fn insert_entities(
     conn: &mut Conn,
     project_id: &str,
-    e: &EntityRecord,
+    rows: &[EntityRecord],
     now: &str,
 ) -> Result<()> {
-    let q = sqlx::query(
-        "INSERT INTO ontology_entities (page_id, iri, kind, term_id, preferred_term, domain, status, definition, alt_terms, \
-         physicality, role, maturity, quality_score, authority_score, last_updated, line, id, project_id, version, \
-         created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
-    );
-    bind_entity(q, e)
-        .bind(&e.id)
-        .bind(project_id)
-        .bind(now)
-        .bind(now)
-        .execute(conn.db())
-        .await?;
+    for chunk in rows.chunks(rows_per_insert(20)) {
+        let sql = format!(
+            "INSERT INTO ontology_entities (page_id, iri, kind, term_id, preferred_term, domain, status, definition, alt_terms, \
+             physicality, role, maturity, quality_score, authority_score, last_updated, line, id, project_id, version, \
+             created_at, updated_at) VALUES {}",
+            values(
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+                chunk.len()
+            )
+        );
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for e in chunk {
+            q = bind_entity(q, e)
+                .bind(&e.id)
+                .bind(project_id)
+                .bind(now)
+                .bind(now);
+        }
+        q.execute(conn.db()).await?;
+    }
     Ok(())
 }
 
@@ -375,27 +410,48 @@ pub async fn axioms(conn: &mut Conn, project_id: &str) -> Result<Vec<(String, Ax
         .collect())
 }
 
-/// Replaces the axioms of a page.
-pub async fn replace_axioms(
+/// Replaces the axioms of many pages: one `DELETE` and one multi-row `INSERT` per
+/// few hundred pages or rows.
+pub async fn replace_axioms_of(
     conn: &mut Conn,
     project_id: &str,
-    page_id: &str,
-    rows: &[AxiomRecord],
+    pages: &[(&str, &[AxiomRecord])],
 ) -> Result<()> {
-    sqlx::query("DELETE FROM ontology_axioms WHERE page_id = ?")
-        .bind(page_id)
-        .execute(conn.db())
-        .await?;
-    for (seq, a) in rows.iter().enumerate() {
-        sqlx::query("INSERT INTO ontology_axioms (page_id, project_id, seq, line, kind, ofn) VALUES (?, ?, ?, ?, ?, ?)")
-            .bind(page_id)
-            .bind(project_id)
-            .bind(seq as i64)
-            .bind(a.line)
-            .bind(&a.kind)
-            .bind(&a.ofn)
-            .execute(conn.db())
-            .await?;
+    for chunk in pages.chunks(500) {
+        let sql = format!(
+            "DELETE FROM ontology_axioms WHERE page_id IN ({})",
+            crate::store::placeholders(chunk.len())
+        );
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for (page_id, _) in chunk {
+            q = q.bind(*page_id);
+        }
+        q.execute(conn.db()).await?;
+    }
+    let rows: Vec<(&str, i64, &AxiomRecord)> = pages
+        .iter()
+        .flat_map(|(page_id, rows)| {
+            rows.iter()
+                .enumerate()
+                .map(move |(seq, a)| (*page_id, seq as i64, a))
+        })
+        .collect();
+    for chunk in rows.chunks(rows_per_insert(6)) {
+        let sql = format!(
+            "INSERT INTO ontology_axioms (page_id, project_id, seq, line, kind, ofn) VALUES {}",
+            values("(?, ?, ?, ?, ?, ?)", chunk.len())
+        );
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for (page_id, seq, a) in chunk {
+            q = q
+                .bind(*page_id)
+                .bind(project_id)
+                .bind(*seq)
+                .bind(a.line)
+                .bind(&a.kind)
+                .bind(&a.ofn);
+        }
+        q.execute(conn.db()).await?;
     }
     Ok(())
 }
@@ -411,16 +467,23 @@ pub async fn replace_problems(
         .bind(project_id)
         .execute(conn.db())
         .await?;
-    for (seq, p) in rows.iter().enumerate() {
-        sqlx::query("INSERT INTO ontology_problems (project_id, seq, file, line, col, message) VALUES (?, ?, ?, ?, ?, ?)")
-            .bind(project_id)
-            .bind(seq as i64)
-            .bind(&p.file)
-            .bind(p.line)
-            .bind(p.column)
-            .bind(&p.message)
-            .execute(conn.db())
-            .await?;
+    let per = rows_per_insert(6);
+    for (n, chunk) in rows.chunks(per).enumerate() {
+        let sql = format!(
+            "INSERT INTO ontology_problems (project_id, seq, file, line, col, message) VALUES {}",
+            values("(?, ?, ?, ?, ?, ?)", chunk.len())
+        );
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for (i, p) in chunk.iter().enumerate() {
+            q = q
+                .bind(project_id)
+                .bind((n * per + i) as i64)
+                .bind(&p.file)
+                .bind(p.line)
+                .bind(p.column)
+                .bind(&p.message);
+        }
+        q.execute(conn.db()).await?;
     }
     Ok(())
 }
@@ -547,14 +610,20 @@ pub async fn insert_proposal(
     .persistent(false)
     .execute(conn.db())
     .await?;
-    for f in files {
-        sqlx::query("INSERT INTO ontology_proposal_files (proposal_id, path, blob_sha, content) VALUES (?, ?, ?, ?)")
-            .bind(&p.id)
-            .bind(&f.path)
-            .bind(&f.blob_sha)
-            .bind(&f.content)
-            .execute(conn.db())
-            .await?;
+    for chunk in files.chunks(rows_per_insert(4)) {
+        let sql = format!(
+            "INSERT INTO ontology_proposal_files (proposal_id, path, blob_sha, content) VALUES {}",
+            values("(?, ?, ?, ?)", chunk.len())
+        );
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for f in chunk {
+            q = q
+                .bind(&p.id)
+                .bind(&f.path)
+                .bind(&f.blob_sha)
+                .bind(&f.content);
+        }
+        q.execute(conn.db()).await?;
     }
     Ok(())
 }
@@ -661,6 +730,17 @@ pub async fn proposal_files(conn: &mut Conn, proposal_id: &str) -> Result<Vec<Pr
             content,
         })
         .collect())
+}
+
+/// The `(path, blob id)` of a proposal's files, without their texts (what a sync
+/// compares with the base branch).
+pub async fn proposal_blobs(conn: &mut Conn, proposal_id: &str) -> Result<Vec<(String, String)>> {
+    Ok(sqlx::query_as(
+        "SELECT path, blob_sha FROM ontology_proposal_files WHERE proposal_id = ? ORDER BY path",
+    )
+    .bind(proposal_id)
+    .fetch_all(conn.db())
+    .await?)
 }
 
 /// Moves a proposal read at `expected` to a decided state (`merged`, `rejected`).

@@ -41,6 +41,7 @@ mod ontology_axioms;
 mod ontology_changes;
 mod ontology_fidelity;
 mod ontology_roundtrip;
+mod ontology_scale;
 mod page;
 mod page_escaping;
 mod page_task;

@@ -13,7 +13,7 @@ use super::entity::{
 use super::expr::{is_builtin_property, looks_like_iri, write_expr, ClassExpr, Name, NameRole};
 use super::page::{file_name, title_from_file, Page};
 use super::prefixes;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 
 /// A class, object property or individual with its page metadata.
@@ -274,13 +274,15 @@ impl Ontology {
     pub fn resolve(entries: Vec<(String, Entry)>) -> (Ontology, Vec<Problem>) {
         let mut o = Ontology::new();
         let mut problems = Vec::new();
+        // Sized for every entry at once: growing maps of 100,000 names rehash them
+        // again and again.
         let mut names = Names {
-            by_page: HashMap::new(),
-            by_term: HashMap::new(),
+            by_page: HashMap::with_capacity(entries.len()),
+            by_term: HashMap::with_capacity(entries.len()),
             extra: None,
         };
-        let mut kept = Vec::new();
-        for (file, entry) in entries {
+        let mut kept = Vec::with_capacity(entries.len());
+        for (file, mut entry) in entries {
             if let Some(e) = o.entities.get(&entry.iri) {
                 let first = e.origin.as_ref().map(|o| o.to_string()).unwrap_or_default();
                 problems.push(Problem {
@@ -294,14 +296,6 @@ impl Ontology {
                 });
                 continue;
             }
-            o.entities.insert(
-                entry.iri.clone(),
-                Entity {
-                    kind: entry.kind,
-                    meta: entry.meta.clone(),
-                    origin: Some(Origin::new(&file, entry.line)),
-                },
-            );
             Names::add(&mut names.by_page, &title_from_file(&file), &entry.iri);
             if let Some(t) = &entry.title {
                 Names::add(&mut names.by_term, t, &entry.iri);
@@ -309,6 +303,15 @@ impl Ontology {
             if let Some(t) = entry.meta.preferred_term() {
                 Names::add(&mut names.by_term, t, &entry.iri);
             }
+            // The entry's statements are all that is read of it below.
+            o.entities.insert(
+                entry.iri.clone(),
+                Entity {
+                    kind: entry.kind,
+                    meta: std::mem::take(&mut entry.meta),
+                    origin: Some(Origin::new(&file, entry.line)),
+                },
+            );
             kept.push((file, entry));
         }
         // The shared relationship properties exist without pages.
@@ -565,8 +568,9 @@ impl Ontology {
     /// its IRI (so that two entities never share a page name, compared as Logseq does,
     /// ignoring case).
     pub fn page_titles(&self) -> BTreeMap<Iri, String> {
-        let mut taken: HashMap<String, ()> = HashMap::new();
-        let mut out = BTreeMap::new();
+        let mut taken: HashSet<String> = HashSet::with_capacity(self.entities.len());
+        // By the entity's place in `entities` (no map lookup per entity and pass).
+        let mut titles: Vec<Option<String>> = vec![None; self.entities.len()];
         let usable = |t: &str| {
             !t.trim().is_empty()
                 && t.trim() == t
@@ -576,8 +580,8 @@ impl Ontology {
         };
         // Preferred terms first, so a term never loses its page to another's local name.
         for pass in 0..3 {
-            for (iri, e) in &self.entities {
-                if out.contains_key(iri) {
+            for ((iri, e), title) in self.entities.iter().zip(titles.iter_mut()) {
+                if title.is_some() {
                     continue;
                 }
                 let cand = match pass {
@@ -586,14 +590,19 @@ impl Ontology {
                     _ => Some(iri.clone()),
                 };
                 if let Some(t) = cand.filter(|t| usable(t)) {
-                    if pass == 2 || !taken.contains_key(&t.to_lowercase()) {
-                        taken.insert(t.to_lowercase(), ());
-                        out.insert(iri.clone(), t);
+                    let lower = t.to_lowercase();
+                    if pass == 2 || !taken.contains(&lower) {
+                        taken.insert(lower);
+                        *title = Some(t);
                     }
                 }
             }
         }
-        out
+        self.entities
+            .keys()
+            .zip(titles)
+            .filter_map(|(iri, t)| Some((iri.clone(), t?)))
+            .collect()
     }
 
     /// The ontology as pages (`(file name, page)`), one per entity, in Cairn's layout:

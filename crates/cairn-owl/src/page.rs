@@ -195,7 +195,7 @@ impl Page {
             end += 1;
         }
         let mut heading_extra = Vec::new();
-        let mut props: Vec<Prop> = Vec::new();
+        let mut props: Vec<Prop> = Vec::with_capacity(end - h - 1);
         for (k, l) in lines[h + 1..end].iter().enumerate() {
             let line_no = h + 2 + k;
             match read_prop(l) {
@@ -234,21 +234,60 @@ impl Page {
 
     /// The page's text: what [`Page::parse`] reads back as an equal page.
     pub fn write(&self) -> String {
-        let mut lines: Vec<String> = Vec::new();
-        lines.extend(self.head.iter().cloned());
-        lines.push(self.heading.clone());
-        lines.extend(self.heading_extra.iter().cloned());
+        // Written into one string (no line copied on its own first): an import
+        // writes each of its pages several times.
+        let nl = if self.crlf { "\r\n" } else { "\n" };
+        let size: usize = self
+            .head
+            .iter()
+            .chain(&self.heading_extra)
+            .chain(&self.tail)
+            .map(|l| l.len() + 2)
+            .sum::<usize>()
+            + self
+                .props
+                .iter()
+                .map(|p| {
+                    p.indent.len()
+                        + p.key.len()
+                        + p.value.len()
+                        + 8
+                        + p.extra.iter().map(|l| l.len() + 2).sum::<usize>()
+                })
+                .sum::<usize>()
+            + self.heading.len()
+            + 2;
+        let mut s = String::with_capacity(size);
+        let mut first = true;
+        let mut line = |s: &mut String, parts: &[&str]| {
+            if !first {
+                s.push_str(nl);
+            }
+            first = false;
+            for part in parts {
+                s.push_str(part);
+            }
+        };
+        for l in &self.head {
+            line(&mut s, &[l]);
+        }
+        line(&mut s, &[&self.heading]);
+        for l in &self.heading_extra {
+            line(&mut s, &[l]);
+        }
         for p in &self.props {
             if p.value.is_empty() {
-                lines.push(format!("{}- {}::", p.indent, p.key));
+                line(&mut s, &[&p.indent, "- ", &p.key, "::"]);
             } else {
-                lines.push(format!("{}- {}:: {}", p.indent, p.key, p.value));
+                line(&mut s, &[&p.indent, "- ", &p.key, ":: ", &p.value]);
             }
-            lines.extend(p.extra.iter().cloned());
+            for l in &p.extra {
+                line(&mut s, &[l]);
+            }
         }
-        lines.extend(self.tail.iter().cloned());
-        let nl = if self.crlf { "\r\n" } else { "\n" };
-        let mut s = lines.join(nl);
+        for l in &self.tail {
+            line(&mut s, &[l]);
+        }
         if self.final_newline {
             s.push_str(nl);
         }

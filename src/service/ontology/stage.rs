@@ -10,7 +10,7 @@
 //! 2. the pages are written with it and must read back as the very pages that were
 //!    checked: a field whose text would read as more (a line break, a second
 //!    property) is refused, naming the field;
-//! 3. blobs, a commit made in a temporary index and the branch
+//! 3. blobs (one `fast-import` stream), trees (`mktree`), a commit and the branch
 //!    `ontology/{agentType}-{proposalId}` are written with git plumbing on the
 //!    blocking pool, no transaction open (the user's HEAD, index and working tree
 //!    untouched);
@@ -391,21 +391,14 @@ async fn write_and_stage(
     message: String,
     by: Signature,
 ) -> Result<(ProposalRecord, Vec<ProposalFile>)> {
-    let texts: Vec<String> = files.iter().map(|(_, t)| t.clone()).collect();
-    let blobs = git.write_blobs(texts).await?;
-    let pairs: Vec<(&str, &str)> = files
-        .iter()
-        .zip(&blobs)
-        .map(|((p, _), b)| (p.as_str(), b.as_str()))
-        .collect();
-    let sha = git
-        .commit_files(&record.base_commit, &pairs, &message, &by)
+    let made = git
+        .commit_branch(&record.branch, &record.base_commit, files, &message, &by)
         .await?;
-    git.create_branch(&record.branch, &sha).await?;
-    record.commit_sha = sha;
-    let files: Vec<ProposalFile> = files
+    record.commit_sha = made.commit;
+    let files: Vec<ProposalFile> = made
+        .files
         .into_iter()
-        .zip(blobs)
+        .zip(made.blobs)
         .map(|((path, content), blob_sha)| ProposalFile {
             path,
             blob_sha,

@@ -514,7 +514,7 @@ async fn decisions(
         .await?;
         let mut out = Vec::with_capacity(rows.len());
         for p in rows {
-            let files = db::proposal_files(&mut c, &p.id).await?;
+            let files = db::proposal_blobs(&mut c, &p.id).await?;
             out.push((p, files));
         }
         out
@@ -525,7 +525,7 @@ async fn decisions(
         let landed = !files.is_empty()
             && files
                 .iter()
-                .all(|f| at_base.get(&f.path) == Some(&f.blob_sha));
+                .all(|(path, blob)| at_base.get(path) == Some(blob));
         if landed || git.is_ancestor(&p.commit_sha, commit).await? {
             decided.push((p, ProposalState::Merged));
             continue;
@@ -616,7 +616,18 @@ async fn write(
     let mut pages = Changes::default();
     let by_path: HashMap<&str, &PageRecord> = stored.iter().map(|p| (p.path.as_str(), p)).collect();
     let mut page_id: HashMap<String, String> = HashMap::new();
-    for (path, blob, text, state, iri) in &plan.pages {
+    // New rows are gathered and written a few hundred to a statement (a sync of
+    // 100,000 pages spent most of its time in one statement per row).
+    let new_ids: Vec<String> = plan
+        .pages
+        .iter()
+        .map(|p| match by_path.get(p.0.as_str()) {
+            Some(_) => String::new(),
+            None => new_id(),
+        })
+        .collect();
+    let mut new_pages = Vec::new();
+    for ((path, blob, text, state, iri), id) in plan.pages.iter().zip(&new_ids) {
         let row = db::NewPage {
             id: "",
             project_id: pid,
@@ -638,13 +649,13 @@ async fn write(
                 page_id.insert(path.clone(), old.id.clone());
             }
             None => {
-                let id = new_id();
-                db::insert_page(&mut tx, &db::NewPage { id: &id, ..row }).await?;
+                new_pages.push(db::NewPage { id, ..row });
                 pages.added += 1;
-                page_id.insert(path.clone(), id);
+                page_id.insert(path.clone(), id.clone());
             }
         }
     }
+    db::insert_pages(&mut tx, &new_pages).await?;
     // Entities, by IRI.
     let mut entities = Changes::default();
     let old_entities: HashMap<String, EntityRecord> = db::entities(&mut tx, pid)
@@ -653,6 +664,7 @@ async fn write(
         .map(|e| (e.iri.clone(), e))
         .collect();
     let kept: HashSet<&str> = plan.entities.iter().map(|e| e.iri.as_str()).collect();
+    let mut new_entities = Vec::new();
     for e in &plan.entities {
         let mut e = e.clone();
         e.page_id = e.page_id.as_ref().and_then(|f| page_id.get(f)).cloned();
@@ -666,11 +678,12 @@ async fn write(
             }
             None => {
                 e.id = new_id();
-                db::insert_entity(&mut tx, pid, &e, &ts).await?;
+                new_entities.push(e);
                 entities.added += 1;
             }
         }
     }
+    db::insert_entities(&mut tx, pid, &new_entities, &ts).await?;
     for (iri, old) in &old_entities {
         if !kept.contains(iri.as_str()) {
             db::delete_entity(&mut tx, &old.id, old.version).await?;
@@ -682,17 +695,18 @@ async fn write(
     for (page, a) in db::axioms(&mut tx, pid).await? {
         old_axioms.entry(page).or_default().push(a);
     }
-    let mut axiom_pages = 0;
     let mut axiom_count = 0;
+    let mut rewritten: Vec<(&str, &[AxiomRecord])> = Vec::new();
     for (path, id) in &page_id {
         let want = plan.axioms.get(path).map(Vec::as_slice).unwrap_or(&[]);
         axiom_count += want.len();
         let have = old_axioms.get(id).map(Vec::as_slice).unwrap_or(&[]);
         if want != have {
-            db::replace_axioms(&mut tx, pid, id, want).await?;
-            axiom_pages += 1;
+            rewritten.push((id.as_str(), want));
         }
     }
+    let axiom_pages = rewritten.len();
+    db::replace_axioms_of(&mut tx, pid, &rewritten).await?;
     // Pages gone from the branch (their axioms go with them).
     let present: HashSet<&str> = plan.pages.iter().map(|p| p.0.as_str()).collect();
     for old in &stored {
