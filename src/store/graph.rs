@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use serde_json::{json, Value};
 use sqlx::{AssertSqlSafe, FromRow};
 
-use crate::domain::graph::{Atom, ChangelogEntry, Molecule, NodeKind, Related};
+use crate::domain::graph::{Atom, AtomPaths, ChangelogEntry, Molecule, NodeKind, Related};
 use crate::store::item::like_pattern;
 use crate::store::{lock, placeholders, Conn, Flag};
 use crate::store::{Error, Result};
@@ -486,6 +486,65 @@ pub async fn load_project(conn: &mut Conn, project_id: &str) -> Result<(Vec<Atom
         atoms.into_iter().map(Atom::from).collect(),
         molecules.into_iter().map(Molecule::from).collect(),
     ))
+}
+
+struct AtomPathsRow {
+    id: String,
+    molecule_id: Option<String>,
+    name: String,
+    paths: String,
+}
+
+crate::store::from_row!(AtomPathsRow {
+    id,
+    molecule_id,
+    name,
+    paths
+});
+
+/// What the context matcher is built from: every atom's id, name, molecule and
+/// patterns (by name, then id) and every molecule. An atom's knowledge, most of its
+/// row, is left out: a call reads it for the atoms it matches ([`atoms_by_ids`]).
+pub async fn load_matcher(
+    conn: &mut Conn,
+    project_id: &str,
+) -> Result<(Vec<AtomPaths>, Vec<Molecule>)> {
+    // Name order from the project index; ties put in id order here (see load_project).
+    let mut atoms: Vec<AtomPathsRow> = sqlx::query_as(
+        "SELECT id, molecule_id, name, paths FROM graph_atoms WHERE project_id = ? ORDER BY name",
+    )
+    .bind(project_id)
+    .fetch_all(conn.db())
+    .await?;
+    atoms.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
+    let molecules = molecules_of(conn, project_id).await?;
+    let atoms = atoms
+        .into_iter()
+        .map(|r| AtomPaths {
+            paths: paths_from_json(&r.paths),
+            id: r.id,
+            molecule_id: r.molecule_id,
+            name: r.name,
+        })
+        .collect();
+    Ok((atoms, molecules))
+}
+
+/// The atoms of `ids` that exist, in no particular order: one statement per 500 ids.
+pub async fn atoms_by_ids(conn: &mut Conn, ids: &[&str]) -> Result<Vec<Atom>> {
+    let mut out = Vec::with_capacity(ids.len());
+    for chunk in ids.chunks(500) {
+        let sql = format!(
+            "SELECT {ATOM_COLS} FROM graph_atoms WHERE id IN ({})",
+            placeholders(chunk.len())
+        );
+        let mut q = sqlx::query_as::<_, AtomRow>(AssertSqlSafe(sql));
+        for id in chunk {
+            q = q.bind(*id);
+        }
+        out.extend(q.fetch_all(conn.db()).await?.into_iter().map(Atom::from));
+    }
+    Ok(out)
 }
 
 /// Atoms written after generation `since`: what a cached matcher lacks.
