@@ -35,17 +35,6 @@ struct Slot {
     full: Option<Atom>,
 }
 
-impl Slot {
-    fn head_of(a: &Atom) -> AtomPaths {
-        AtomPaths {
-            id: a.id.clone(),
-            molecule_id: a.molecule_id.clone(),
-            name: a.name.clone(),
-            paths: a.paths.clone(),
-        }
-    }
-}
-
 /// One project's graph as of one generation, with its compiled pattern index. Atoms
 /// live in slots (the index's owners); a refresh empties the slots of changed or
 /// deleted atoms and appends the new versions.
@@ -116,19 +105,16 @@ impl Snapshot {
     fn apply(
         &mut self,
         generation: i64,
-        changed: Vec<Atom>,
+        changed: Vec<AtomPaths>,
         deleted: Vec<String>,
         molecules: Vec<Molecule>,
     ) {
         for id in &deleted {
             self.remove(id);
         }
-        for a in changed {
-            self.remove(&a.id);
-            self.insert(Slot {
-                head: Slot::head_of(&a),
-                full: Some(a),
-            });
+        for head in changed {
+            self.remove(&head.id);
+            self.insert(Slot { head, full: None });
         }
         self.set_molecules(molecules);
         self.generation = generation;
@@ -251,9 +237,15 @@ async fn held(app: &App, c: &mut Conn, project_id: &str) -> Result<Held> {
         ))));
     }
     if let Some(s) = guard.as_mut() {
-        let changed = graph::atoms_since(c, project_id, s.generation).await?;
-        let deleted = graph::deleted_since(c, project_id, s.generation).await?;
-        if changed.len() + deleted.len() <= PATCH_MAX {
+        // Bounded, so a project rewritten since reads no more than it needs to know
+        // that a rebuild is due.
+        let changed = graph::atoms_since(c, project_id, s.generation, PATCH_MAX as i64 + 1).await?;
+        let deleted = if changed.len() <= PATCH_MAX {
+            graph::deleted_since(c, project_id, s.generation).await?
+        } else {
+            vec![]
+        };
+        if changed.len() <= PATCH_MAX && changed.len() + deleted.len() <= PATCH_MAX {
             let molecules = graph::molecules_of(c, project_id).await?;
             tracing::debug!(
                 project = project_id,

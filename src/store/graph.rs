@@ -205,12 +205,15 @@ pub async fn create_atom(conn: &mut Conn, a: &Atom) -> Result<bool> {
     write_atom(conn, CHECKED, a).await
 }
 
-/// Writes the fields of `a` over the stored row after claiming `expected`.
+/// Writes the fields of `a` over the stored row, claiming `expected` and moving the
+/// version and `updated_at`, in one statement that also stamps the row with the
+/// generation its trigger reaches (`migrations/0020_atom_update_stamps_itself.sql`).
 pub async fn update_atom(conn: &mut Conn, a: &Atom, expected: i64) -> Result<i64> {
-    let v = lock::bump(conn, lock::ATOMS, &a.id, expected, &a.updated_at).await?;
-    sqlx::query(
+    let done = sqlx::query(
         "UPDATE graph_atoms SET molecule_id = ?, name = ?, paths = ?, knowledge = ?, related_atoms = ?, \
-         last_task_id = ? WHERE id = ?",
+         last_task_id = ?, version = version + 1, updated_at = ?, \
+         gen = COALESCE((SELECT generation FROM graph_generations WHERE project_id = graph_atoms.project_id), 0) + 1 \
+         WHERE id = ? AND version = ?",
     )
     .bind(&a.molecule_id)
     .bind(&a.name)
@@ -218,10 +221,46 @@ pub async fn update_atom(conn: &mut Conn, a: &Atom, expected: i64) -> Result<i64
     .bind(&a.knowledge)
     .bind(related_to_json(&a.related, "atomId"))
     .bind(&a.last_task_id)
+    .bind(&a.updated_at)
     .bind(&a.id)
+    .bind(expected)
     .execute(conn.db())
     .await?;
-    Ok(v)
+    if done.rows_affected() == 1 {
+        return Ok(expected + 1);
+    }
+    Err(lock::miss(conn, lock::ATOMS, &a.id, expected).await)
+}
+
+/// The atom `id` for an update, and whether task `task_id` exists: what an update
+/// checks before it writes, in one statement.
+pub async fn atom_for_update(
+    conn: &mut Conn,
+    id: &str,
+    task_id: &str,
+) -> Result<Option<(Atom, bool)>> {
+    struct Row {
+        atom: AtomRow,
+        task: bool,
+    }
+    impl<'r> FromRow<'r, sqlx::any::AnyRow> for Row {
+        fn from_row(row: &'r sqlx::any::AnyRow) -> std::result::Result<Self, sqlx::Error> {
+            use sqlx::Row as _;
+            Ok(Row {
+                atom: AtomRow::from_row(row)?,
+                task: row.try_get::<Flag, _>("task")?.0,
+            })
+        }
+    }
+    let r: Option<Row> = sqlx::query_as(AssertSqlSafe(format!(
+        "SELECT {ATOM_COLS}, EXISTS (SELECT 1 FROM tasks WHERE id = ?) AS task \
+         FROM graph_atoms WHERE id = ?"
+    )))
+    .bind(task_id)
+    .bind(id)
+    .fetch_optional(conn.db())
+    .await?;
+    Ok(r.map(|r| (Atom::from(r.atom), r.task)))
 }
 
 /// Inserts `m`; its project and creating task are the caller's to check.
@@ -502,6 +541,17 @@ crate::store::from_row!(AtomPathsRow {
     paths
 });
 
+impl From<AtomPathsRow> for AtomPaths {
+    fn from(r: AtomPathsRow) -> AtomPaths {
+        AtomPaths {
+            paths: paths_from_json(&r.paths),
+            id: r.id,
+            molecule_id: r.molecule_id,
+            name: r.name,
+        }
+    }
+}
+
 /// What the context matcher is built from: every atom's id, name, molecule and
 /// patterns (by name, then id) and every molecule. An atom's knowledge, most of its
 /// row, is left out: a call reads it for the atoms it matches ([`atoms_by_ids`]).
@@ -518,16 +568,7 @@ pub async fn load_matcher(
     .await?;
     atoms.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
     let molecules = molecules_of(conn, project_id).await?;
-    let atoms = atoms
-        .into_iter()
-        .map(|r| AtomPaths {
-            paths: paths_from_json(&r.paths),
-            id: r.id,
-            molecule_id: r.molecule_id,
-            name: r.name,
-        })
-        .collect();
-    Ok((atoms, molecules))
+    Ok((atoms.into_iter().map(AtomPaths::from).collect(), molecules))
 }
 
 /// The atoms of `ids` that exist, in no particular order: one statement per 500 ids.
@@ -547,16 +588,23 @@ pub async fn atoms_by_ids(conn: &mut Conn, ids: &[&str]) -> Result<Vec<Atom>> {
     Ok(out)
 }
 
-/// Atoms written after generation `since`: what a cached matcher lacks.
-pub async fn atoms_since(conn: &mut Conn, project_id: &str, since: i64) -> Result<Vec<Atom>> {
-    let rows: Vec<AtomRow> = sqlx::query_as(AssertSqlSafe(format!(
-        "SELECT {ATOM_COLS} FROM graph_atoms WHERE project_id = ? AND gen > ?"
-    )))
+/// Atoms written after generation `since`, as the matcher keeps them: what a cached
+/// matcher lacks. At most `limit`: past that many the caller rebuilds instead.
+pub async fn atoms_since(
+    conn: &mut Conn,
+    project_id: &str,
+    since: i64,
+    limit: i64,
+) -> Result<Vec<AtomPaths>> {
+    let rows: Vec<AtomPathsRow> = sqlx::query_as(
+        "SELECT id, molecule_id, name, paths FROM graph_atoms WHERE project_id = ? AND gen > ? LIMIT ?",
+    )
     .bind(project_id)
     .bind(since)
+    .bind(limit)
     .fetch_all(conn.db())
     .await?;
-    Ok(rows.into_iter().map(Atom::from).collect())
+    Ok(rows.into_iter().map(AtomPaths::from).collect())
 }
 
 /// Atoms deleted after generation `since`.
