@@ -49,6 +49,16 @@ pub struct Atom {
     pub updated_at: String,
 }
 
+/// What the path matcher keeps of an atom: enough to match, name, order and group
+/// it. Its knowledge is read for the atoms a call matches, not for every atom.
+#[derive(Debug, Clone)]
+pub struct AtomPaths {
+    pub id: String,
+    pub molecule_id: Option<String>,
+    pub name: String,
+    pub paths: Vec<String>,
+}
+
 #[derive(Debug, Clone)]
 pub struct Molecule {
     pub id: String,

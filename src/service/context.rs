@@ -10,7 +10,9 @@ use std::sync::{Arc, Mutex};
 
 use crate::domain::field::{Field, Tool};
 use crate::domain::glob::{self, Glob, Index, Origin};
-use crate::domain::graph::{context_paths, Atom, ChangelogEntry, Molecule, NodeKind, Related};
+use crate::domain::graph::{
+    context_paths, Atom, AtomPaths, ChangelogEntry, Molecule, NodeKind, Related,
+};
 use crate::domain::{Item, ItemKind, Status};
 use crate::error::{Error, Result};
 use crate::service::graph::Resolved;
@@ -26,12 +28,19 @@ pub const PATHS_MAX: usize = 500;
 /// Near misses listed per unmatched path.
 const NEAR_MISSES_MAX: usize = 5;
 
+/// One atom in a snapshot: what matching needs, and the whole atom once a call has
+/// matched it (read then, so the first call reads only the matched atoms' knowledge).
+struct Slot {
+    head: AtomPaths,
+    full: Option<Atom>,
+}
+
 /// One project's graph as of one generation, with its compiled pattern index. Atoms
 /// live in slots (the index's owners); a refresh empties the slots of changed or
 /// deleted atoms and appends the new versions.
 pub struct Snapshot {
     pub generation: i64,
-    slots: Vec<Option<Atom>>,
+    slots: Vec<Option<Slot>>,
     atom_pos: HashMap<String, usize>,
     molecules: Vec<Molecule>,
     molecule_pos: HashMap<String, usize>,
@@ -39,7 +48,7 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    fn build(generation: i64, atoms: Vec<Atom>, molecules: Vec<Molecule>) -> Snapshot {
+    fn build(generation: i64, atoms: Vec<Slot>, molecules: Vec<Molecule>) -> Snapshot {
         let mut s = Snapshot {
             generation,
             slots: Vec::with_capacity(atoms.len()),
@@ -55,16 +64,24 @@ impl Snapshot {
         s
     }
 
-    fn insert(&mut self, a: Atom) {
+    fn from_heads(generation: i64, atoms: Vec<AtomPaths>, molecules: Vec<Molecule>) -> Snapshot {
+        let slots = atoms
+            .into_iter()
+            .map(|head| Slot { head, full: None })
+            .collect();
+        Snapshot::build(generation, slots, molecules)
+    }
+
+    fn insert(&mut self, a: Slot) {
         let owner = self.slots.len();
-        for (pattern, p) in a.paths.iter().enumerate() {
+        for (pattern, p) in a.head.paths.iter().enumerate() {
             // Patterns were validated on write; one that no longer parses (written
             // by an older build) is skipped rather than failing every lookup.
             if let Ok(g) = Glob::parse_stored(p) {
                 self.index.add(Origin { owner, pattern }, g);
             }
         }
-        self.atom_pos.insert(a.id.clone(), owner);
+        self.atom_pos.insert(a.head.id.clone(), owner);
         self.slots.push(Some(a));
     }
 
@@ -88,29 +105,60 @@ impl Snapshot {
     fn apply(
         &mut self,
         generation: i64,
-        changed: Vec<Atom>,
+        changed: Vec<AtomPaths>,
         deleted: Vec<String>,
         molecules: Vec<Molecule>,
     ) {
         for id in &deleted {
             self.remove(id);
         }
-        for a in changed {
-            self.remove(&a.id);
-            self.insert(a);
+        for head in changed {
+            self.remove(&head.id);
+            self.insert(Slot { head, full: None });
         }
         self.set_molecules(molecules);
         self.generation = generation;
         // Emptied slots cost lookups; compact once they outnumber the live atoms.
         if self.index.dead() > self.atom_pos.len().max(64) {
-            let live: Vec<Atom> = self.slots.drain(..).flatten().collect();
+            let live: Vec<Slot> = self.slots.drain(..).flatten().collect();
             let molecules = std::mem::take(&mut self.molecules);
             *self = Snapshot::build(generation, live, molecules);
         }
     }
 
-    fn atom(&self, owner: usize) -> Option<&Atom> {
-        self.slots.get(owner).and_then(Option::as_ref)
+    fn atom(&self, owner: usize) -> Option<&AtomPaths> {
+        self.slots
+            .get(owner)
+            .and_then(Option::as_ref)
+            .map(|s| &s.head)
+    }
+
+    fn full(&self, owner: usize) -> Option<&Atom> {
+        self.slots
+            .get(owner)
+            .and_then(Option::as_ref)
+            .and_then(|s| s.full.as_ref())
+    }
+
+    /// Reads, from `c` (the read this snapshot's generation is), the whole atoms of
+    /// the `owners` not read before: one statement per 500 atoms.
+    async fn fill(&mut self, c: &mut Conn, owners: &[usize]) -> Result<()> {
+        let missing: Vec<&str> = owners
+            .iter()
+            .filter_map(|o| self.slots.get(*o).and_then(Option::as_ref))
+            .filter(|s| s.full.is_none())
+            .map(|s| s.head.id.as_str())
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        for a in graph::atoms_by_ids(c, &missing).await? {
+            let owner = self.atom_pos.get(&a.id).copied();
+            if let Some(Some(slot)) = owner.and_then(|o| self.slots.get_mut(o)) {
+                slot.full = Some(a);
+            }
+        }
+        Ok(())
     }
 
     fn atom_name(&self, id: &str) -> Option<String> {
@@ -158,9 +206,9 @@ enum Held {
 }
 
 impl Held {
-    fn get(&self) -> Option<&Snapshot> {
+    fn get_mut(&mut self) -> Option<&mut Snapshot> {
         match self {
-            Held::Cached(g) => g.as_ref(),
+            Held::Cached(g) => g.as_mut(),
             Held::Own(s) => Some(s),
         }
     }
@@ -183,15 +231,21 @@ async fn held(app: &App, c: &mut Conn, project_id: &str) -> Result<Held> {
     }
     if cached.is_some_and(|g| g > generation) {
         drop(guard);
-        let (atoms, molecules) = graph::load_project(c, project_id).await?;
-        return Ok(Held::Own(Box::new(Snapshot::build(
+        let (atoms, molecules) = graph::load_matcher(c, project_id).await?;
+        return Ok(Held::Own(Box::new(Snapshot::from_heads(
             generation, atoms, molecules,
         ))));
     }
     if let Some(s) = guard.as_mut() {
-        let changed = graph::atoms_since(c, project_id, s.generation).await?;
-        let deleted = graph::deleted_since(c, project_id, s.generation).await?;
-        if changed.len() + deleted.len() <= PATCH_MAX {
+        // Bounded, so a project rewritten since reads no more than it needs to know
+        // that a rebuild is due.
+        let changed = graph::atoms_since(c, project_id, s.generation, PATCH_MAX as i64 + 1).await?;
+        let deleted = if changed.len() <= PATCH_MAX {
+            graph::deleted_since(c, project_id, s.generation).await?
+        } else {
+            vec![]
+        };
+        if changed.len() <= PATCH_MAX && changed.len() + deleted.len() <= PATCH_MAX {
             let molecules = graph::molecules_of(c, project_id).await?;
             tracing::debug!(
                 project = project_id,
@@ -204,14 +258,14 @@ async fn held(app: &App, c: &mut Conn, project_id: &str) -> Result<Held> {
             return Ok(Held::Cached(guard));
         }
     }
-    let (atoms, molecules) = graph::load_project(c, project_id).await?;
+    let (atoms, molecules) = graph::load_matcher(c, project_id).await?;
     tracing::debug!(
         project = project_id,
         generation,
         atoms = atoms.len(),
         "graph snapshot rebuilt"
     );
-    *guard = Some(Snapshot::build(generation, atoms, molecules));
+    *guard = Some(Snapshot::from_heads(generation, atoms, molecules));
     Ok(Held::Cached(guard))
 }
 
@@ -337,8 +391,8 @@ pub async fn context_in(
         ));
     }
     // Answers NOT_FOUND for a missing project.
-    let guard = held(app, c, project_id).await?;
-    let Some(snap) = guard.get() else {
+    let mut guard = held(app, c, project_id).await?;
+    let Some(snap) = guard.get_mut() else {
         return Err(Error::Internal(
             "graph snapshot missing after refresh".into(),
         ));
@@ -427,6 +481,10 @@ pub async fn context_in(
         x.map(|x| (&x.name, &x.id))
             .cmp(&y.map(|y| (&y.name, &y.id)))
     });
+    // The matched atoms' knowledge, read once per atom and generation: kept in the
+    // snapshot, so the next call matching them reads nothing more.
+    snap.fill(c, &positions).await?;
+    let snap = &*snap;
     let ids: Vec<&str> = positions
         .iter()
         .filter_map(|i| snap.atom(*i).map(|a| a.id.as_str()))
@@ -439,7 +497,7 @@ pub async fn context_in(
     let mut matched: Vec<ContextAtom> = positions
         .iter()
         .filter_map(|i| {
-            let a = snap.atom(*i)?.clone();
+            let a = snap.full(*i)?.clone();
             let (m, spec) = hits.remove(i).unwrap_or_default();
             let mut ca = ContextAtom {
                 related: resolve(&a.related, |id| snap.atom_name(id)),

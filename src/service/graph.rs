@@ -76,12 +76,16 @@ pub fn check_paths(paths: &[String]) -> Result<Vec<String>> {
 
 async fn require_task(c: &mut Conn, param: Field, task_id: &str) -> Result<()> {
     if !item::exists(c, ItemKind::Task, task_id).await? {
-        return Err(Error::NotFound {
-            entity: "task",
-            id: format!("{task_id} (given as {param})"),
-        });
+        return Err(task_missing(param, task_id));
     }
     Ok(())
+}
+
+fn task_missing(param: Field, task_id: &str) -> Error {
+    Error::NotFound {
+        entity: "task",
+        id: format!("{task_id} (given as {param})"),
+    }
 }
 
 async fn require_project(c: &mut Conn, project_id: &str) -> Result<()> {
@@ -327,9 +331,15 @@ pub async fn update(app: &App, kind: NodeKind, id: &str, version: i64, p: Patch)
     let ts = now();
     let node = match kind {
         NodeKind::Atom => {
-            let mut a = graph::require_atom(&mut tx, id).await?;
-            lock::check(&mut tx, lock::ATOMS, id, version).await?;
-            require_task(&mut tx, Field::LastTaskId, &p.last_task_id).await?;
+            // The atom, its version and the task checked in one read, in the order
+            // the molecule's checks below keep.
+            let (mut a, task) = graph::atom_for_update(&mut tx, id, &p.last_task_id)
+                .await?
+                .ok_or_else(|| Error::not_found("atom", id))?;
+            lock::check_read(lock::ATOMS, id, a.version, Some(a.name.clone()), version)?;
+            if !task {
+                return Err(task_missing(Field::LastTaskId, &p.last_task_id));
+            }
             if let Some(paths) = &p.paths {
                 a.paths = check_paths(paths)?;
             }

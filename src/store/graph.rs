@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use serde_json::{json, Value};
 use sqlx::{AssertSqlSafe, FromRow};
 
-use crate::domain::graph::{Atom, ChangelogEntry, Molecule, NodeKind, Related};
+use crate::domain::graph::{Atom, AtomPaths, ChangelogEntry, Molecule, NodeKind, Related};
 use crate::store::item::like_pattern;
 use crate::store::{lock, placeholders, Conn, Flag};
 use crate::store::{Error, Result};
@@ -205,12 +205,15 @@ pub async fn create_atom(conn: &mut Conn, a: &Atom) -> Result<bool> {
     write_atom(conn, CHECKED, a).await
 }
 
-/// Writes the fields of `a` over the stored row after claiming `expected`.
+/// Writes the fields of `a` over the stored row, claiming `expected` and moving the
+/// version and `updated_at`, in one statement that also stamps the row with the
+/// generation its trigger reaches (`migrations/0020_atom_update_stamps_itself.sql`).
 pub async fn update_atom(conn: &mut Conn, a: &Atom, expected: i64) -> Result<i64> {
-    let v = lock::bump(conn, lock::ATOMS, &a.id, expected, &a.updated_at).await?;
-    sqlx::query(
+    let done = sqlx::query(
         "UPDATE graph_atoms SET molecule_id = ?, name = ?, paths = ?, knowledge = ?, related_atoms = ?, \
-         last_task_id = ? WHERE id = ?",
+         last_task_id = ?, version = version + 1, updated_at = ?, \
+         gen = COALESCE((SELECT generation FROM graph_generations WHERE project_id = graph_atoms.project_id), 0) + 1 \
+         WHERE id = ? AND version = ?",
     )
     .bind(&a.molecule_id)
     .bind(&a.name)
@@ -218,10 +221,46 @@ pub async fn update_atom(conn: &mut Conn, a: &Atom, expected: i64) -> Result<i64
     .bind(&a.knowledge)
     .bind(related_to_json(&a.related, "atomId"))
     .bind(&a.last_task_id)
+    .bind(&a.updated_at)
     .bind(&a.id)
+    .bind(expected)
     .execute(conn.db())
     .await?;
-    Ok(v)
+    if done.rows_affected() == 1 {
+        return Ok(expected + 1);
+    }
+    Err(lock::miss(conn, lock::ATOMS, &a.id, expected).await)
+}
+
+/// The atom `id` for an update, and whether task `task_id` exists: what an update
+/// checks before it writes, in one statement.
+pub async fn atom_for_update(
+    conn: &mut Conn,
+    id: &str,
+    task_id: &str,
+) -> Result<Option<(Atom, bool)>> {
+    struct Row {
+        atom: AtomRow,
+        task: bool,
+    }
+    impl<'r> FromRow<'r, sqlx::any::AnyRow> for Row {
+        fn from_row(row: &'r sqlx::any::AnyRow) -> std::result::Result<Self, sqlx::Error> {
+            use sqlx::Row as _;
+            Ok(Row {
+                atom: AtomRow::from_row(row)?,
+                task: row.try_get::<Flag, _>("task")?.0,
+            })
+        }
+    }
+    let r: Option<Row> = sqlx::query_as(AssertSqlSafe(format!(
+        "SELECT {ATOM_COLS}, EXISTS (SELECT 1 FROM tasks WHERE id = ?) AS task \
+         FROM graph_atoms WHERE id = ?"
+    )))
+    .bind(task_id)
+    .bind(id)
+    .fetch_optional(conn.db())
+    .await?;
+    Ok(r.map(|r| (Atom::from(r.atom), r.task)))
 }
 
 /// Inserts `m`; its project and creating task are the caller's to check.
@@ -488,16 +527,84 @@ pub async fn load_project(conn: &mut Conn, project_id: &str) -> Result<(Vec<Atom
     ))
 }
 
-/// Atoms written after generation `since`: what a cached matcher lacks.
-pub async fn atoms_since(conn: &mut Conn, project_id: &str, since: i64) -> Result<Vec<Atom>> {
-    let rows: Vec<AtomRow> = sqlx::query_as(AssertSqlSafe(format!(
-        "SELECT {ATOM_COLS} FROM graph_atoms WHERE project_id = ? AND gen > ?"
-    )))
+struct AtomPathsRow {
+    id: String,
+    molecule_id: Option<String>,
+    name: String,
+    paths: String,
+}
+
+crate::store::from_row!(AtomPathsRow {
+    id,
+    molecule_id,
+    name,
+    paths
+});
+
+impl From<AtomPathsRow> for AtomPaths {
+    fn from(r: AtomPathsRow) -> AtomPaths {
+        AtomPaths {
+            paths: paths_from_json(&r.paths),
+            id: r.id,
+            molecule_id: r.molecule_id,
+            name: r.name,
+        }
+    }
+}
+
+/// What the context matcher is built from: every atom's id, name, molecule and
+/// patterns (by name, then id) and every molecule. An atom's knowledge, most of its
+/// row, is left out: a call reads it for the atoms it matches ([`atoms_by_ids`]).
+pub async fn load_matcher(
+    conn: &mut Conn,
+    project_id: &str,
+) -> Result<(Vec<AtomPaths>, Vec<Molecule>)> {
+    // Name order from the project index; ties put in id order here (see load_project).
+    let mut atoms: Vec<AtomPathsRow> = sqlx::query_as(
+        "SELECT id, molecule_id, name, paths FROM graph_atoms WHERE project_id = ? ORDER BY name",
+    )
     .bind(project_id)
-    .bind(since)
     .fetch_all(conn.db())
     .await?;
-    Ok(rows.into_iter().map(Atom::from).collect())
+    atoms.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
+    let molecules = molecules_of(conn, project_id).await?;
+    Ok((atoms.into_iter().map(AtomPaths::from).collect(), molecules))
+}
+
+/// The atoms of `ids` that exist, in no particular order: one statement per 500 ids.
+pub async fn atoms_by_ids(conn: &mut Conn, ids: &[&str]) -> Result<Vec<Atom>> {
+    let mut out = Vec::with_capacity(ids.len());
+    for chunk in ids.chunks(500) {
+        let sql = format!(
+            "SELECT {ATOM_COLS} FROM graph_atoms WHERE id IN ({})",
+            placeholders(chunk.len())
+        );
+        let mut q = sqlx::query_as::<_, AtomRow>(AssertSqlSafe(sql));
+        for id in chunk {
+            q = q.bind(*id);
+        }
+        out.extend(q.fetch_all(conn.db()).await?.into_iter().map(Atom::from));
+    }
+    Ok(out)
+}
+
+/// Atoms written after generation `since`, as the matcher keeps them: what a cached
+/// matcher lacks. At most `limit`: past that many the caller rebuilds instead.
+pub async fn atoms_since(
+    conn: &mut Conn,
+    project_id: &str,
+    since: i64,
+    limit: i64,
+) -> Result<Vec<AtomPaths>> {
+    let rows: Vec<AtomPathsRow> = sqlx::query_as(
+        "SELECT id, molecule_id, name, paths FROM graph_atoms WHERE project_id = ? AND gen > ? LIMIT ?",
+    )
+    .bind(project_id)
+    .bind(since)
+    .bind(limit)
+    .fetch_all(conn.db())
+    .await?;
+    Ok(rows.into_iter().map(AtomPaths::from).collect())
 }
 
 /// Atoms deleted after generation `since`.
@@ -682,236 +789,4 @@ pub async fn recent_changelog(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::store::{Store, TestDir};
-
-    async fn scalar(c: &mut Conn, sql: &'static str, id: &str) -> i64 {
-        sqlx::query_scalar(sql)
-            .bind(id)
-            .fetch_one(c.db())
-            .await
-            .unwrap()
-    }
-
-    /// A fresh store holding project `p` and its task `t`, and its directory.
-    async fn store() -> (TestDir, Store) {
-        let dir = TestDir::new("graph-store");
-        let store = dir.store().await;
-        let mut c = store.read().await.unwrap();
-        for sql in [
-            "INSERT INTO projects (id, name, summary, version, created_at, updated_at) \
-             VALUES ('p', 'p', '', 1, 'x', 'x')",
-            "INSERT INTO tasks (id, project_id, title, summary, status, priority, complexity, \
-             version, created_at, updated_at) VALUES ('t', 'p', 't', '', 'NEW', 2, 5, 1, 'x', 'x')",
-        ] {
-            sqlx::query(sql).execute(c.db()).await.unwrap();
-        }
-        drop(c);
-        (dir, store)
-    }
-
-    fn atom(n: usize, knowledge: &str) -> Atom {
-        Atom {
-            id: format!("a{n}"),
-            project_id: "p".into(),
-            molecule_id: None,
-            name: format!("atom {n}"),
-            paths: vec![format!("src/m{n}/**")],
-            knowledge: knowledge.into(),
-            related: vec![],
-            created_by_task_id: "t".into(),
-            last_task_id: "t".into(),
-            version: 1,
-            created_at: "x".into(),
-            updated_at: "x".into(),
-        }
-    }
-
-    #[tokio::test]
-    async fn an_atom_is_stamped_with_the_generation_its_insert_reaches() {
-        let (_dir, store) = store().await;
-        let mut c = store.read().await.unwrap();
-        let atom = |n: usize| atom(n, &"k".repeat(3000));
-        const GEN: &str = "SELECT gen FROM graph_atoms WHERE id = ?";
-        const NOW: &str = "SELECT generation FROM graph_generations WHERE project_id = ?";
-        // The first atom of a project creates its counter; each insert bumps it once,
-        // and the row holds the value the bump reached.
-        // The row is written once: rewriting it to stamp it would fire the update
-        // trigger and bump the counters a second time. The semantic layer's
-        // generation follows the graph's, which atoms bump alone.
-        for n in 1..=3 {
-            insert_atom(&mut c, &atom(n)).await.unwrap();
-            assert_eq!(scalar(&mut c, NOW, "p").await, n as i64);
-            assert_eq!(scalar(&mut c, GEN, &format!("a{n}")).await, n as i64);
-            assert_eq!(
-                crate::store::semantic::generation(&mut c, "p")
-                    .await
-                    .unwrap(),
-                n as i64
-            );
-        }
-        let semantic: i64 =
-            sqlx::query_scalar("SELECT count(*) FROM semantic_generations WHERE project_id = 'p'")
-                .fetch_one(c.db())
-                .await
-                .unwrap();
-        assert_eq!(semantic, 0, "an atom insert wrote the semantic counter");
-        // A row written without a generation (not by Cairn, which always writes it)
-        // still moves the counter; since migration 0012 it keeps the default 0.
-        sqlx::query(
-            "INSERT INTO graph_atoms (id, project_id, name, created_by_task_id, last_task_id, \
-             created_at, updated_at) VALUES ('raw', 'p', 'raw', 't', 't', 'x', 'x')",
-        )
-        .execute(c.db())
-        .await
-        .unwrap();
-        assert_eq!(scalar(&mut c, NOW, "p").await, 4);
-        assert_eq!(scalar(&mut c, GEN, "raw").await, 0);
-    }
-
-    /// A catch-up removes only its own project's index rows: an atom deleted from one
-    /// project and written again under its id in another may take the same rowid.
-    #[tokio::test]
-    async fn a_search_leaves_another_projects_index_rows_alone() {
-        use crate::store::semantic::{lexical, Fts};
-        let (_dir, store) = store().await;
-        let mut c = store.read().await.unwrap();
-        sqlx::query(
-            "INSERT INTO projects (id, name, summary, version, created_at, updated_at) \
-             VALUES ('q', 'q', '', 1, 'x', 'x')",
-        )
-        .execute(c.db())
-        .await
-        .unwrap();
-        async fn search(c: &mut Conn, project: &str) -> Vec<String> {
-            lexical(c, Fts::Atoms, project, "ledger", 10)
-                .await
-                .unwrap()
-                .into_iter()
-                .map(|x| x.0)
-                .collect()
-        }
-        async fn rowid(c: &mut Conn) -> i64 {
-            sqlx::query_scalar("SELECT rowid FROM graph_atoms WHERE id = 'a1'")
-                .fetch_one(c.db())
-                .await
-                .unwrap()
-        }
-        insert_atom(&mut c, &atom(1, "ledger")).await.unwrap();
-        assert_eq!(search(&mut c, "p").await, ["a1"]);
-        let was = rowid(&mut c).await;
-        sqlx::query("DELETE FROM graph_atoms WHERE id = 'a1'")
-            .execute(c.db())
-            .await
-            .unwrap();
-        let moved = Atom {
-            project_id: "q".into(),
-            ..atom(1, "ledger")
-        };
-        insert_atom(&mut c, &moved).await.unwrap();
-        assert_eq!(rowid(&mut c).await, was);
-        assert_eq!(search(&mut c, "q").await, ["a1"]);
-        assert!(search(&mut c, "p").await.is_empty());
-        assert_eq!(search(&mut c, "q").await, ["a1"]);
-        // A molecule write moves the generation but changes no atom: the search reads
-        // and leaves its mark behind instead of taking the write lock.
-        const MARK: &str = "SELECT gen FROM search_indexed WHERE project_id = 'q'";
-        let before: i64 = sqlx::query_scalar(MARK).fetch_one(c.db()).await.unwrap();
-        let m = Molecule {
-            id: "m1".into(),
-            project_id: "q".into(),
-            name: "m".into(),
-            knowledge: String::new(),
-            related: vec![],
-            created_by_task_id: "t".into(),
-            last_task_id: "t".into(),
-            version: 1,
-            created_at: "x".into(),
-            updated_at: "x".into(),
-        };
-        insert_molecule(&mut c, &m).await.unwrap();
-        assert_eq!(search(&mut c, "q").await, ["a1"]);
-        let after: i64 = sqlx::query_scalar(MARK).fetch_one(c.db()).await.unwrap();
-        assert_eq!(after, before);
-    }
-
-    #[tokio::test]
-    async fn a_search_sees_every_atom_written_before_it() {
-        use crate::store::semantic::{lexical, Fts};
-        let (_dir, store) = store().await;
-        let mut c = store.read().await.unwrap();
-        async fn search(c: &mut Conn, word: &str) -> Vec<String> {
-            let mut ids: Vec<String> = lexical(c, Fts::Atoms, "p", word, 10)
-                .await
-                .unwrap()
-                .into_iter()
-                .map(|x| x.0)
-                .collect();
-            ids.sort();
-            ids
-        }
-        async fn indexed(c: &mut Conn) -> i64 {
-            sqlx::query_scalar("SELECT count(*) FROM graph_atoms_fts")
-                .fetch_one(c.db())
-                .await
-                .unwrap()
-        }
-        for n in 1..=3 {
-            insert_atom(&mut c, &atom(n, "ledger retries"))
-                .await
-                .unwrap();
-        }
-        // Writes leave the index alone; the search brings it up to date first.
-        assert_eq!(indexed(&mut c).await, 0);
-        assert_eq!(search(&mut c, "ledger").await, ["a1", "a2", "a3"]);
-        assert_eq!(indexed(&mut c).await, 3);
-        // An edit replaces the old text, a delete removes the row.
-        sqlx::query("UPDATE graph_atoms SET knowledge = 'invoices' WHERE id = 'a2'")
-            .execute(c.db())
-            .await
-            .unwrap();
-        sqlx::query("DELETE FROM graph_atoms WHERE id = 'a3'")
-            .execute(c.db())
-            .await
-            .unwrap();
-        assert_eq!(search(&mut c, "ledger").await, ["a1"]);
-        assert_eq!(search(&mut c, "invoices").await, ["a2"]);
-        // An atom deleted and written again under its id (a new rowid) before a
-        // search: its old text goes with its old index row.
-        sqlx::query("DELETE FROM graph_atoms WHERE id = 'a1'")
-            .execute(c.db())
-            .await
-            .unwrap();
-        insert_atom(&mut c, &atom(1, "receipts")).await.unwrap();
-        assert!(search(&mut c, "ledger").await.is_empty());
-        assert_eq!(search(&mut c, "receipts").await, ["a1"]);
-        assert_eq!(indexed(&mut c).await, 2);
-        // The newest atom deleted, and another written, which takes its rowid: the
-        // deleted atom's index row goes, the new one's is written in its place.
-        let rowid = |id: &'static str| {
-            sqlx::query_scalar::<_, i64>("SELECT rowid FROM graph_atoms WHERE id = ?").bind(id)
-        };
-        let newest = rowid("a1").fetch_one(c.db()).await.unwrap();
-        sqlx::query("DELETE FROM graph_atoms WHERE id = 'a1'")
-            .execute(c.db())
-            .await
-            .unwrap();
-        insert_atom(&mut c, &atom(4, "ledger")).await.unwrap();
-        assert_eq!(rowid("a4").fetch_one(c.db()).await.unwrap(), newest);
-        assert!(search(&mut c, "receipts").await.is_empty());
-        assert_eq!(search(&mut c, "ledger").await, ["a4"]);
-        assert_eq!(indexed(&mut c).await, 2);
-        // A deleted project takes its index rows and its mark along.
-        sqlx::query("DELETE FROM projects WHERE id = 'p'")
-            .execute(c.db())
-            .await
-            .unwrap();
-        assert_eq!(indexed(&mut c).await, 0);
-        let marks: i64 = sqlx::query_scalar("SELECT count(*) FROM search_indexed")
-            .fetch_one(c.db())
-            .await
-            .unwrap();
-        assert_eq!(marks, 0);
-    }
-}
+mod tests;

@@ -175,16 +175,29 @@ pub async fn delete(conn: &mut Conn, t: Table, id: &str, expected: Option<i64>) 
 /// must not start on a stale read).
 pub async fn check(conn: &mut Conn, t: Table, id: &str, expected: i64) -> Result<()> {
     match current(conn, t, id).await? {
-        Some((v, _)) if v == expected => Ok(()),
-        Some((current, name)) => Err(Error::Conflict {
-            entity: t.entity,
-            id: id.to_string(),
-            name,
-            current,
-            sent: expected,
-        }),
+        Some((current, name)) => check_read(t, id, current, name, expected),
         None => Err(Error::not_found(t.entity, id)),
     }
+}
+
+/// [`check`] of a row the caller has read in its transaction, at version `current`.
+pub fn check_read(
+    t: Table,
+    id: &str,
+    current: i64,
+    name: Option<String>,
+    expected: i64,
+) -> Result<()> {
+    if current == expected {
+        return Ok(());
+    }
+    Err(Error::Conflict {
+        entity: t.entity,
+        id: id.to_string(),
+        name,
+        current,
+        sent: expected,
+    })
 }
 
 /// The row's version and name, when it exists.
@@ -196,7 +209,8 @@ async fn current(conn: &mut Conn, t: Table, id: &str) -> Result<Option<(i64, Opt
         .await?)
 }
 
-async fn miss(conn: &mut Conn, t: Table, id: &str, sent: i64) -> Error {
+/// The error of a claim of `sent` that wrote nothing: the row is gone or newer.
+pub async fn miss(conn: &mut Conn, t: Table, id: &str, sent: i64) -> Error {
     match current(conn, t, id).await {
         Ok(Some((current, name))) => Error::Conflict {
             entity: t.entity,

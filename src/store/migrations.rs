@@ -39,6 +39,7 @@ const SQLITE: Files = embed!("migrations":
     "0017_context_files_sample",
     "0018_task_embeddings",
     "0019_memory_context_recorded",
+    "0020_atom_update_stamps_itself",
 );
 
 /// PostgreSQL's schema: one file with the final form of `migrations/`, numbered on its
@@ -49,6 +50,7 @@ const POSTGRES: Files = embed!("migrations-postgres":
     "0003_context_files_sample",
     "0004_task_embeddings",
     "0005_memory_context_recorded",
+    "0006_atom_update_stamps_itself",
 );
 
 pub static MIGRATOR: LazyLock<Migrator> = LazyLock::new(|| migrator(SQLITE));

@@ -353,3 +353,89 @@ async fn context_sees_writes_made_by_another_server_on_the_same_file() {
     a.stop().await;
     b.stop().await;
 }
+
+/// The matcher holds each atom's patterns and reads knowledge for the atoms a call
+/// matches: the answer must be the whole atoms', from a warm matcher, a cold one and
+/// one patched after another server's knowledge edits, and an edit must reach search.
+#[tokio::test]
+async fn context_answers_whole_atoms_read_for_the_matched_ones_and_follows_edits() {
+    let (_dir, a, b, project, task) = shared().await;
+    let mol = b
+        .ok(
+            "manage_graph",
+            json!({"operation":"create","entityType":"molecule","projectId":project,"name":"M",
+                                   "knowledge":"molecule text","createdByTaskId":task}),
+        )
+        .await["molecule"]["id"]
+        .clone();
+    let mut ids = Vec::new();
+    for i in 0..120 {
+        let d = b
+            .ok("manage_graph", json!({"operation":"create","entityType":"atom","projectId":project,
+                                       "name":format!("A{:03}", i % 40),"moleculeId":if i % 3 == 0 { Value::Null } else { mol.clone() },
+                                       "paths":json!([format!("src/m{}/**", i % 10), format!("docs/a{i}.md")]).to_string(),
+                                       "knowledge":format!("[atom {i}]").repeat(200),"createdByTaskId":task}))
+            .await;
+        ids.push(id_of(&d["atom"]));
+    }
+    let paths = "src/m1/x.ts,src/m4/y.ts,docs/a7.md,docs/none.md";
+    let args = json!({"operation":"context","projectId":project,"paths":paths,"maxTokens":0});
+    let cold = a.ok("query_graph", args.clone()).await;
+    let warm = a.ok("query_graph", args.clone()).await;
+    assert_eq!(cold, warm);
+    let matched = |v: &Value| {
+        let mut all: Vec<Value> = v["orphanAtoms"].as_array().unwrap().clone();
+        for m in v["molecules"].as_array().unwrap() {
+            all.extend(m["atoms"].as_array().unwrap().iter().cloned());
+        }
+        all
+    };
+    // Every atom of src/m1, src/m4 and docs/a7.md, each with its own knowledge.
+    let got = matched(&cold);
+    assert_eq!(got.len(), 25, "{cold}");
+    for x in &got {
+        let id = x["id"].as_str().unwrap();
+        let i = ids.iter().position(|y| y == id).unwrap();
+        assert_eq!(x["knowledge"], json!(format!("[atom {i}]").repeat(200)));
+    }
+    // B rewrites the knowledge of a matched atom and of one not matched yet; A's
+    // patched matcher answers the new text, as a fresh server does.
+    for (i, word) in [(1, "zanzibar"), (2, "quixotic")] {
+        b.ok(
+            "manage_graph",
+            json!({"operation":"update","entityType":"atom","id":ids[i],"version":1,
+                                    "lastTaskId":task,"knowledge":format!("now {word}")}),
+        )
+        .await;
+    }
+    let wide = json!({"operation":"context","projectId":project,"paths":format!("{paths},src/m2/z.ts"),"maxTokens":0});
+    let patched = a.ok("query_graph", wide.clone()).await;
+    let fresh_server = Cairn::on(&a.db, &[]).await;
+    assert_eq!(patched, fresh_server.ok("query_graph", wide.clone()).await);
+    let by_id = |v: &Value, id: &str| {
+        matched(v)
+            .into_iter()
+            .find(|x| x["id"] == json!(id))
+            .unwrap()
+    };
+    assert_eq!(by_id(&patched, &ids[1])["knowledge"], json!("now zanzibar"));
+    assert_eq!(by_id(&patched, &ids[2])["knowledge"], json!("now quixotic"));
+    assert_eq!(by_id(&patched, &ids[1])["version"], json!(2));
+    let found = a
+        .ok("query_graph", json!({"operation":"search","entityType":"atom","projectId":project,"query":"zanzibar"}))
+        .await;
+    assert_eq!(names(&found["items"]), vec!["A001"], "{found}");
+    // An edit on A itself, then the same call on A and on the fresh server.
+    a.ok(
+        "manage_graph",
+        json!({"operation":"update","entityType":"atom","id":ids[1],"version":2,
+                                "lastTaskId":task,"knowledge":"then marmalade"}),
+    )
+    .await;
+    let again = a.ok("query_graph", wide.clone()).await;
+    assert_eq!(by_id(&again, &ids[1])["knowledge"], json!("then marmalade"));
+    assert_eq!(again, fresh_server.ok("query_graph", wide).await);
+    for c in [a, b, fresh_server] {
+        c.stop().await;
+    }
+}
