@@ -245,7 +245,7 @@ async fn held(app: &App, c: &mut Conn, project_id: &str) -> Result<Held> {
         } else {
             vec![]
         };
-        if changed.len() <= PATCH_MAX && changed.len() + deleted.len() <= PATCH_MAX {
+        if changed.len() + deleted.len() <= PATCH_MAX {
             let molecules = graph::molecules_of(c, project_id).await?;
             tracing::debug!(
                 project = project_id,

@@ -205,9 +205,8 @@ fn by_length(mut rows: Vec<Pending>) -> Vec<Vec<Pending>> {
     let mut out = Vec::new();
     let mut batch: Vec<Pending> = Vec::new();
     for r in rows {
-        let full = batch.len() >= SEARCH_BATCH
-            || (batch.len() >= SMALL_BATCH && (batch.len() + 1) * r.text.len() > BATCH_CHARS);
-        if full {
+        // Sorted: the text to add is the batch's longest.
+        if batch_full(batch.len(), r.text.len()) {
             out.push(std::mem::take(&mut batch));
         }
         batch.push(r);
@@ -216,6 +215,13 @@ fn by_length(mut rows: Vec<Pending>) -> Vec<Vec<Pending>> {
         out.push(batch);
     }
     out
+}
+
+/// Whether a batch of `n` texts is full before one more, `longest` being the longest
+/// text with that one: [`SEARCH_BATCH`] texts, or past [`BATCH_CHARS`] of padded text
+/// once it holds [`SMALL_BATCH`].
+fn batch_full(n: usize, longest: usize) -> bool {
+    n >= SEARCH_BATCH || (n >= SMALL_BATCH && (n + 1) * longest > BATCH_CHARS)
 }
 
 /// The longest prefix of `rows` (in id order, as the background reads them) that
@@ -227,7 +233,7 @@ fn first_batch(mut rows: Vec<Pending>) -> Vec<Pending> {
     let mut n = 0;
     for r in &rows {
         longest = longest.max(r.text.len());
-        if n >= SEARCH_BATCH || (n >= SMALL_BATCH && (n + 1) * longest > BATCH_CHARS) {
+        if batch_full(n, longest) {
             break;
         }
         n += 1;

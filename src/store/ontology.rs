@@ -33,6 +33,30 @@ fn values(row: &str, rows: usize) -> String {
     s
 }
 
+type AnyQuery<'q> = sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>;
+
+/// Inserts `items`, a few hundred to a statement: `head` is the statement up to
+/// `VALUES`, `row` one row's values (its `?`s are the binds `bind` adds for an item,
+/// given the item's index in `items`).
+async fn insert_many<'a, T>(
+    conn: &mut Conn,
+    head: &str,
+    row: &str,
+    items: &'a [T],
+    bind: impl Fn(AnyQuery<'a>, usize, &'a T) -> AnyQuery<'a>,
+) -> Result<()> {
+    let per = rows_per_insert(row.matches('?').count());
+    for (n, chunk) in items.chunks(per).enumerate() {
+        let sql = format!("{head} VALUES {}", values(row, chunk.len()));
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for (i, item) in chunk.iter().enumerate() {
+            q = bind(q, n * per + i, item);
+        }
+        q.execute(conn.db()).await?;
+    }
+    Ok(())
+}
+
 // ---- repositories ----
 
 const REPO_COLS: &str =
@@ -198,16 +222,13 @@ pub async fn page_path_taken(conn: &mut Conn, project_id: &str, path: &str) -> R
 
 /// Inserts pages, a few hundred to a statement.
 pub async fn insert_pages(conn: &mut Conn, pages: &[NewPage<'_>]) -> Result<()> {
-    for chunk in pages.chunks(rows_per_insert(9)) {
-        let sql = format!(
-            "INSERT INTO ontology_pages (id, project_id, path, blob_sha, content, iri, state, version, created_at, updated_at) \
-             VALUES {}",
-            values("(?, ?, ?, ?, ?, ?, ?, 1, ?, ?)", chunk.len())
-        );
-        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
-        for p in chunk {
-            q = q
-                .bind(p.id)
+    insert_many(
+        conn,
+        "INSERT INTO ontology_pages (id, project_id, path, blob_sha, content, iri, state, version, created_at, updated_at)",
+        "(?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+        pages,
+        |q, _, p| {
+            q.bind(p.id)
                 .bind(p.project_id)
                 .bind(p.path)
                 .bind(p.blob_sha)
@@ -215,11 +236,10 @@ pub async fn insert_pages(conn: &mut Conn, pages: &[NewPage<'_>]) -> Result<()> 
                 .bind(p.iri)
                 .bind(p.state.as_str())
                 .bind(p.now)
-                .bind(p.now);
-        }
-        q.execute(conn.db()).await?;
-    }
-    Ok(())
+                .bind(p.now)
+        },
+    )
+    .await
 }
 
 /// Rewrites a page read at `expected` in this transaction.
@@ -280,8 +300,6 @@ pub async fn entities(conn: &mut Conn, project_id: &str) -> Result<Vec<EntityRec
     rows.iter().map(entity_row).collect()
 }
 
-type AnyQuery<'q> = sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>;
-
 fn bind_entity<'q>(q: AnyQuery<'q>, e: &'q EntityRecord) -> AnyQuery<'q> {
     q.bind(&e.page_id)
         .bind(&e.iri)
@@ -310,27 +328,22 @@ pub async fn insert_entities(
     rows: &[EntityRecord],
     now: &str,
 ) -> Result<()> {
-    for chunk in rows.chunks(rows_per_insert(20)) {
-        let sql = format!(
-            "INSERT INTO ontology_entities (page_id, iri, kind, term_id, preferred_term, domain, status, definition, alt_terms, \
-             physicality, role, maturity, quality_score, authority_score, last_updated, line, id, project_id, version, \
-             created_at, updated_at) VALUES {}",
-            values(
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
-                chunk.len()
-            )
-        );
-        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
-        for e in chunk {
-            q = bind_entity(q, e)
+    insert_many(
+        conn,
+        "INSERT INTO ontology_entities (page_id, iri, kind, term_id, preferred_term, domain, status, definition, alt_terms, \
+         physicality, role, maturity, quality_score, authority_score, last_updated, line, id, project_id, version, \
+         created_at, updated_at)",
+        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+        rows,
+        |q, _, e| {
+            bind_entity(q, e)
                 .bind(&e.id)
                 .bind(project_id)
                 .bind(now)
-                .bind(now);
-        }
-        q.execute(conn.db()).await?;
-    }
-    Ok(())
+                .bind(now)
+        },
+    )
+    .await
 }
 
 /// Rewrites an entity read at `e.version` in this transaction.
@@ -436,24 +449,21 @@ pub async fn replace_axioms_of(
                 .map(move |(seq, a)| (*page_id, seq as i64, a))
         })
         .collect();
-    for chunk in rows.chunks(rows_per_insert(6)) {
-        let sql = format!(
-            "INSERT INTO ontology_axioms (page_id, project_id, seq, line, kind, ofn) VALUES {}",
-            values("(?, ?, ?, ?, ?, ?)", chunk.len())
-        );
-        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
-        for (page_id, seq, a) in chunk {
-            q = q
-                .bind(*page_id)
+    insert_many(
+        conn,
+        "INSERT INTO ontology_axioms (page_id, project_id, seq, line, kind, ofn)",
+        "(?, ?, ?, ?, ?, ?)",
+        &rows,
+        |q, _, (page_id, seq, a)| {
+            q.bind(*page_id)
                 .bind(project_id)
                 .bind(*seq)
                 .bind(a.line)
                 .bind(&a.kind)
-                .bind(&a.ofn);
-        }
-        q.execute(conn.db()).await?;
-    }
-    Ok(())
+                .bind(&a.ofn)
+        },
+    )
+    .await
 }
 
 // ---- sync problems ----
@@ -467,25 +477,21 @@ pub async fn replace_problems(
         .bind(project_id)
         .execute(conn.db())
         .await?;
-    let per = rows_per_insert(6);
-    for (n, chunk) in rows.chunks(per).enumerate() {
-        let sql = format!(
-            "INSERT INTO ontology_problems (project_id, seq, file, line, col, message) VALUES {}",
-            values("(?, ?, ?, ?, ?, ?)", chunk.len())
-        );
-        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
-        for (i, p) in chunk.iter().enumerate() {
-            q = q
-                .bind(project_id)
-                .bind((n * per + i) as i64)
+    insert_many(
+        conn,
+        "INSERT INTO ontology_problems (project_id, seq, file, line, col, message)",
+        "(?, ?, ?, ?, ?, ?)",
+        rows,
+        |q, seq, p| {
+            q.bind(project_id)
+                .bind(seq as i64)
                 .bind(&p.file)
                 .bind(p.line)
                 .bind(p.column)
-                .bind(&p.message);
-        }
-        q.execute(conn.db()).await?;
-    }
-    Ok(())
+                .bind(&p.message)
+        },
+    )
+    .await
 }
 
 pub async fn problems(conn: &mut Conn, project_id: &str) -> Result<Vec<ProblemRecord>> {
@@ -610,22 +616,19 @@ pub async fn insert_proposal(
     .persistent(false)
     .execute(conn.db())
     .await?;
-    for chunk in files.chunks(rows_per_insert(4)) {
-        let sql = format!(
-            "INSERT INTO ontology_proposal_files (proposal_id, path, blob_sha, content) VALUES {}",
-            values("(?, ?, ?, ?)", chunk.len())
-        );
-        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
-        for f in chunk {
-            q = q
-                .bind(&p.id)
+    insert_many(
+        conn,
+        "INSERT INTO ontology_proposal_files (proposal_id, path, blob_sha, content)",
+        "(?, ?, ?, ?)",
+        files,
+        |q, _, f| {
+            q.bind(&p.id)
                 .bind(&f.path)
                 .bind(&f.blob_sha)
-                .bind(&f.content);
-        }
-        q.execute(conn.db()).await?;
-    }
-    Ok(())
+                .bind(&f.content)
+        },
+    )
+    .await
 }
 
 fn proposal_row(r: &AnyRow) -> Result<ProposalRecord> {
