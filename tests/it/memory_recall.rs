@@ -319,5 +319,51 @@ async fn recall_reads_a_found_turn_with_the_turns_beside_it() {
             brief(&r)
         );
     }
+    // A Global exchange is read the same way, in a recall whose other seeds are the
+    // project's: one statement reads the neighbours of both kinds.
+    let turn = |at: &'static str, text: &'static str| {
+        let c = &c;
+        async move {
+            let a = remember(
+                c,
+                at,
+                json!({"type":"Fact","statement":text,"context":"global","factKind":"reported"}),
+                json!([{"refType":"chat","title":text}]),
+            )
+            .await;
+            s(&a["atom"]["id"])
+        }
+    };
+    let question = turn(
+        "2025-10-02T09:00:00Z",
+        "Which runner builds the release binaries?",
+    )
+    .await;
+    let answer = turn(
+        "2025-10-02T09:02:00Z",
+        "The self-hosted machine in rack four, tagged release.",
+    )
+    .await;
+    let r = ask(
+        near.clone(),
+        "which runner builds the release binaries, and the nightly export of invoices",
+    )
+    .await;
+    let atoms = r["atoms"].as_array().unwrap();
+    assert!(
+        atoms.iter().any(|a| a["id"] == json!(question)),
+        "{}",
+        brief(&r)
+    );
+    let hit = atoms
+        .iter()
+        .find(|a| a["id"] == json!(answer))
+        .unwrap_or_else(|| panic!("the Global answer is not recalled: {}", brief(&r)));
+    assert_eq!(hit["liftedBy"], json!(question), "{r:#}");
+    assert!(
+        atoms.iter().any(|a| near_ids.contains(&s(&a["id"]))),
+        "the project's turns are seeds too: {}",
+        brief(&r)
+    );
     c.stop().await;
 }
