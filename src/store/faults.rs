@@ -1,7 +1,8 @@
 //! Tests: a transaction that fails at any point (its BEGIN, a statement, its COMMIT,
 //! its ROLLBACK, a nested catch-up write) leaves no connection that the pool lends
-//! again inside a transaction. The pool holds one connection, so every test's next
-//! write would meet a connection left behind. SQLite's faults are made with its own
+//! again inside a transaction. The store writes on one connection it holds
+//! (`store::writer`), so every test's next write would meet a connection left
+//! behind. SQLite's faults are made with its own
 //! means: a trigger's `RAISE(ROLLBACK)` ends the whole transaction under sqlx (as a
 //! full disk may), a deferred foreign key fails the COMMIT, another connection's
 //! write lock fails the BEGIN. (The same faults on PostgreSQL, and a real full disk,
@@ -78,6 +79,23 @@ async fn a_statement_that_ended_the_transaction_leaves_no_connection_inside_it()
     drop(tx);
     writes_again(&s, "after").await;
     assert!(!rows(&s).await.contains(&"before".to_string()));
+}
+
+#[tokio::test]
+async fn a_write_dropped_uncommitted_keeps_nothing_and_the_next_writes_run() {
+    let d = TestDir::new("fault-drop");
+    let s = store(&d).await;
+    let mut tx = s.write().await.unwrap();
+    insert(&mut tx, "dropped").await.unwrap();
+    drop(tx);
+    // A write of one statement runs outside any transaction: it commits alone.
+    let mut one = s.write_one().await.unwrap();
+    insert(&mut one, "alone").await.unwrap();
+    drop(one);
+    writes_again(&s, "after").await;
+    let got = rows(&s).await;
+    assert!(!got.contains(&"dropped".to_string()), "{got:?}");
+    assert!(got.contains(&"alone".to_string()), "{got:?}");
 }
 
 #[tokio::test]

@@ -25,6 +25,7 @@ pub mod semantic;
 pub mod tag;
 pub mod template;
 pub mod transfer;
+mod writer;
 
 use std::ops::{Deref, DerefMut};
 use std::path::Path;
@@ -146,8 +147,9 @@ pub struct Store {
     /// the pool each began on a cold cache and read back every page they touched
     /// (about twenty reads of the file per atom create). Writes take turns anyway
     /// (one write lock per file), so one connection loses nothing, and its cache
-    /// stays warm from write to write.
-    writer: AnyPool,
+    /// stays warm from write to write. `None` on PostgreSQL, whose writes run on
+    /// `pool` (it keeps no cache per connection to lose).
+    writer: Option<writer::Writer>,
     backend: Backend,
 }
 
@@ -188,7 +190,13 @@ impl Store {
     /// milliseconds. A writer waits for the lock up to the busy timeout
     /// (`lock_timeout`), then fails with [`Error::Busy`] as on SQLite.
     pub async fn write(&self) -> Result<Tx> {
-        let mut tx = self.writer.begin_with(self.backend.write_begin()).await?;
+        if let Some(w) = &self.writer {
+            return Ok(Tx(Conn {
+                held: Held::Writer(w.begin(self.backend.write_begin()).await?),
+                backend: self.backend,
+            }));
+        }
+        let mut tx = self.pool.begin_with(self.backend.write_begin()).await?;
         self.backend.take_write_lock(&mut tx).await?;
         Ok(Tx(Conn {
             held: Held::Tx(tx),
@@ -204,11 +212,11 @@ impl Store {
     /// On PostgreSQL a write transaction as [`Store::write`] begins, so that the one
     /// lock every writer takes is taken here too. [`Tx::commit`] ends either.
     pub async fn write_one(&self) -> Result<Tx> {
-        if self.backend.pg() {
+        let Some(w) = &self.writer else {
             return self.write().await;
-        }
+        };
         Ok(Tx(Conn {
-            held: Held::Pooled(self.writer.acquire().await?),
+            held: Held::Writer(w.lend().await?),
             backend: self.backend,
         }))
     }
@@ -293,7 +301,9 @@ impl Store {
     /// connections close. On SQLite, when they are the last on the file, SQLite
     /// copies what is left of the WAL into the database and removes it.
     pub async fn close(&self) {
-        self.writer.close().await;
+        if let Some(w) = &self.writer {
+            w.close().await;
+        }
         self.pool.close().await;
     }
 }
@@ -314,9 +324,13 @@ async fn open_sqlite(path: &Path, o: &Options) -> Result<Store> {
     // A writer waits for the writer's connection as it would for the write lock: up
     // to the busy timeout (at least the time to open the connection, as on
     // PostgreSQL), then `Error::Busy`, which a timed-out acquire maps to.
-    let writer = sqlite_pool(1, busy_ms, max_pages)
-        .acquire_timeout(o.busy_timeout.max(Duration::from_secs(5)))
-        .connect_lazy_with(opts.clone());
+    let wait = o.busy_timeout.max(Duration::from_secs(5));
+    let writer = writer::Writer::new(
+        sqlite_pool(1, busy_ms, max_pages)
+            .acquire_timeout(wait)
+            .connect_lazy_with(opts.clone()),
+        wait,
+    );
     // Two servers starting on a fresh file race twice. Switching the new file to
     // WAL needs it alone, and SQLite answers the loser SQLITE_BUSY at once,
     // without waiting out busy_timeout; and the loser of the migration sees the
@@ -344,7 +358,7 @@ async fn open_sqlite(path: &Path, o: &Options) -> Result<Store> {
     file::warn_if_shared(path);
     Ok(Store {
         pool,
-        writer,
+        writer: Some(writer),
         backend: Backend::Sqlite,
     })
 }
@@ -454,7 +468,7 @@ async fn open_postgres(url: &str, o: &Options) -> Result<Store> {
     warn_of_collation(&pool, &shown).await;
     // Writers share the pool: PostgreSQL keeps no cache per connection to lose.
     Ok(Store {
-        writer: pool.clone(),
+        writer: None,
         pool,
         backend,
     })
@@ -682,6 +696,8 @@ pub struct Conn {
 enum Held {
     Pooled(PoolConnection<Any>),
     Tx(sqlx::Transaction<'static, Any>),
+    /// SQLite's writer connection, in a transaction or not (`writer`).
+    Writer(writer::Lent),
 }
 
 impl Conn {
@@ -690,6 +706,7 @@ impl Conn {
         match &mut self.held {
             Held::Pooled(c) => c,
             Held::Tx(t) => t,
+            Held::Writer(w) => w.conn(),
         }
     }
 
@@ -744,6 +761,7 @@ impl Tx {
     pub async fn commit(self) -> Result<()> {
         match self.0.held {
             Held::Tx(t) => Ok(t.commit().await?),
+            Held::Writer(w) => w.commit().await,
             Held::Pooled(_) => Ok(()),
         }
     }
@@ -757,6 +775,12 @@ impl Tx {
         match self.0.held {
             Held::Tx(t) => {
                 if let Err(e) = t.rollback().await {
+                    tracing::debug!(error = %e, "a ROLLBACK failed; its connection is closed");
+                }
+                Ok(())
+            }
+            Held::Writer(w) => {
+                if let Err(e) = w.rollback().await {
                     tracing::debug!(error = %e, "a ROLLBACK failed; its connection is closed");
                 }
                 Ok(())
