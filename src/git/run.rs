@@ -13,7 +13,8 @@
 //!   passed on so a repository the operator declared safe stays usable;
 //! - a minimal environment: only `PATH` is inherited, so `GIT_DIR`, `GIT_INDEX_FILE`,
 //!   `GIT_TRACE*`, `GIT_CONFIG_PARAMETERS` and the like of the server's environment
-//!   never reach git; `GIT_OPTIONAL_LOCKS=0` so no read refreshes the user's index;
+//!   never reach git; `GIT_OPTIONAL_LOCKS=0` so no read refreshes the user's index
+//!   (and one allocator setting, `GLIBC_TUNABLES`, for speed: see [`command`]);
 //! - `--literal-pathspecs` (a path is never pathspec magic) and `--no-pager`.
 //!
 //! The repository's own config is still read (it says what the repository is: its
@@ -107,6 +108,14 @@ pub(super) fn command(root: &Path) -> Command {
         .env("GIT_NO_LAZY_FETCH", "1")
         .env("GIT_OPTIONAL_LOCKS", "0")
         .env("GIT_TERMINAL_PROMPT", "0")
+        // glibc gives the top of the heap back to the kernel once more than 128 KiB
+        // of it is free. `fast-import` sets up and tears down a zlib stream of about
+        // 270 KiB for every object, so with this command line's heap layout it grew
+        // and trimmed its heap twice per blob: an import of 100,000 pages spent
+        // 2.2 s of 3.1 in the kernel (210,000 `brk` calls, 950,000 page faults)
+        // where it spends 0.04 s with the threshold raised. A git process lives for
+        // one command, so what it keeps is freed when it exits. (Only glibc reads it.)
+        .env("GLIBC_TUNABLES", "glibc.malloc.trim_threshold=67108864")
         .args(["--no-pager", "--literal-pathspecs", "-C"])
         .arg(root)
         .args([
