@@ -10,7 +10,7 @@
 //! its own branch: like any change to the pages, an import is reviewed before it
 //! reaches the base branch, and the next sync after the merge imports its rows.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -18,8 +18,8 @@ use super::propose::{compare, problems_error, AgentContext, Change, Checked, Pro
 use super::stage::commit;
 use super::{served, Served};
 use crate::domain::ontology::draft;
-use crate::domain::ontology::entity::{key_rank, keys, read_entry};
-use crate::domain::ontology::model::load_pages;
+use crate::domain::ontology::entity::{key_rank, keys};
+use crate::domain::ontology::load::{check_read, load_read, read_page, ReadPage};
 use crate::domain::ontology::model::STANDARD_PREFIXES;
 use crate::domain::ontology::ofn::{read_ofn_in, write_ofn};
 use crate::domain::ontology::page::{file_name, title_from_file};
@@ -204,6 +204,9 @@ const AFFECTED_ROWS: usize = 50;
 /// at: the pages it generates (read back as the document) and what it skipped.
 struct Read {
     generated: Vec<(String, Page)>,
+    /// Each generated page as read back from its text, in the same order: what the
+    /// whole ontology's check reads of a new page the merge leaves as it is.
+    read: Vec<ReadPage>,
     /// Prefixes the document declares that the repository's map lacks, and its
     /// entities use: added to the map with the pages.
     new_prefixes: Vec<(String, String)>,
@@ -232,14 +235,19 @@ fn read_document(
         return Err(problems_error(parameter, ps));
     }
     let generated = r.ontology.to_pages();
-    let texts: Vec<(String, String)> = generated
-        .iter()
-        .map(|(f, p)| (f.clone(), p.write()))
-        .collect();
-    let back = load_pages(texts.iter().map(|(f, t)| (f.as_str(), t.as_str())));
-    if !back.problems.is_empty() {
+    // Each page written and read on its own, on every core; the names across them
+    // are resolved on one.
+    let read: Vec<ReadPage> = {
+        use rayon::prelude::*;
+        generated
+            .par_iter()
+            .map(|(f, p)| read_page(f, &p.write()))
+            .collect()
+    };
+    let (back, problems) = check_read(&read);
+    if !problems.is_empty() {
         // What the document says that a page cannot hold is the document's to fix.
-        let mut ps = back.problems;
+        let mut ps = problems;
         ps.insert(
             0,
             Problem {
@@ -251,7 +259,7 @@ fn read_document(
         );
         return Err(problems_error(parameter, ps));
     }
-    if !back.ontology.same_content(&r.ontology) {
+    if !back.same_content(&r.ontology) {
         return Err(Error::validation(
             parameter,
             format!("the pages made from {file} do not read back as the document: they state other axioms"),
@@ -273,6 +281,7 @@ fn read_document(
         .collect();
     Ok(Read {
         generated,
+        read,
         new_prefixes,
         titles: r.ontology.page_titles().into_iter().collect(),
         skipped: r.problems,
@@ -368,15 +377,20 @@ fn merge_and_check(
     let mut affected: Vec<(String, String)> = Vec::new();
     let mut clashes: Vec<Problem> = Vec::new();
     let (mut new_pages, mut updated_pages) = (0, 0);
-    for (fname, mut page) in read.generated {
+    // New pages the merge leaves as generated, by path: already read.
+    let mut unchanged: HashMap<String, ReadPage> = HashMap::new();
+    for ((fname, mut page), mut again) in read.generated.into_iter().zip(read.read) {
+        let mut renamed = false;
         for p in &mut page.props {
             for (from, to) in &renames {
                 if p.value.contains(from.as_str()) {
                     p.value = p.value.replace(from.as_str(), to);
+                    renamed = true;
                 }
             }
         }
-        let iri = read_entry(&page).map(|e| e.iri).unwrap_or_default();
+        // A rename changes links only, never the IRI the page declares.
+        let iri = again.iri().unwrap_or_default().to_string();
         match ix
             .page_of(&iri)
             .and_then(|p| stored.get(p).map(|t| (p.to_string(), t)))
@@ -421,6 +435,10 @@ fn merge_and_check(
                     });
                     continue;
                 }
+                if !renamed {
+                    again.file = path.clone();
+                    unchanged.insert(path.clone(), again);
+                }
                 files.push((path.clone(), page));
                 before.insert(path, None);
                 affected.push((iri, "new".into()));
@@ -431,6 +449,8 @@ fn merge_and_check(
     if !read.new_prefixes.is_empty() {
         match add_prefixes(&stored, &mut files, pages_dir, &read.new_prefixes) {
             Ok((path, old)) => {
+                // Its page has the prefix lines now: it is read again.
+                unchanged.remove(&path);
                 before.entry(path).or_insert(old);
                 for (p, _) in &read.new_prefixes {
                     affected.push((format!("{p}:"), "prefix".into()));
@@ -449,11 +469,24 @@ fn merge_and_check(
     }
     // The whole ontology with the imported pages, classified afresh.
     let t = Instant::now();
-    let mut all = stored;
-    for (p, page) in &files {
-        all.insert(p.clone(), page.write());
-    }
-    let l = load_pages(all.iter().map(|(f, t)| (f.as_str(), t.as_str())));
+    // Stored pages the import does not write, and the import's pages not read yet,
+    // are read on every core; the set is loaded in path order.
+    let l = {
+        use rayon::prelude::*;
+        let written: HashSet<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+        let kept = stored
+            .par_iter()
+            .filter(|(p, _)| !written.contains(p.as_str()))
+            .map(|(p, t)| read_page(p, t));
+        let changed = files
+            .par_iter()
+            .filter(|(p, _)| !unchanged.contains_key(p))
+            .map(|(p, page)| read_page(p, &page.write()));
+        let mut all: Vec<ReadPage> = kept.chain(changed).collect();
+        all.extend(unchanged.into_values());
+        all.sort_unstable_by(|a, b| a.file.cmp(&b.file));
+        load_read(all)
+    };
     let after = classify(&l.ontology);
     let problems: Vec<Problem> = l
         .problems
