@@ -108,7 +108,7 @@ fn problem(file: &str, e: PageError) -> Problem {
 /// Resolves pages read with [`read_page`] across the set (in the order given) and
 /// builds the ontology, as [`load_pages`] does.
 pub fn load_read(read: Vec<ReadPage>) -> Loaded {
-    let (ontology, problems) = resolve(&read);
+    let (ontology, problems) = check_read(read.iter().map(|r| (r.file.as_str(), r)));
     let mut skipped = Vec::new();
     let mut pages = Vec::with_capacity(read.len());
     for r in read {
@@ -130,23 +130,26 @@ pub fn load_read(read: Vec<ReadPage>) -> Loaded {
     }
 }
 
-/// The ontology of pages read with [`read_page`] and every problem [`load_read`]
-/// reports, the pages left as they are (for a check that keeps them for a load).
-pub fn check_read(read: &[ReadPage]) -> (Ontology, Vec<Problem>) {
-    resolve(read)
-}
-
-fn resolve(read: &[ReadPage]) -> (Ontology, Vec<Problem>) {
+/// The ontology of pages read with [`read_page`], each named by the file given
+/// beside it (in place of the one it was read as), and every problem [`load_read`]
+/// reports of them, the pages only borrowed: for a check that keeps them.
+pub fn check_read<'a>(
+    read: impl IntoIterator<Item = (&'a str, &'a ReadPage)>,
+) -> (Ontology, Vec<Problem>) {
     let mut problems = Vec::new();
-    let mut entries = Vec::with_capacity(read.len());
+    let mut entries = Vec::new();
     let mut decls = Vec::new();
-    for r in read {
-        decls.extend(r.decls.iter().map(|(l, v)| (r.file.clone(), *l, v.clone())));
+    for (file, r) in read {
+        decls.extend(
+            r.decls
+                .iter()
+                .map(|(l, v)| (file.to_string(), *l, v.clone())),
+        );
         match &r.outcome {
             Outcome::Skipped => {}
-            Outcome::Broken(e) => problems.push(problem(&r.file, e.clone())),
-            Outcome::Parsed { entry: Ok(e), .. } => entries.push((r.file.as_str(), e)),
-            Outcome::Parsed { entry: Err(e), .. } => problems.push(problem(&r.file, e.clone())),
+            Outcome::Broken(e) => problems.push(problem(file, e.clone())),
+            Outcome::Parsed { entry: Ok(e), .. } => entries.push((file, e)),
+            Outcome::Parsed { entry: Err(e), .. } => problems.push(problem(file, e.clone())),
         }
     }
     let (mut ontology, more) = Ontology::resolve(entries);
@@ -182,7 +185,7 @@ mod tests {
         let texts: Vec<(String, &str)> = PAGES.iter().map(|(f, t)| (under("p", f), *t)).collect();
         let whole = load_pages(texts.iter().map(|(f, t)| (f.as_str(), *t)));
         let mut read: Vec<ReadPage> = PAGES.iter().map(|(f, t)| read_page(f, t)).collect();
-        let (o, problems) = check_read(&read);
+        let (o, problems) = check_read(read.iter().map(|r| (r.file.as_str(), r)));
         assert_eq!(read[0].iri(), Some("ai:A"));
         assert_eq!(read[2].iri(), None);
         assert!(
@@ -190,6 +193,10 @@ mod tests {
             "{problems:?}"
         );
         assert!(o.same_content(&whole.ontology));
+        let names: Vec<String> = read.iter().map(|r| under("p", &r.file)).collect();
+        let (o, problems) = check_read(names.iter().map(String::as_str).zip(&read));
+        assert_eq!(o, whole.ontology);
+        assert_eq!(problems, whole.problems);
         for r in &mut read {
             r.file = under("p", &r.file);
         }

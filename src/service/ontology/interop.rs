@@ -19,7 +19,7 @@ use super::stage::commit;
 use super::{served, Served};
 use crate::domain::ontology::draft;
 use crate::domain::ontology::entity::{key_rank, keys};
-use crate::domain::ontology::load::{check_read, load_read, read_page, ReadPage};
+use crate::domain::ontology::load::{check_read, read_page, ReadPage};
 use crate::domain::ontology::model::STANDARD_PREFIXES;
 use crate::domain::ontology::ofn::{read_ofn_in, write_ofn};
 use crate::domain::ontology::page::{file_name, title_from_file};
@@ -204,9 +204,6 @@ const AFFECTED_ROWS: usize = 50;
 /// at: the pages it generates (read back as the document) and what it skipped.
 struct Read {
     generated: Vec<(String, Page)>,
-    /// Each generated page as read back from its text, in the same order: what the
-    /// whole ontology's check reads of a new page the merge leaves as it is.
-    read: Vec<ReadPage>,
     /// Prefixes the document declares that the repository's map lacks, and its
     /// entities use: added to the map with the pages.
     new_prefixes: Vec<(String, String)>,
@@ -214,13 +211,22 @@ struct Read {
     skipped: Vec<Problem>,
 }
 
-/// Reads the document against the repository's prefix map `known` and checks that
-/// its pages read back as it (the round trip every page Cairn writes keeps).
+/// The generated pages read back from their texts, and the document's ontology
+/// they must give again (see [`round_trip`]).
+struct Back {
+    /// In the order of [`Read::generated`]: what the whole ontology's check reads of
+    /// a new page the merge leaves as generated.
+    read: Vec<ReadPage>,
+    source: crate::domain::ontology::Ontology,
+}
+
+/// Reads the document against the repository's prefix map `known`, makes its
+/// pages and reads them back.
 fn read_document(
     text: &str,
     (file, parameter): (&str, &'static str),
     known: &[(String, String)],
-) -> Result<Read> {
+) -> Result<(Read, Back)> {
     let r = read_ofn_in(text, file, known);
     if r.ontology.entities.is_empty() {
         // What stopped the reading first, when something did.
@@ -237,34 +243,13 @@ fn read_document(
     let generated = r.ontology.to_pages();
     // Each page written and read on its own, on every core; the names across them
     // are resolved on one.
-    let read: Vec<ReadPage> = {
+    let pages: Vec<ReadPage> = {
         use rayon::prelude::*;
         generated
             .par_iter()
             .map(|(f, p)| read_page(f, &p.write()))
             .collect()
     };
-    let (back, problems) = check_read(&read);
-    if !problems.is_empty() {
-        // What the document says that a page cannot hold is the document's to fix.
-        let mut ps = problems;
-        ps.insert(
-            0,
-            Problem {
-                file: file.into(),
-                line: 0,
-                column: 0,
-                message: format!("the pages made from {file} do not read back as the document; a literal or an IRI holding a line break cannot become a page property"),
-            },
-        );
-        return Err(problems_error(parameter, ps));
-    }
-    if !back.same_content(&r.ontology) {
-        return Err(Error::validation(
-            parameter,
-            format!("the pages made from {file} do not read back as the document: they state other axioms"),
-        ));
-    }
     let used = |p: &str| {
         r.ontology
             .entities
@@ -279,13 +264,44 @@ fn read_document(
         .filter(|(p, _)| !STANDARD_PREFIXES.iter().any(|(s, _)| s == p))
         .cloned()
         .collect();
-    Ok(Read {
+    let read = Read {
         generated,
-        read,
         new_prefixes,
         titles: r.ontology.page_titles().into_iter().collect(),
         skipped: r.problems,
-    })
+    };
+    let back = Back {
+        read: pages,
+        source: r.ontology,
+    };
+    Ok((read, back))
+}
+
+/// Checks that the generated pages read back as the document (the round trip every
+/// page Cairn writes keeps).
+fn round_trip(b: &Back, file: &str, parameter: &'static str) -> Result<()> {
+    let (back, problems) = check_read(b.read.iter().map(|r| (r.file.as_str(), r)));
+    if !problems.is_empty() {
+        // What the document says that a page cannot hold is the document's to fix.
+        let mut ps = problems;
+        ps.insert(
+            0,
+            Problem {
+                file: file.into(),
+                line: 0,
+                column: 0,
+                message: format!("the pages made from {file} do not read back as the document; a literal or an IRI holding a line break cannot become a page property"),
+            },
+        );
+        return Err(problems_error(parameter, ps));
+    }
+    if !back.same_content(&b.source) {
+        return Err(Error::validation(
+            parameter,
+            format!("the pages made from {file} do not read back as the document: they state other axioms"),
+        ));
+    }
+    Ok(())
 }
 
 /// The import's pages merged into the repository's, checked against the whole
@@ -355,7 +371,7 @@ fn add_prefixes(
 fn merge_and_check(
     s: &Served,
     pages_dir: &str,
-    read: Read,
+    (read, back): (Read, &[ReadPage]),
     stored: HashMap<String, String>,
     file: &str,
     parameter: &'static str,
@@ -377,9 +393,9 @@ fn merge_and_check(
     let mut affected: Vec<(String, String)> = Vec::new();
     let mut clashes: Vec<Problem> = Vec::new();
     let (mut new_pages, mut updated_pages) = (0, 0);
-    // New pages the merge leaves as generated, by path: already read.
-    let mut unchanged: HashMap<String, ReadPage> = HashMap::new();
-    for ((fname, mut page), mut again) in read.generated.into_iter().zip(read.read) {
+    // New pages the merge leaves as generated, by path: already read (`back`).
+    let mut unchanged: HashMap<String, usize> = HashMap::new();
+    for (i, (fname, mut page)) in read.generated.into_iter().enumerate() {
         let mut renamed = false;
         for p in &mut page.props {
             for (from, to) in &renames {
@@ -390,7 +406,11 @@ fn merge_and_check(
             }
         }
         // A rename changes links only, never the IRI the page declares.
-        let iri = again.iri().unwrap_or_default().to_string();
+        let iri = back
+            .get(i)
+            .and_then(|r| r.iri())
+            .unwrap_or_default()
+            .to_string();
         match ix
             .page_of(&iri)
             .and_then(|p| stored.get(p).map(|t| (p.to_string(), t)))
@@ -436,8 +456,7 @@ fn merge_and_check(
                     continue;
                 }
                 if !renamed {
-                    again.file = path.clone();
-                    unchanged.insert(path.clone(), again);
+                    unchanged.insert(path.clone(), i);
                 }
                 files.push((path.clone(), page));
                 before.insert(path, None);
@@ -471,7 +490,7 @@ fn merge_and_check(
     let t = Instant::now();
     // Stored pages the import does not write, and the import's pages not read yet,
     // are read on every core; the set is loaded in path order.
-    let l = {
+    let fresh: Vec<ReadPage> = {
         use rayon::prelude::*;
         let written: HashSet<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
         let kept = stored
@@ -482,14 +501,25 @@ fn merge_and_check(
             .par_iter()
             .filter(|(p, _)| !unchanged.contains_key(p))
             .map(|(p, page)| read_page(p, &page.write()));
-        let mut all: Vec<ReadPage> = kept.chain(changed).collect();
-        all.extend(unchanged.into_values());
-        all.sort_unstable_by(|a, b| a.file.cmp(&b.file));
-        load_read(all)
+        kept.chain(changed).collect()
     };
-    let after = classify(&l.ontology);
-    let problems: Vec<Problem> = l
-        .problems
+    let (ontology, problems) = {
+        let mut all: Vec<(&str, &ReadPage)> = fresh
+            .iter()
+            .map(|r| (r.file.as_str(), r))
+            .chain(
+                unchanged
+                    .iter()
+                    .filter_map(|(p, &i)| Some((p.as_str(), back.get(i)?))),
+            )
+            .collect();
+        all.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        check_read(all)
+    };
+    let after = classify(&ontology);
+    // Freeing the whole ontology's pages and axioms is left to another thread.
+    rayon::spawn(move || drop((ontology, fresh)));
+    let problems: Vec<Problem> = problems
         .into_iter()
         .filter(|p| files.iter().any(|(f, _)| *f == p.file))
         .collect();
@@ -517,13 +547,7 @@ pub async fn import(
     agent: AgentContext,
 ) -> Result<Imported> {
     let (repo, s) = served(app, project_id).await?;
-    let name = file.to_string();
     let known = s.index.ontology.prefix_map();
-    let read = blocking("reading an OFN document", move || {
-        read_document(&text, (&name, parameter), &known)
-    })
-    .await?;
-    let skipped = read.skipped.clone();
     let stored: HashMap<String, String> = {
         let mut c = app.store.read().await?;
         db::page_texts(&mut c, project_id)
@@ -532,6 +556,21 @@ pub async fn import(
             .collect()
     };
     let (s2, dir, name) = (s.clone(), repo.pages_dir.clone(), file.to_string());
+    let (skipped, merged) = blocking("reading and checking an OFN document", move || {
+        let (read, back) = read_document(&text, (&name, parameter), &known)?;
+        let skipped = read.skipped.clone();
+        // The round trip and the merged ontology's check read the same pages and
+        // need nothing of each other: one core each. The round trip's refusal comes
+        // first.
+        let (trip, merged) = rayon::join(
+            || round_trip(&back, &name, parameter),
+            || merge_and_check(&s2, &dir, (read, &back.read), stored, &name, parameter),
+        );
+        rayon::spawn(move || drop(back));
+        trip?;
+        Ok((skipped, merged?))
+    })
+    .await?;
     let Merged {
         files,
         before,
@@ -539,10 +578,7 @@ pub async fn import(
         new_pages,
         updated_pages,
         checked,
-    } = blocking("checking an import", move || {
-        merge_and_check(&s2, &dir, read, stored, &name, parameter)
-    })
-    .await?;
+    } = merged;
     if let Some(c) = &checked.clash {
         if app.config.ontology.reject_inconsistent {
             let because: Vec<String> = c
