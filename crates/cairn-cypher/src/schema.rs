@@ -117,6 +117,21 @@ impl Schema {
         self.names(kind).known.iter().map(String::as_str)
     }
 
+    /// The one name `name` is an alias of, when it is no known name itself and the
+    /// alias is not ambiguous: [`Schema::resolve`]'s `Alias`, without the spelling
+    /// suggestions it works out for an unknown name (which read every name).
+    pub fn alias_of(&self, kind: NameKind, name: &str) -> Option<&str> {
+        let names = self.names(kind);
+        if names.known.contains(name) {
+            return None;
+        }
+        let mut it = names.aliases.get(name)?.iter();
+        match (it.next(), it.next()) {
+            (Some(one), None) => Some(one.as_str()),
+            _ => None,
+        }
+    }
+
     /// What `name` stands for. A known name wins over an alias of the same spelling.
     pub fn resolve(&self, kind: NameKind, name: &str) -> Resolution {
         let names = self.names(kind);
@@ -172,6 +187,14 @@ mod tests {
             s.resolve(NameKind::Label, "Agent"),
             Resolution::Ambiguous(vec!["ai:Agent".into(), "mv:Agent".into()])
         );
+        // The same answers without suggestions.
+        assert_eq!(s.alias_of(NameKind::Label, "OwlClass"), None);
+        assert_eq!(
+            s.alias_of(NameKind::Label, "VisionTransformer"),
+            Some("ai:VisionTransformer")
+        );
+        assert_eq!(s.alias_of(NameKind::Label, "Agent"), None);
+        assert_eq!(s.alias_of(NameKind::Label, "VisionTransfomer"), None);
     }
 
     #[test]

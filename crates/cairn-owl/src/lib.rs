@@ -111,7 +111,8 @@
 //! `cairn-memory`): it depends on no other crate of Cairn, reads no file and runs no
 //! process (the `tidy` test in `tests/it/tidy.rs` keeps it so). Cairn re-exports it as
 //! `cairn::domain::ontology`. Entry points: [`load_pages`] (pages in, an
-//! [`Ontology`] and its [`Problem`]s out), [`ofn::read_ofn`] and [`ofn::write_ofn`],
+//! [`Ontology`] and its [`Problem`]s out; [`load::read_page`] and [`load::load_read`]
+//! its two steps), [`ofn::read_ofn`] and [`ofn::write_ofn`],
 //! [`classify`] and the reasoner's explanations, [`quality`], [`draft`] and [`diff`].
 //! Its unit tests (`cargo test -p cairn-owl`) include the fixture ontology under the
 //! repository's `fixtures/ontology/` and, as a dev-dependency only, `horned-owl`
@@ -128,6 +129,7 @@ pub mod expr;
 mod fixture_tests;
 #[cfg(test)]
 mod fuzz_tests;
+pub mod load;
 pub mod model;
 pub mod ofn;
 pub mod page;

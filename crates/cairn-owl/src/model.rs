@@ -7,12 +7,9 @@
 //! knows nothing of the reasoner or OWL functional syntax.
 
 use super::axiom::{Axiom, EntityKind, Iri, Origin, Sourced};
-use super::entity::{
-    self, keys, read_entry, relationship_key, Entry, GciKind, Meta, Stmt, RELATIONSHIPS,
-};
+use super::entity::{self, keys, relationship_key, Entry, GciKind, Meta, Stmt, RELATIONSHIPS};
 use super::expr::{is_builtin_property, looks_like_iri, write_expr, ClassExpr, Name, NameRole};
 use super::page::{file_name, title_from_file, Page};
-use super::prefixes;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 
@@ -55,6 +52,7 @@ impl fmt::Display for Problem {
     }
 }
 
+pub use super::load::{load_pages, Loaded, LoadedPage};
 pub use super::prefixes::{default_namespace, STANDARD_PREFIXES};
 
 /// A set of entities and axioms.
@@ -69,105 +67,6 @@ pub struct Ontology {
     /// The axioms in the order they were added, in canonical shape
     /// ([`Axiom::canonical`]).
     pub axioms: Vec<Sourced>,
-}
-
-/// The result of loading a set of pages.
-#[derive(Debug, Clone)]
-pub struct Loaded {
-    /// What resolved.
-    pub ontology: Ontology,
-    /// Every page that parsed, with the IRI it declares (when its block read).
-    pub pages: Vec<LoadedPage>,
-    /// Pages or statements that were skipped, with file and line.
-    pub problems: Vec<Problem>,
-    /// Files that name no entity, skipped quietly: ordinary Logseq pages (without an
-    /// `### OntologyBlock`) and pages holding only prefix lines (`prefixes`).
-    pub skipped: Vec<String>,
-}
-
-/// A page that parsed.
-#[derive(Debug, Clone)]
-pub struct LoadedPage {
-    /// The file as the caller named it.
-    pub file: String,
-    /// The document.
-    pub page: Page,
-    /// The entity it declares, when its block read without error.
-    pub iri: Option<Iri>,
-}
-
-/// Reads pages (`(file, text)`), resolves their names across the set and builds the
-/// ontology. A page that does not parse is reported with its file and line, and the
-/// rest are imported; a statement naming an unknown page is reported and skipped.
-pub fn load_pages<'a>(sources: impl IntoIterator<Item = (&'a str, &'a str)>) -> Loaded {
-    let mut problems = Vec::new();
-    let mut skipped = Vec::new();
-    let mut pages = Vec::new();
-    let mut entries = Vec::new();
-    let mut decls = Vec::new();
-    for (file, text) in sources {
-        let page = match Page::parse(text) {
-            Ok(p) => p,
-            Err(e) if e.no_block => {
-                skipped.push(file.to_string());
-                continue;
-            }
-            Err(e) => {
-                problems.push(Problem {
-                    file: file.into(),
-                    line: e.line,
-                    column: e.column,
-                    message: e.message,
-                });
-                continue;
-            }
-        };
-        decls.extend(prefixes::declared(&page).map(|(l, v)| (file.to_string(), l, v.to_string())));
-        let names = [
-            keys::OWL_CLASS,
-            keys::OWL_OBJECT_PROPERTY,
-            keys::OWL_INDIVIDUAL,
-        ];
-        if !page.props.iter().any(|p| names.contains(&p.key.as_str()))
-            && prefixes::declared(&page).next().is_some()
-        {
-            // The prefix map's page: it names no entity, and is no error.
-            skipped.push(file.to_string());
-            continue;
-        }
-        let iri = match read_entry(&page) {
-            Ok(entry) => {
-                let iri = entry.iri.clone();
-                entries.push((file.to_string(), entry));
-                Some(iri)
-            }
-            Err(e) => {
-                problems.push(Problem {
-                    file: file.into(),
-                    line: e.line,
-                    column: e.column,
-                    message: e.message,
-                });
-                None
-            }
-        };
-        pages.push(LoadedPage {
-            file: file.to_string(),
-            page,
-            iri,
-        });
-    }
-    let (mut ontology, more) = Ontology::resolve(entries);
-    problems.extend(more);
-    let (map, more) = prefixes::collect(decls);
-    ontology.prefixes = map;
-    problems.extend(more);
-    Loaded {
-        ontology,
-        pages,
-        problems,
-        skipped,
-    }
 }
 
 /// Page names that lead to entities: exact IRIs first, then page names (file names,
@@ -271,7 +170,7 @@ impl Ontology {
     /// Resolves the entries read from pages (`(file, entry)`) into an ontology. Names
     /// resolve as documented in the module `ontology`; what does not resolve is
     /// reported with file and line, and that statement is skipped.
-    pub fn resolve(entries: Vec<(String, Entry)>) -> (Ontology, Vec<Problem>) {
+    pub fn resolve(entries: Vec<(&str, &Entry)>) -> (Ontology, Vec<Problem>) {
         let mut o = Ontology::new();
         let mut problems = Vec::new();
         // Sized for every entry at once: growing maps of 100,000 names rehash them
@@ -282,11 +181,11 @@ impl Ontology {
             extra: None,
         };
         let mut kept = Vec::with_capacity(entries.len());
-        for (file, mut entry) in entries {
+        for (file, entry) in entries {
             if let Some(e) = o.entities.get(&entry.iri) {
                 let first = e.origin.as_ref().map(|o| o.to_string()).unwrap_or_default();
                 problems.push(Problem {
-                    file: file.clone(),
+                    file: file.to_string(),
                     line: entry.line,
                     column: 0,
                     message: format!(
@@ -296,20 +195,19 @@ impl Ontology {
                 });
                 continue;
             }
-            Names::add(&mut names.by_page, &title_from_file(&file), &entry.iri);
+            Names::add(&mut names.by_page, &title_from_file(file), &entry.iri);
             if let Some(t) = &entry.title {
                 Names::add(&mut names.by_term, t, &entry.iri);
             }
             if let Some(t) = entry.meta.preferred_term() {
                 Names::add(&mut names.by_term, t, &entry.iri);
             }
-            // The entry's statements are all that is read of it below.
             o.entities.insert(
                 entry.iri.clone(),
                 Entity {
                     kind: entry.kind,
-                    meta: std::mem::take(&mut entry.meta),
-                    origin: Some(Origin::new(&file, entry.line)),
+                    meta: entry.meta.clone(),
+                    origin: Some(Origin::new(file, entry.line)),
                 },
             );
             kept.push((file, entry));
@@ -334,14 +232,14 @@ impl Ontology {
                 }
             }
         }
-        for (file, entry) in &kept {
+        for &(file, entry) in &kept {
             for st in &entry.statements {
                 let origin = Origin::new(file, st.line);
                 match o.statement_axiom(&names, &entry.iri, entry.kind, &st.stmt) {
                     Ok(ax) => {
                         if let Err(m) = o.add(ax, origin) {
                             problems.push(Problem {
-                                file: file.clone(),
+                                file: file.to_string(),
                                 line: st.line,
                                 column: 0,
                                 message: m,
@@ -349,7 +247,7 @@ impl Ontology {
                         }
                     }
                     Err(m) => problems.push(Problem {
-                        file: file.clone(),
+                        file: file.to_string(),
                         line: st.line,
                         column: 0,
                         message: format!("{m}; this `{}::` value is skipped", st.key),

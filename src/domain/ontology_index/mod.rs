@@ -371,14 +371,12 @@ impl Index {
         if let Some(iri) = self.names.get(&name.to_lowercase()) {
             return Some(iri.as_str());
         }
-        match self.schema.resolve(NameKind::Label, name) {
-            Resolution::Alias(iri) => self
-                .ontology
-                .entities
-                .get_key_value(&iri)
-                .map(|(k, _)| k.as_str()),
-            _ => None,
-        }
+        // No spelling suggestions: an import asks this of every new page's title.
+        let iri = self.schema.alias_of(NameKind::Label, name)?;
+        self.ontology
+            .entities
+            .get_key_value(iri)
+            .map(|(k, _)| k.as_str())
     }
 
     /// The entities nearest in spelling to an unknown name (for a NOT_FOUND's hint).

@@ -10,7 +10,7 @@
 //! its own branch: like any change to the pages, an import is reviewed before it
 //! reaches the base branch, and the next sync after the merge imports its rows.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -18,8 +18,8 @@ use super::propose::{compare, problems_error, AgentContext, Change, Checked, Pro
 use super::stage::commit;
 use super::{served, Served};
 use crate::domain::ontology::draft;
-use crate::domain::ontology::entity::{key_rank, keys, read_entry};
-use crate::domain::ontology::model::load_pages;
+use crate::domain::ontology::entity::{key_rank, keys};
+use crate::domain::ontology::load::{check_read, read_page, ReadPage};
 use crate::domain::ontology::model::STANDARD_PREFIXES;
 use crate::domain::ontology::ofn::{read_ofn_in, write_ofn};
 use crate::domain::ontology::page::{file_name, title_from_file};
@@ -211,13 +211,22 @@ struct Read {
     skipped: Vec<Problem>,
 }
 
-/// Reads the document against the repository's prefix map `known` and checks that
-/// its pages read back as it (the round trip every page Cairn writes keeps).
+/// The generated pages read back from their texts, and the document's ontology
+/// they must give again (see [`round_trip`]).
+struct Back {
+    /// In the order of [`Read::generated`]: what the whole ontology's check reads of
+    /// a new page the merge leaves as generated.
+    read: Vec<ReadPage>,
+    source: crate::domain::ontology::Ontology,
+}
+
+/// Reads the document against the repository's prefix map `known`, makes its
+/// pages and reads them back.
 fn read_document(
     text: &str,
     (file, parameter): (&str, &'static str),
     known: &[(String, String)],
-) -> Result<Read> {
+) -> Result<(Read, Back)> {
     let r = read_ofn_in(text, file, known);
     if r.ontology.entities.is_empty() {
         // What stopped the reading first, when something did.
@@ -232,31 +241,15 @@ fn read_document(
         return Err(problems_error(parameter, ps));
     }
     let generated = r.ontology.to_pages();
-    let texts: Vec<(String, String)> = generated
-        .iter()
-        .map(|(f, p)| (f.clone(), p.write()))
-        .collect();
-    let back = load_pages(texts.iter().map(|(f, t)| (f.as_str(), t.as_str())));
-    if !back.problems.is_empty() {
-        // What the document says that a page cannot hold is the document's to fix.
-        let mut ps = back.problems;
-        ps.insert(
-            0,
-            Problem {
-                file: file.into(),
-                line: 0,
-                column: 0,
-                message: format!("the pages made from {file} do not read back as the document; a literal or an IRI holding a line break cannot become a page property"),
-            },
-        );
-        return Err(problems_error(parameter, ps));
-    }
-    if !back.ontology.same_content(&r.ontology) {
-        return Err(Error::validation(
-            parameter,
-            format!("the pages made from {file} do not read back as the document: they state other axioms"),
-        ));
-    }
+    // Each page written and read on its own, on every core; the names across them
+    // are resolved on one.
+    let pages: Vec<ReadPage> = {
+        use rayon::prelude::*;
+        generated
+            .par_iter()
+            .map(|(f, p)| read_page(f, &p.write()))
+            .collect()
+    };
     let used = |p: &str| {
         r.ontology
             .entities
@@ -271,12 +264,44 @@ fn read_document(
         .filter(|(p, _)| !STANDARD_PREFIXES.iter().any(|(s, _)| s == p))
         .cloned()
         .collect();
-    Ok(Read {
+    let read = Read {
         generated,
         new_prefixes,
         titles: r.ontology.page_titles().into_iter().collect(),
         skipped: r.problems,
-    })
+    };
+    let back = Back {
+        read: pages,
+        source: r.ontology,
+    };
+    Ok((read, back))
+}
+
+/// Checks that the generated pages read back as the document (the round trip every
+/// page Cairn writes keeps).
+fn round_trip(b: &Back, file: &str, parameter: &'static str) -> Result<()> {
+    let (back, problems) = check_read(b.read.iter().map(|r| (r.file.as_str(), r)));
+    if !problems.is_empty() {
+        // What the document says that a page cannot hold is the document's to fix.
+        let mut ps = problems;
+        ps.insert(
+            0,
+            Problem {
+                file: file.into(),
+                line: 0,
+                column: 0,
+                message: format!("the pages made from {file} do not read back as the document; a literal or an IRI holding a line break cannot become a page property"),
+            },
+        );
+        return Err(problems_error(parameter, ps));
+    }
+    if !back.same_content(&b.source) {
+        return Err(Error::validation(
+            parameter,
+            format!("the pages made from {file} do not read back as the document: they state other axioms"),
+        ));
+    }
+    Ok(())
 }
 
 /// The import's pages merged into the repository's, checked against the whole
@@ -346,7 +371,7 @@ fn add_prefixes(
 fn merge_and_check(
     s: &Served,
     pages_dir: &str,
-    read: Read,
+    (read, back): (Read, &[ReadPage]),
     stored: HashMap<String, String>,
     file: &str,
     parameter: &'static str,
@@ -368,15 +393,24 @@ fn merge_and_check(
     let mut affected: Vec<(String, String)> = Vec::new();
     let mut clashes: Vec<Problem> = Vec::new();
     let (mut new_pages, mut updated_pages) = (0, 0);
-    for (fname, mut page) in read.generated {
+    // New pages the merge leaves as generated, by path: already read (`back`).
+    let mut unchanged: HashMap<String, usize> = HashMap::new();
+    for (i, (fname, mut page)) in read.generated.into_iter().enumerate() {
+        let mut renamed = false;
         for p in &mut page.props {
             for (from, to) in &renames {
                 if p.value.contains(from.as_str()) {
                     p.value = p.value.replace(from.as_str(), to);
+                    renamed = true;
                 }
             }
         }
-        let iri = read_entry(&page).map(|e| e.iri).unwrap_or_default();
+        // A rename changes links only, never the IRI the page declares.
+        let iri = back
+            .get(i)
+            .and_then(|r| r.iri())
+            .unwrap_or_default()
+            .to_string();
         match ix
             .page_of(&iri)
             .and_then(|p| stored.get(p).map(|t| (p.to_string(), t)))
@@ -421,6 +455,9 @@ fn merge_and_check(
                     });
                     continue;
                 }
+                if !renamed {
+                    unchanged.insert(path.clone(), i);
+                }
                 files.push((path.clone(), page));
                 before.insert(path, None);
                 affected.push((iri, "new".into()));
@@ -431,6 +468,8 @@ fn merge_and_check(
     if !read.new_prefixes.is_empty() {
         match add_prefixes(&stored, &mut files, pages_dir, &read.new_prefixes) {
             Ok((path, old)) => {
+                // Its page has the prefix lines now: it is read again.
+                unchanged.remove(&path);
                 before.entry(path).or_insert(old);
                 for (p, _) in &read.new_prefixes {
                     affected.push((format!("{p}:"), "prefix".into()));
@@ -449,14 +488,38 @@ fn merge_and_check(
     }
     // The whole ontology with the imported pages, classified afresh.
     let t = Instant::now();
-    let mut all = stored;
-    for (p, page) in &files {
-        all.insert(p.clone(), page.write());
-    }
-    let l = load_pages(all.iter().map(|(f, t)| (f.as_str(), t.as_str())));
-    let after = classify(&l.ontology);
-    let problems: Vec<Problem> = l
-        .problems
+    // Stored pages the import does not write, and the import's pages not read yet,
+    // are read on every core; the set is loaded in path order.
+    let fresh: Vec<ReadPage> = {
+        use rayon::prelude::*;
+        let written: HashSet<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+        let kept = stored
+            .par_iter()
+            .filter(|(p, _)| !written.contains(p.as_str()))
+            .map(|(p, t)| read_page(p, t));
+        let changed = files
+            .par_iter()
+            .filter(|(p, _)| !unchanged.contains_key(p))
+            .map(|(p, page)| read_page(p, &page.write()));
+        kept.chain(changed).collect()
+    };
+    let (ontology, problems) = {
+        let mut all: Vec<(&str, &ReadPage)> = fresh
+            .iter()
+            .map(|r| (r.file.as_str(), r))
+            .chain(
+                unchanged
+                    .iter()
+                    .filter_map(|(p, &i)| Some((p.as_str(), back.get(i)?))),
+            )
+            .collect();
+        all.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        check_read(all)
+    };
+    let after = classify(&ontology);
+    // Freeing the whole ontology's pages and axioms is left to another thread.
+    rayon::spawn(move || drop((ontology, fresh)));
+    let problems: Vec<Problem> = problems
         .into_iter()
         .filter(|p| files.iter().any(|(f, _)| *f == p.file))
         .collect();
@@ -484,13 +547,7 @@ pub async fn import(
     agent: AgentContext,
 ) -> Result<Imported> {
     let (repo, s) = served(app, project_id).await?;
-    let name = file.to_string();
     let known = s.index.ontology.prefix_map();
-    let read = blocking("reading an OFN document", move || {
-        read_document(&text, (&name, parameter), &known)
-    })
-    .await?;
-    let skipped = read.skipped.clone();
     let stored: HashMap<String, String> = {
         let mut c = app.store.read().await?;
         db::page_texts(&mut c, project_id)
@@ -499,6 +556,21 @@ pub async fn import(
             .collect()
     };
     let (s2, dir, name) = (s.clone(), repo.pages_dir.clone(), file.to_string());
+    let (skipped, merged) = blocking("reading and checking an OFN document", move || {
+        let (read, back) = read_document(&text, (&name, parameter), &known)?;
+        let skipped = read.skipped.clone();
+        // The round trip and the merged ontology's check read the same pages and
+        // need nothing of each other: one core each. The round trip's refusal comes
+        // first.
+        let (trip, merged) = rayon::join(
+            || round_trip(&back, &name, parameter),
+            || merge_and_check(&s2, &dir, (read, &back.read), stored, &name, parameter),
+        );
+        rayon::spawn(move || drop(back));
+        trip?;
+        Ok((skipped, merged?))
+    })
+    .await?;
     let Merged {
         files,
         before,
@@ -506,10 +578,7 @@ pub async fn import(
         new_pages,
         updated_pages,
         checked,
-    } = blocking("checking an import", move || {
-        merge_and_check(&s2, &dir, read, stored, &name, parameter)
-    })
-    .await?;
+    } = merged;
     if let Some(c) = &checked.clash {
         if app.config.ontology.reject_inconsistent {
             let because: Vec<String> = c

@@ -27,13 +27,20 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use crate::domain::field::{Field, Tool};
-use crate::domain::ontology::load_pages;
+use crate::domain::ontology::load::{load_read, read_page, Loaded};
 use crate::domain::ontology::records::Repo;
 use crate::domain::ontology_index::Index;
 use crate::error::{Error, Result};
 use crate::git::GitCli;
 use crate::service::App;
 use crate::store::{self, ontology as db};
+
+/// `load_pages` of `(file, text)`s with the pages read on every core (the names
+/// are resolved on one, in the order given).
+pub(crate) fn load_texts(texts: &[(String, String)]) -> Loaded {
+    use rayon::prelude::*;
+    load_read(texts.par_iter().map(|(f, t)| read_page(f, t)).collect())
+}
 
 /// A synced ontology as calls read it, and the generation it was built at.
 pub struct Served {
@@ -131,7 +138,7 @@ pub async fn served(app: &App, project_id: &str) -> Result<(Repo, Arc<Served>)> 
         (g, texts)
     };
     let index = tokio::task::spawn_blocking(move || {
-        let loaded = load_pages(texts.iter().map(|(f, t)| (f.as_str(), t.as_str())));
+        let loaded = load_texts(&texts);
         Index::build(loaded.ontology)
     })
     .await

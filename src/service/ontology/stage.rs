@@ -280,27 +280,29 @@ pub(super) async fn commit(
     // on the blocking pool (and, as everything here, outside any transaction).
     let who = agent.clone();
     let (change, files, diff, body) = tokio::task::spawn_blocking(move || -> Result<_> {
-        let mut files: Vec<(String, String)> = Vec::new();
-        for (path, page) in pages {
-            let text = reads_back(change.operation, &path, &page)?;
-            files.push((path, text));
+        use rayon::prelude::*;
+        // Page by page on every core, in order: the first page refused is named.
+        let texts: Vec<Result<String>> = pages
+            .par_iter()
+            .map(|(path, page)| reads_back(change.operation, path, page))
+            .collect();
+        let mut files: Vec<(String, String)> = Vec::with_capacity(pages.len());
+        for ((path, _), text) in pages.into_iter().zip(texts) {
+            files.push((path, text?));
         }
-        let mut diff = String::new();
-        for (path, text) in &files {
-            let old = change.before.get(path).cloned().flatten();
-            let from = if old.is_some() {
-                format!("a/{path}")
-            } else {
-                "/dev/null".into()
-            };
-            diff.push_str(&unified_diff(
-                old.as_deref().unwrap_or(""),
-                text,
-                &from,
-                &format!("b/{path}"),
-                3,
-            ));
-        }
+        let diffs: Vec<String> = files
+            .par_iter()
+            .map(|(path, text)| {
+                let old = change.before.get(path).and_then(|o| o.as_deref());
+                let from = if old.is_some() {
+                    format!("a/{path}")
+                } else {
+                    "/dev/null".into()
+                };
+                unified_diff(old.unwrap_or(""), text, &from, &format!("b/{path}"), 3)
+            })
+            .collect();
+        let diff = diffs.concat();
         let body = report(
             change.operation,
             &who,

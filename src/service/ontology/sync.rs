@@ -27,7 +27,7 @@ use crate::domain::ontology::records::{
     AxiomRecord, EntityRecord, PageRecord, PageState, ProblemRecord, ProposalRecord, ProposalState,
     Repo,
 };
-use crate::domain::ontology::{load_pages, EntityKind, Problem};
+use crate::domain::ontology::{EntityKind, Problem};
 use crate::domain::ontology_index::{domain_of, Index};
 use crate::error::{Error, Result};
 use crate::git::{self, GitCli, TreeFile};
@@ -372,7 +372,7 @@ async fn plan(app: &App, repo: &Repo, git: &GitCli, commit: &str) -> Result<Plan
             pages,
             problems: loaded,
             skipped,
-        } = load_pages(sources.iter().map(|(f, t)| (f.as_str(), t.as_str())));
+        } = super::load_texts(&sources);
         let index = Index::build(ontology);
         problems.extend(loaded.iter().cloned());
         build_plan(
