@@ -100,10 +100,6 @@ fn oid(id: &str) -> Result<()> {
     check_oid(id).map_err(Error::invalid)
 }
 
-/// glibc's heap trimmed only past 1 MiB of free memory at its top, for `fast-import`
-/// (see [`GitCli::write_blobs_now`]).
-const FAST_IMPORT_TUNABLES: &str = "glibc.malloc.trim_threshold=1048576";
-
 impl GitCli {
     fn plumbing(
         &self,
@@ -313,17 +309,9 @@ impl GitCli {
             input.extend_from_slice(format!("get-mark :{}\n", i + 1).as_bytes());
         }
         input.extend_from_slice(b"done\n");
-        // fast-import deflates each blob with a fresh zlib stream (about 270 KiB,
-        // zeroed); glibc hands that back to the kernel at every free and faults it in
-        // again at the next blob, which cost 100,000 pages about 2.4 s of system time
-        // (0.03 s with the threshold above the stream's size). Only this one process is
-        // told; the variable is ignored where glibc is not the C library.
-        let tunables = [("GLIBC_TUNABLES", OsStr::new(FAST_IMPORT_TUNABLES))];
-        let out = self.plumbing(
-            &["fast-import", "--quiet", "--done"],
-            &tunables,
-            Some(input),
-        )?;
+        // (Its heap's trim threshold, which this stream needs raised, is set for every
+        // git process: `run::command`.)
+        let out = self.plumbing(&["fast-import", "--quiet", "--done"], &[], Some(input))?;
         let ids: Vec<String> = String::from_utf8_lossy(&out)
             .lines()
             .map(|l| l.trim().to_string())
