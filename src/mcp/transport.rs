@@ -6,7 +6,9 @@
 //! range) and a line over 16 MiB without a word, so a client that sent one waits
 //! forever; and it answers a known method with malformed params (`tools/call` whose
 //! `arguments` is an array) as an unknown one. The guard reads stdin line by line,
-//! passes every line rmcp can read through unchanged, and answers the others itself
+//! hands rmcp every message it reads (parsed once, here), passes on as text the few
+//! lines rmcp's own rules judge (a notification or an unknown method's request that
+//! is no message: rmcp ignores or refuses them), and answers the others itself
 //! through the same writer: `-32700` for what is not JSON, `-32600` for what is no
 //! request, `-32602` for a known method with bad params, with the request's id
 //! whenever it can be read (a tolerant scan of the top-level object finds it even in
@@ -72,14 +74,23 @@ where
     tokio::spawn(screen(read, passed, tx));
     Guarded {
         inner: AsyncRwTransport::new_server(rmcp_end, write),
-        answers: rx,
+        screened: rx,
     }
 }
 
-/// rmcp's transport plus the answers the guard owes.
+/// rmcp's transport plus what the guard screened, in the order the lines came.
 pub struct Guarded<W: AsyncWrite + Send + Unpin + 'static> {
+    /// rmcp's writer, and its reader of the rare lines the guard passes on as text.
     inner: AsyncRwTransport<RoleServer, tokio::io::DuplexStream, W>,
-    answers: mpsc::UnboundedReceiver<ServerJsonRpcMessage>,
+    screened: mpsc::UnboundedReceiver<Screen>,
+}
+
+/// What the guard made of a line, for [`Guarded::receive`].
+enum Screen {
+    /// A message read already: rmcp need not parse the line again.
+    Read(Box<ClientJsonRpcMessage>),
+    /// The guard's answer to a line, sent before anything read after it.
+    Answer(Box<ServerJsonRpcMessage>),
 }
 
 impl<W: AsyncWrite + Send + Unpin + 'static> Transport<RoleServer> for Guarded<W> {
@@ -94,16 +105,28 @@ impl<W: AsyncWrite + Send + Unpin + 'static> Transport<RoleServer> for Guarded<W
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
-            // The guard queues an answer before it passes on anything after the line
-            // it answers, so answers go first: none is left behind at the end.
+            // What the guard read comes first. The lines it passes on as text (a
+            // notification or an unknown method's request that does not read as a
+            // message: rmcp's own rules answer or ignore them) are written to rmcp's
+            // reader before the guard's queue ends, so rmcp's end of input comes
+            // after the last of them.
             tokio::select! {
                 biased;
-                Some(answer) = self.answers.recv() => {
-                    if self.inner.send(answer).await.is_err() {
-                        return None;
+                screened = self.screened.recv() => match screened {
+                    Some(Screen::Read(msg)) => return Some(*msg),
+                    Some(Screen::Answer(answer)) => {
+                        if self.inner.send(*answer).await.is_err() {
+                            return None;
+                        }
                     }
-                }
-                msg = self.inner.receive() => return msg,
+                    None => return self.inner.receive().await,
+                },
+                msg = self.inner.receive() => match msg {
+                    Some(msg) => return Some(msg),
+                    // rmcp's reader ended, which it does only after the queue has
+                    // closed (`screen`): the next turn answers the end.
+                    None => continue,
+                },
             }
         }
     }
@@ -113,12 +136,13 @@ impl<W: AsyncWrite + Send + Unpin + 'static> Transport<RoleServer> for Guarded<W
     }
 }
 
-/// Reads `read` line by line until it ends: lines rmcp can read go on to `passed`,
-/// the others are answered through `answers`.
+/// Reads `read` line by line until it ends: messages it reads go to `screened`, as
+/// its answers to the lines it refuses; what is left for rmcp to judge goes on as
+/// text to `passed`.
 async fn screen<R: AsyncRead + Unpin>(
     read: R,
     mut passed: tokio::io::DuplexStream,
-    answers: mpsc::UnboundedSender<ServerJsonRpcMessage>,
+    screened: mpsc::UnboundedSender<Screen>,
 ) {
     let mut read = BufReader::with_capacity(64 << 10, read);
     let mut line: Vec<u8> = Vec::new();
@@ -144,20 +168,20 @@ async fn screen<R: AsyncRead + Unpin>(
         } else {
             check(&line)
         };
-        match verdict {
+        let sent = match verdict {
+            Verdict::Read(msg) => screened.send(Screen::Read(msg)).is_ok(),
             Verdict::Pass => {
                 line.push(b'\n');
-                if passed.write_all(&line).await.is_err() {
-                    break;
-                }
+                passed.write_all(&line).await.is_ok()
             }
-            Verdict::Answer(a) => {
-                if answers.send(*a).is_err() {
-                    break;
-                }
-            }
+            Verdict::Answer(a) => screened.send(Screen::Answer(a)).is_ok(),
+        };
+        if !sent {
+            break;
         }
     }
+    // The queue ends before rmcp's reader does (see `Guarded::receive`).
+    drop(screened);
     let _ = passed.shutdown().await;
 }
 
@@ -204,6 +228,8 @@ fn memchr(buf: &[u8]) -> Option<usize> {
 /// What the guard does with one line.
 #[derive(Debug)]
 enum Verdict {
+    /// The message the line holds, read.
+    Read(Box<ClientJsonRpcMessage>),
     /// rmcp reads it.
     Pass,
     /// The guard answers it.
@@ -284,10 +310,10 @@ fn check(raw: &[u8]) -> Verdict {
             return Verdict::Answer(error(Some(id.clone()), ErrorCode::INVALID_PARAMS, why));
         }
     }
-    // Read from the tree in place: a copy of it (the line's every string) would be
-    // made for nothing, on every line.
-    if <ClientJsonRpcMessage as serde::Deserialize>::deserialize(&value).is_ok() {
-        return Verdict::Pass;
+    // Read from the tree in place (a copy of it would copy the line's every string),
+    // once: rmcp is handed the message, not the line to parse again.
+    if let Ok(msg) = <ClientJsonRpcMessage as serde::Deserialize>::deserialize(&value) {
+        return Verdict::Read(Box::new(msg));
     }
     match (id, method) {
         // A notification or a response rmcp cannot read: its own compatibility rules
@@ -423,6 +449,7 @@ pub fn screen_body(body: &[u8]) -> Screened {
     }
     match check(body) {
         Verdict::Answer(a) => Screened::Answer(a),
+        Verdict::Read(_) => Screened::Pass,
         Verdict::Pass => {
             let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
             if serde_json::from_slice::<ClientJsonRpcMessage>(body).is_ok() {
@@ -704,7 +731,7 @@ mod tests {
         }
         assert!(matches!(
             check(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
-            Verdict::Pass
+            Verdict::Read(_)
         ));
         assert!(matches!(check(b""), Verdict::Pass));
     }

@@ -218,6 +218,25 @@ async fn every_raw_line_gets_an_answer_and_the_session_goes_on() {
         assert_eq!(p["id"], json!(ping), "after case {i}: {p}");
         assert!(p.get("result").is_some(), "after case {i}: {p}");
     }
+    // Lines the guard leaves to rmcp's own rules (a notification no one knows, one
+    // whose params are no object, a method no one serves): the request gets its
+    // error, the notifications nothing, and the ping after them its answer.
+    r.send(br#"{"jsonrpc":"2.0","method":"notifications/no_such","params":5}"#)
+        .await;
+    r.send(br#"{"jsonrpc":"2.0","method":"cairn/unheard","params":[1]}"#)
+        .await;
+    r.send(br#"{"jsonrpc":"2.0","id":120,"method":"no/such/method","params":7}"#)
+        .await;
+    r.send(br#"{"jsonrpc":"2.0","id":121,"method":"ping"}"#)
+        .await;
+    let (a, b) = (r.next().await, r.next().await);
+    let (unknown, ping) = if a["id"] == json!(121) {
+        (b, a)
+    } else {
+        (a, b)
+    };
+    assert!(unknown["error"]["code"].is_i64(), "{unknown}");
+    assert!(ping.get("result").is_some(), "{ping}");
     // Inside an argument: the tool's refusal, naming it.
     let deep = format!(
         r#"{{"jsonrpc":"2.0","id":107,"method":"tools/call","params":{{"name":"get_next_task","arguments":{{"x":{}1{}}}}}}}"#,
