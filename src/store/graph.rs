@@ -232,6 +232,47 @@ pub async fn update_atom(conn: &mut Conn, a: &Atom, expected: i64) -> Result<i64
     Err(lock::miss(conn, lock::ATOMS, &a.id, expected).await)
 }
 
+/// What an atom's rewrite sets: each field given replaces the stored one, the rest
+/// stay.
+pub struct Rewrite<'a> {
+    pub name: Option<&'a str>,
+    pub paths: Option<&'a [String]>,
+    pub knowledge: Option<&'a str>,
+    pub last_task_id: &'a str,
+    pub updated_at: &'a str,
+}
+
+/// An atom update as one statement, its checks inside it: the atom `id` at version
+/// `expected` and the task `w.last_task_id` exist. Answers the atom as written, or
+/// `None`, writing nothing, when a check fails (the caller's full update then says
+/// which). The row is stamped with its generation as [`update_atom`] stamps it. One
+/// statement where a read, a write and the transaction around them were four, each
+/// a trip to the connection's worker thread.
+pub async fn rewrite_atom(
+    conn: &mut Conn,
+    id: &str,
+    expected: i64,
+    w: &Rewrite<'_>,
+) -> Result<Option<Atom>> {
+    let row: Option<AtomRow> = sqlx::query_as(AssertSqlSafe(format!(
+        "UPDATE graph_atoms SET name = COALESCE(?1, name), paths = COALESCE(?2, paths), \
+         knowledge = COALESCE(?3, knowledge), last_task_id = ?4, version = version + 1, updated_at = ?5, \
+         gen = COALESCE((SELECT generation FROM graph_generations WHERE project_id = graph_atoms.project_id), 0) + 1 \
+         WHERE id = ?6 AND version = ?7 AND EXISTS (SELECT 1 FROM tasks WHERE id = ?4) \
+         RETURNING {ATOM_COLS}"
+    )))
+    .bind(w.name)
+    .bind(w.paths.map(|p| json!(p).to_string()))
+    .bind(w.knowledge)
+    .bind(w.last_task_id)
+    .bind(w.updated_at)
+    .bind(id)
+    .bind(expected)
+    .fetch_optional(conn.db())
+    .await?;
+    Ok(row.map(Atom::from))
+}
+
 /// The atom `id` for an update, and whether task `task_id` exists: what an update
 /// checks before it writes, in one statement.
 pub async fn atom_for_update(
