@@ -28,6 +28,7 @@ mod full_disk;
 mod graph;
 mod graph_agent;
 mod graph_search;
+mod graph_update;
 mod hostile;
 mod http;
 mod importers;
